@@ -1,0 +1,1 @@
+"""One data layer (SQLAlchemy 2 + Alembic) for SQLite (default) and PostgreSQL."""
