@@ -1,0 +1,110 @@
+"""Bundle the split spec (`spec/openapi.yaml` and the files it references) into one document.
+
+prance resolves every file reference. Its resolver shares one Python object per reference target, so
+every place that referenced a component file holds the very object stored under `components`; the
+hoisting step turns those places back into `#/components/...` references. The bundle therefore keeps
+components as components instead of inlining them everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from prance.util.formats import parse_spec
+from prance.util.resolver import RESOLVE_FILES, RefResolver
+from prance.util.url import absurl
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
+DEFAULT_OUT = REPO / "generated" / "openapi"
+
+
+def resolve_files(root: Path) -> dict[str, Any]:
+    """Inline every file `$ref` below `root` with prance, keeping internal refs as they are."""
+    root = root.resolve()
+    spec = parse_spec(root.read_text(encoding="utf-8"), str(root))
+    resolver = RefResolver(spec, absurl(str(root)), resolve_types=RESOLVE_FILES)
+    resolver.resolve_references()
+    return resolver.specs
+
+
+def hoist_components(doc: dict[str, Any]) -> dict[str, Any]:
+    """Replace every non-definition occurrence of a component object with a `$ref` to it."""
+    components = doc.get("components") or {}
+    index = {
+        id(node): f"#/components/{kind}/{name}"
+        for kind, entries in components.items()
+        for name, node in (entries or {}).items()
+        if isinstance(node, dict)
+    }
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            items = list(node.items())
+        elif isinstance(node, list):
+            items = list(enumerate(node))
+        else:
+            return
+        for key, child in items:
+            if isinstance(child, dict) and id(child) in index:
+                node[key] = {"$ref": index[id(child)]}
+            else:
+                walk(child)
+
+    for kind, entries in components.items():
+        for name, definition in (entries or {}).items():
+            # The definition itself stays; only what it contains is rewritten.
+            walk(definition)
+            components[kind][name] = definition
+    for key, value in doc.items():
+        if key != "components":
+            walk(value)
+    # A JSON round trip turns prance's ruamel containers into plain ones and drops any remaining sharing.
+    return json.loads(json.dumps(doc))
+
+
+def bundle(root: Path = DEFAULT_ROOT) -> dict[str, Any]:
+    """The bundled document for the split spec at `root`."""
+    return hoist_components(resolve_files(root))
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(doc: dict[str, Any]) -> str:
+    """Deterministic YAML: authored key order, no anchors, no line folding surprises."""
+    return yaml.dump(doc, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+def dump_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_bundle(doc: dict[str, Any], out_stem: Path) -> list[Path]:
+    """Write `<stem>.yaml` and `<stem>.json`; return the paths written."""
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    yaml_path, json_path = out_stem.with_suffix(".yaml"), out_stem.with_suffix(".json")
+    yaml_path.write_text(dump_yaml(doc), encoding="utf-8")
+    json_path.write_text(dump_json(doc), encoding="utf-8")
+    return [yaml_path, json_path]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="root document of the split spec")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output path without extension")
+    args = parser.parse_args(argv)
+    for path in write_bundle(bundle(args.root), args.out):
+        print(f"bundled {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
