@@ -143,7 +143,7 @@ Authenticator = Callable[[RequestContext], Any]
 class HandlerSpec:
     """A hand-written implementation of one operation.
 
-    `parse_body=False` leaves the body undecoded (for example a form body the handler reads itself);
+    `parse_body=False` leaves content type and body to the handler (for example an RFC 6749 form body);
     `sync=True` runs the handler in the thread pool (database work).
     """
 
@@ -285,6 +285,8 @@ class _Operation:
                 raise ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes")
             chunks.append(chunk)
         ctx.raw_body = b"".join(chunks)
+        if self.handler is not None and not self.handler.parse_body:
+            return
         media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
         if not ctx.raw_body and not body_spec["required"]:
             return
@@ -296,8 +298,6 @@ class _Operation:
                 f"Content-Type must be {expected}",
                 detail("header", reason, "Content-Type"),
             )
-        if self.handler is not None and not self.handler.parse_body:
-            return
         if media != "application/json":
             return
         try:

@@ -206,5 +206,7 @@ OPERATIONS = [{'body': None,
                 '400': {'example': {'error': 'unsupported_grant_type',
                                     'error_description': 'only client_credentials is supported'}},
                 '401': {'example': {'error': 'invalid_client',
-                                    'error_description': 'unknown client or wrong secret'}}},
+                                    'error_description': 'unknown client or wrong secret'}},
+                '413': {'example': {'code': 'PAYLOAD_TOO_LARGE',
+                                    'message': 'the request body exceeds 65536 bytes'}}},
   'security': []}]

@@ -1,0 +1,237 @@
+"""`accessgov`: serve the reference server, manage webhook listeners, send signed webhooks.
+
+accessgov serve [--host H] [--port P] [--workers N] [--demo]
+accessgov migrate | seed-demo
+accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
+accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID
+accessgov runs list [--listener ID]
+accessgov webhook send URL (--hmac-secret S | --jwt-key PEM --kid K [--tenant-base-url U]) --data @file.json|JSON
+accessgov tokens create --name N --role admin|operator|viewer
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from accessgov.service.config import ServerConfig
+
+
+def _sessions(config: ServerConfig) -> Any:
+    from accessgov.storage.engine import create_engine, migrate, session_factory
+
+    engine = create_engine(config.database_url)
+    migrate(engine)
+    return session_factory(engine)
+
+
+def _listener_url(config: ServerConfig, listener_id: str, host: str = "127.0.0.1", port: int = 8080) -> str:
+    base = config.public_base_url or f"http://{host}:{port}"
+    return f"{base}/api/v1/webhooks/incoming/{listener_id}"
+
+
+def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
+    import uvicorn
+
+    if args.demo:
+        from accessgov.service.seed import seed_demo
+
+        with _sessions(config).begin() as session:
+            summary = seed_demo(session)
+        print(summary.describe(_listener_url(config, summary.hmac_listener_id, args.host, args.port)), flush=True)
+    if args.workers > 1:
+        uvicorn.run(
+            "accessgov.service.app:app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level=args.log_level,
+        )
+    else:
+        from accessgov.service.app import create_app
+
+        uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
+    _sessions(config)
+    print(f"migrated {config.database_url}")
+    return 0
+
+
+def cmd_seed_demo(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.service.seed import seed_demo
+
+    with _sessions(config).begin() as session:
+        summary = seed_demo(session)
+    print(summary.describe(_listener_url(config, summary.hmac_listener_id)))
+    return 0
+
+
+def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
+    steps = []
+    for value in values:
+        name, sep, expression = value.partition("=")
+        if not sep or not name or not expression:
+            raise SystemExit(f"--step takes NAME=CEL_EXPRESSION, got {value!r}")
+        steps.append({"name": name, "expression": expression})
+    return steps
+
+
+def cmd_listeners(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import listeners
+    from accessgov.verification.cidr import parse_networks
+    from accessgov.verification.hmac_signature import generate_secret
+
+    sessions = _sessions(config)
+    with sessions.begin() as session:
+        if args.action == "create":
+            if args.auth == "jwt" and not args.jwks_url:
+                raise SystemExit("--auth jwt needs --jwks-url")
+            parse_networks(args.allow_cidr)  # fail before storing anything
+            secret = generate_secret() if args.auth == "hmac" else None
+            listener = listeners.create_listener(
+                session,
+                auth_method=args.auth.upper(),
+                hmac_secret=secret,
+                jwks_url=args.jwks_url,
+                allowed_cidrs=args.allow_cidr,
+                automation_name=args.name,
+                automation_steps=_parse_steps(args.step),
+            )
+            print(f"listener {listener.id} ({listener.auth_method})")
+            print(f"url: {_listener_url(config, listener.id)}")
+            if secret:
+                print(f"signing secret (shown once): {secret}")
+        elif args.action == "list":
+            for listener in listeners.list_listeners(session):
+                flags = f"published={listener.automation_published} enabled={listener.trigger_enabled}"
+                print(f"{listener.id}\t{listener.auth_method}\t{flags}\t{','.join(listener.allowed_cidrs or [])}")
+        else:
+            if not args.id:
+                raise SystemExit(f"listeners {args.action} needs a listener ID")
+            if args.action in ("enable", "disable"):
+                listeners.set_enabled(session, args.id, args.action == "enable")
+            elif args.action in ("publish", "unpublish"):
+                listeners.set_published(session, args.id, args.action == "publish")
+            elif args.action == "rotate":
+                secret = generate_secret()
+                listeners.rotate_secret(session, args.id, secret)
+                print(f"new signing secret (shown once): {secret}")
+            print(f"{args.action}: {args.id}")
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import events
+
+    with _sessions(config)() as session:
+        for run in events.list_runs(session, listener_id=args.listener, limit=args.limit):
+            outputs = json.dumps(run.outputs, sort_keys=True)
+            fields = [f"{run.created_at:%Y-%m-%dT%H:%M:%SZ}", run.listener_id, run.event_id, run.status]
+            print("\t".join([*fields, run.reason or "", outputs]))
+    return 0
+
+
+def _read_data(value: str) -> bytes:
+    if value.startswith("@"):
+        return Path(value[1:]).read_bytes()
+    return value.encode("utf-8")
+
+
+def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov import signing
+
+    body = _read_data(args.data)
+    if args.hmac_secret:
+        headers = signing.hmac_headers(args.hmac_secret, body)
+    elif args.jwt_key:
+        headers = signing.jwt_headers(
+            Path(args.jwt_key).read_bytes(),
+            kid=args.kid,
+            url=args.url,
+            tenant_base_url=args.tenant_base_url or config.tenant_base_url,
+            body=body,
+        )
+    else:
+        raise SystemExit("give --hmac-secret or --jwt-key")
+    response = signing.send(args.url, body, headers)
+    print(f"{response.status_code} {response.text}")
+    return 0 if response.is_success else 1
+
+
+def cmd_tokens(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import credentials
+
+    token = secrets.token_urlsafe(32)
+    with _sessions(config).begin() as session:
+        credentials.add_api_token(session, token, args.name, [args.role])
+    print(f"API token for {args.name} ({args.role}), shown once: {token}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="accessgov", description=__doc__.splitlines()[0])
+    sub = root.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the reference server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--demo", action="store_true", help="seed the demo tenant first (idempotent)")
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=cmd_serve)
+
+    sub.add_parser("migrate", help="create or upgrade the database schema").set_defaults(func=cmd_migrate)
+    sub.add_parser("seed-demo", help="load the demo tenant (idempotent)").set_defaults(func=cmd_seed_demo)
+
+    lst = sub.add_parser("listeners", help="manage inbound webhook listeners")
+    lst.add_argument("action", choices=["create", "list", "enable", "disable", "publish", "unpublish", "rotate"])
+    lst.add_argument("id", nargs="?")
+    lst.add_argument("--auth", choices=["hmac", "jwt"], default="hmac")
+    lst.add_argument("--jwks-url")
+    lst.add_argument("--allow-cidr", action="append", default=[])
+    lst.add_argument("--name", default="Incoming webhook automation")
+    lst.add_argument("--step", action="append", default=[], help="NAME=CEL expression over ctx.trigger")
+    lst.set_defaults(func=cmd_listeners)
+
+    runs = sub.add_parser("runs", help="automation runs")
+    runs.add_argument("action", choices=["list"])
+    runs.add_argument("--listener")
+    runs.add_argument("--limit", type=int, default=50)
+    runs.set_defaults(func=cmd_runs)
+
+    hook = sub.add_parser("webhook", help="sender side: sign and send a webhook")
+    hook.add_argument("action", choices=["send"])
+    hook.add_argument("url")
+    hook.add_argument("--data", required=True, help="JSON text, or @file")
+    hook.add_argument("--hmac-secret")
+    hook.add_argument("--jwt-key", help="PEM private key file (RSA, EC P-256 or Ed25519)")
+    hook.add_argument("--kid")
+    hook.add_argument("--tenant-base-url")
+    hook.set_defaults(func=cmd_webhook_send)
+
+    tokens = sub.add_parser("tokens", help="API tokens")
+    tokens.add_argument("action", choices=["create"])
+    tokens.add_argument("--name", required=True)
+    tokens.add_argument("--role", choices=["admin", "operator", "viewer"], default="admin")
+    tokens.set_defaults(func=cmd_tokens)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    config = ServerConfig.from_env(os.environ)
+    return int(args.func(args, config) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""A reference server with the demo tenant, on a free loopback port, for the whole session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from accessgov.service.app import create_app
+from accessgov.service.config import ServerConfig
+from accessgov.service.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN, seed_demo
+from accessgov.storage.engine import create_engine, migrate, session_factory
+from tests.harness import serve
+
+
+@dataclass
+class Server:
+    base_url: str
+    config: ServerConfig
+    sessions: object
+
+    def client(self, token: str | None = DEMO_ADMIN_TOKEN) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    data: Path = tmp_path_factory.mktemp("server-data")
+    config = ServerConfig(database_url=f"sqlite:///{data / 'accessgov.db'}")
+    engine = create_engine(config.database_url)
+    migrate(engine)
+    sessions = session_factory(engine)
+    with sessions.begin() as session:
+        seed_demo(session)
+    with serve(create_app(config)) as base_url:
+        yield Server(base_url, config, sessions)
+    engine.dispose()
+
+
+@pytest.fixture
+def admin(server: Server) -> Iterator[httpx.Client]:
+    with server.client() as client:
+        yield client
+
+
+@pytest.fixture
+def viewer(server: Server) -> Iterator[httpx.Client]:
+    with server.client(DEMO_VIEWER_TOKEN) as client:
+        yield client

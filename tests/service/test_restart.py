@@ -1,0 +1,167 @@
+"""`POST /api/v1/tasks/{task_id}/action/restart` against the running reference server."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from jsonpath import findall
+
+from accessgov.service import demo
+from accessgov.service.expand import EXPANSIONS
+from tests.service.conftest import Server
+
+TENANT = demo.build()
+BY_NUMERIC = {task["numericId"]: task for task in TENANT.tasks}
+
+
+def task_number(n: int) -> dict:
+    return BY_NUMERIC[str(1000 + n)]
+
+
+def restart(client: httpx.Client, task_id: str, body: dict | None = None) -> httpx.Response:
+    return client.post(f"/api/v1/tasks/{task_id}/action/restart", json=body if body is not None else {})
+
+
+def test_restart_returns_the_task_at_the_start_of_its_workflow(admin: httpx.Client) -> None:
+    task = task_number(1)  # open grant task, not an emergency: baseline sequence approval -> provision
+    before = task["policy"]["current"]
+    response = restart(admin, task["id"], {"comment": "approver group fixed"})
+    assert response.status_code == 200, response.text
+    view = response.json()["taskView"]
+    restarted = view["task"]
+    policy = restarted["policy"]
+    assert policy["current"]["state"] == "POLICY_STEP_STATE_ACTIVE"
+    assert "approval" in policy["current"] and policy["current"]["id"] != before["id"]
+    assert [list(step) for step in policy["next"]] == [["provision"]]
+    assert policy["history"][-1]["id"] == before["id"]
+    assert policy["history"][-1]["state"] == "POLICY_STEP_STATE_DONE"
+    assert restarted["processing"] == "TASK_PROCESSING_TYPE_PROCESSING"
+    assert restarted["commentCount"] == task["commentCount"] + 1
+    assert "TASK_ACTION_TYPE_RESTART" in restarted["actions"]
+    assert view["objectPermissions"]["read"] is True and view["objectPermissions"]["edit"] is True
+
+
+def test_each_restart_creates_its_own_action(admin: httpx.Client) -> None:
+    task = task_number(2)
+    first = restart(admin, task["id"]).json()["ticketActionId"]
+    second = restart(admin, task["id"]).json()["ticketActionId"]
+    assert first and second and first != second
+
+
+def test_numeric_id_may_replace_the_task_id(admin: httpx.Client) -> None:
+    task = task_number(3)
+    response = restart(admin, task["numericId"])
+    assert response.status_code == 200
+    assert response.json()["taskView"]["task"]["id"] == task["id"]
+
+
+def test_comment_is_counted_and_policy_step_id_ignored(admin: httpx.Client) -> None:
+    task = task_number(4)
+    plain = restart(admin, task["id"], {"policyStepId": "anything"}).json()["taskView"]["task"]
+    assert plain["commentCount"] == task["commentCount"]
+    commented = restart(admin, task["id"], {"comment": "again"}).json()["taskView"]["task"]
+    assert commented["commentCount"] == task["commentCount"] + 1
+
+
+def test_rules_select_the_step_sequence(admin: httpx.Client) -> None:
+    emergency = task_number(25)  # grant with emergencyAccess: the rule selects approval, approval, provision
+    assert emergency["emergencyAccess"] is True
+    policy = restart(admin, emergency["id"]).json()["taskView"]["task"]["policy"]
+    assert "approval" in policy["current"]
+    assert [list(step) for step in policy["next"]] == [["approval"], ["provision"]]
+
+
+def test_baseline_defers_to_another_policy(admin: httpx.Client) -> None:
+    task = task_number(5)  # action task under the access-request policy, whose baseline is another policy
+    policy = restart(admin, task["id"]).json()["taskView"]["task"]["policy"]
+    assert "form" in policy["current"]
+    assert [list(step) for step in policy["next"]] == [["approval"], ["action"]]
+
+
+def test_closed_task_is_409_and_unchanged(admin: httpx.Client, server: Server) -> None:
+    task = task_number(7)
+    assert task["state"] == "TASK_STATE_CLOSED"
+    response = restart(admin, task["id"], {"comment": "should not count"})
+    assert response.status_code == 409
+    assert response.json()["code"] == "TASK_NOT_RESTARTABLE"
+    from accessgov.storage import tasks
+
+    with server.sessions() as session:
+        assert tasks.get_task(session, task["id"]).document == task
+
+
+def test_viewer_may_not_restart(viewer: httpx.Client) -> None:
+    response = restart(viewer, task_number(8)["id"])
+    assert response.status_code == 403
+    assert response.json()["code"] == "PERMISSION_DENIED"
+
+
+@pytest.mark.parametrize("task_id", ["does-not-exist", "999999999", "9" * 30])
+def test_unknown_task_is_404(admin: httpx.Client, task_id: str) -> None:
+    response = restart(admin, task_id)
+    assert response.status_code == 404
+    assert response.json()["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("header", [None, "Bearer not-a-token", "Basic ZGVtbzpkZW1v", "Bearer"])
+def test_missing_or_wrong_credentials_are_401(server: Server, header: str | None) -> None:
+    headers = {"Authorization": header} if header else {}
+    response = httpx.post(
+        f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart", json={}, headers=headers
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "UNAUTHENTICATED"
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_malformed_json_is_400(admin: httpx.Client) -> None:
+    response = admin.post(
+        f"/api/v1/tasks/{task_number(10)['id']}/action/restart",
+        content=b'{"comment": ',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_JSON"
+
+
+def test_wrong_field_type_is_400_with_details(admin: httpx.Client) -> None:
+    response = restart(admin, task_number(10)["id"], {"comment": 5})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "INVALID_ARGUMENT"
+    assert body["details"][0]["location"] == "body"
+
+
+def test_unknown_expand_path_is_400_and_changes_nothing(admin: httpx.Client, server: Server) -> None:
+    task = task_number(11)
+    response = restart(admin, task["id"], {"expandMask": {"paths": ["user_id", "no_such_path"]}})
+    assert response.status_code == 400
+    from accessgov.storage import tasks
+
+    with server.sessions() as session:
+        assert tasks.get_task(session, task["id"]).document == task
+
+
+def test_expand_everything_and_resolve_every_path(admin: httpx.Client) -> None:
+    task = task_number(15)  # certify task: access review, resource, app user, entitlements
+    body = restart(admin, task["id"], {"expandMask": {"paths": ["*"]}}).json()
+    view = body["taskView"]
+    path_fields = {field for expansions in EXPANSIONS.values() for field, _, _ in expansions}
+    returned = {field: view[field] for field in path_fields if field in view}
+    assert {"userPath", "appPath", "appUserPath", "entitlementsPath", "createdByUserPath"} <= set(returned)
+    for field, expression in returned.items():
+        found = findall(expression, body)
+        assert found, f"{field}={expression} resolves to nothing"
+        assert all(isinstance(obj, dict) and obj["@type"].startswith("type.googleapis.com/") for obj in found)
+    (user,) = findall(view["userPath"], body)
+    assert user["id"] == task["userId"]
+
+
+@pytest.mark.parametrize("path", ["user_id", "app_id", "created_by_user_id", "app_user_id", "identity_user_id"])
+def test_single_expand_path(admin: httpx.Client, path: str) -> None:
+    body = restart(admin, task_number(13)["id"], {"expandMask": {"paths": [path]}}).json()
+    fields = [field for field, _, _ in EXPANSIONS[path]]
+    for field in fields:
+        found = findall(body["taskView"][field], body)
+        assert len(found) == 1
+    assert len(body["expanded"]) == 1
