@@ -14,7 +14,10 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check run serve test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays diff docs chromium run serve test clean
+BASE ?= main
+FORMAT ?= text
+DOCS_STAMP := scripts/docs/node_modules/.installed
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -42,14 +45,32 @@ seedcheck: bundle ## Hold the bundle against every type, field and value the see
 
 check: validate lint ## bundle + validate + lint
 
+overlays: bundle ## Apply overlays/*.yaml (OpenAPI Overlay 1.0) to the bundle -> generated/variants/
+	$(PY) -m scripts.overlay variants
+	$(PY) -m scripts.validate generated/variants/*.yaml
+
+diff: $(STAMP) ## Contract changelog vs BASE (FORMAT=text|markdown); exit 1 on breaking unless ALLOW_BREAKING=1
+	$(PY) -m scripts.breaking_changes $(BASE) --format $(FORMAT)
+
+chromium: ## Headless Chromium for the rendered-docs test (Debian package)
+	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+$(DOCS_STAMP): scripts/docs/package-lock.json
+	npm ci --prefix scripts/docs --no-audit --no-fund --loglevel=error
+	touch $@
+
+docs: bundle $(DOCS_STAMP) ## Static HTML reference of the bundle -> build/docs/index.html (Redocly CLI)
+	$(PY) -m scripts.build_docs
+
 run: $(STAMP) ## Start the reference server on $(HOST):$(PORT) with the demo tenant (SQLite)
 	$(BIN)/accessgov serve --host $(HOST) --port $(PORT) --demo
 
 serve: run ## Alias of run
 
-test: $(STAMP) ## Run every check and test (what CI runs)
-	$(PY) -m scripts.validate $(BUNDLE)
+test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
+	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
 	$(PY) -m scripts.lint $(BUNDLE)
+	$(PY) -m scripts.overlay variants --check
 	$(BIN)/pytest -q
 
 clean: ## Remove the venv, caches and local data
