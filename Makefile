@@ -14,7 +14,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays diff docs chromium run serve test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -49,6 +49,13 @@ overlays: bundle ## Apply overlays/*.yaml (OpenAPI Overlay 1.0) to the bundle ->
 	$(PY) -m scripts.overlay variants
 	$(PY) -m scripts.validate generated/variants/*.yaml
 
+generate: overlays ## Regenerate models, client and stub server from the bundle (never edit generated/ by hand)
+	$(PY) -m scripts.generate
+	$(PY) -m scripts.generate_stub
+
+check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces
+	$(PY) -m scripts.check_generated
+
 diff: $(STAMP) ## Contract changelog vs BASE (FORMAT=text|markdown); exit 1 on breaking unless ALLOW_BREAKING=1
 	$(PY) -m scripts.breaking_changes $(BASE) --format $(FORMAT)
 
@@ -70,7 +77,7 @@ serve: run ## Alias of run
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
 	$(PY) -m scripts.lint $(BUNDLE)
-	$(PY) -m scripts.overlay variants --check
+	$(PY) -m scripts.check_generated
 	$(BIN)/pytest -q
 
 clean: ## Remove the venv, caches and local data

@@ -17,7 +17,10 @@ def page(client: httpx.Client, **params: object) -> httpx.Response:
     return client.get(URL, params={k: v for k, v in params.items() if v is not None})
 
 
-@pytest.mark.parametrize(("asked", "served"), [(None, 25), (1, 10), (9, 10), (10, 10), (37, 37), (100, 100), (500, 100)])
+CLAMPS = [(None, 25), (1, 10), (9, 10), (10, 10), (37, 37), (100, 100), (500, 100)]
+
+
+@pytest.mark.parametrize(("asked", "served"), CLAMPS)
 def test_page_size_is_clamped(admin: httpx.Client, asked: int | None, served: int) -> None:
     response = page(admin, page_size=asked)
     assert response.status_code == 200

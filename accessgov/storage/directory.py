@@ -1,0 +1,93 @@
+"""Directory documents the tasks point at (users, apps, app users, policies), stored whole as JSON and
+looked up by id; plus the entitlement lookups the task expansion needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from accessgov.storage.entitlements import app_exists, get_entitlement
+from accessgov.storage.schema import App, AppUser, Policy, User
+
+__all__ = [
+    "KINDS",
+    "app_exists",
+    "get_app",
+    "get_document",
+    "get_entitlement",
+    "get_policy",
+    "get_user",
+    "put_app",
+    "put_document",
+    "put_documents",
+    "put_policy",
+    "put_user",
+]
+
+# Kind names as the task expansion uses them.
+KINDS: dict[str, type[User | App | AppUser | Policy]] = {
+    "user": User,
+    "app": App,
+    "app_user": AppUser,
+    "policy": Policy,
+}
+
+
+def get_document(session: Session, kind: str, object_id: str) -> dict[str, Any] | None:
+    """The document of kind `kind` with id `object_id`; None when absent or when the kind is not stored."""
+    model = KINDS.get(kind)
+    if model is None:
+        return None
+    row = session.get(model, object_id)
+    return None if row is None else row.document
+
+
+def put_document(session: Session, kind: str, document: Mapping[str, Any]) -> None:
+    """Insert or replace a document (keyed by its `id`). The caller commits."""
+    model = KINDS.get(kind)
+    if model is None:
+        raise ValueError(f"unknown document kind {kind!r}; known: {sorted(KINDS)}")
+    object_id = document.get("id")
+    if not isinstance(object_id, str) or not object_id:
+        raise ValueError(f"{kind} document without a string id")
+    row = session.get(model, object_id)
+    if row is None:
+        session.add(model(id=object_id, document=dict(document)))
+    else:
+        row.document = dict(document)  # a new object, so the JSON column is seen as changed
+    session.flush()
+
+
+def put_documents(session: Session, kind: str, documents: Iterable[Mapping[str, Any]]) -> int:
+    """`put_document` for each; returns how many."""
+    count = 0
+    for document in documents:
+        put_document(session, kind, document)
+        count += 1
+    return count
+
+
+def get_user(session: Session, user_id: str) -> dict[str, Any] | None:
+    return get_document(session, "user", user_id)
+
+
+def put_user(session: Session, document: Mapping[str, Any]) -> None:
+    put_document(session, "user", document)
+
+
+def get_app(session: Session, app_id: str) -> dict[str, Any] | None:
+    return get_document(session, "app", app_id)
+
+
+def put_app(session: Session, document: Mapping[str, Any]) -> None:
+    put_document(session, "app", document)
+
+
+def get_policy(session: Session, policy_id: str) -> dict[str, Any] | None:
+    return get_document(session, "policy", policy_id)
+
+
+def put_policy(session: Session, document: Mapping[str, Any]) -> None:
+    put_document(session, "policy", document)

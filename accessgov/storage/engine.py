@@ -1,0 +1,138 @@
+"""Engines for SQLite (default) and PostgreSQL, programmatic Alembic migrations, session factories."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
+DEFAULT_DATA_DIR = Path("data")
+SQLITE_FILENAME = "accessgov.db"
+SQLITE_BUSY_TIMEOUT_MS = 5000
+_PG_PREFIXES = ("postgres://", "postgresql://")
+
+
+def normalize_database_url(url: str) -> str:
+    """Point bare `postgres://` / `postgresql://` URLs (as hosting platforms hand them out) at psycopg 3."""
+    for prefix in _PG_PREFIXES:
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> str:
+    """`DATABASE_URL` if set, else a SQLite file `<data_dir or ./data>/accessgov.db` (directory created)."""
+    url = (env.get("DATABASE_URL") or "").strip()
+    if url:
+        return normalize_database_url(url)
+    directory = (data_dir or DEFAULT_DATA_DIR).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / SQLITE_FILENAME}"
+
+
+def create_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`.
+
+    SQLite: WAL (readers do not block the writer), foreign keys on, a 5 s busy timeout, and every
+    transaction opened with `BEGIN IMMEDIATE`. The last one matters: a deferred transaction that reads
+    and then writes cannot wait for a concurrent writer (SQLITE_BUSY_SNAPSHOT fails at once, whatever the
+    busy timeout), whereas an immediate one queues on the busy timeout and then sees the winner's commit.
+    The price is that SQLite transactions are serialized, readers included; PostgreSQL is the choice
+    for concurrency.
+    """
+    url = normalize_database_url(url)
+    backend = sa.make_url(url).get_backend_name()
+    if backend == "postgresql":
+        kwargs.setdefault("pool_pre_ping", True)
+    engine = sa.create_engine(url, **kwargs)
+    if backend == "sqlite":
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins (see `_on_begin`).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            _enable_wal(cursor)
+            cursor.execute("PRAGMA foreign_keys = ON")
+            # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power
+            # loss too, or an acknowledged event could be run again after the reboot.
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _enable_wal(cursor: Any) -> None:
+    """Switch a database file to WAL (persistent, so usually already done).
+
+    The switch needs an exclusive lock, and SQLite reports it busy at once instead of calling the busy
+    handler, so workers opening a new database together retry here for up to the busy timeout.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic Config for the migrations shipped in the package (no alembic.ini needed).
+
+    With `connection`, env.py migrates over it (inside the caller's transaction); without, env.py
+    connects to `DATABASE_URL` / the default SQLite file.
+    """
+    from alembic.config import Config  # imported when migrating only: it is slow to import
+
+    config = Config()
+    # ConfigParser interpolation would read a `%` in the path as a placeholder.
+    config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    config.attributes["connection"] = connection
+    return config
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database to the newest revision (`alembic upgrade head`); a no-op when already there.
+
+    Safe when several workers start at once: one transaction holds a lock for the whole upgrade
+    (SQLite's `BEGIN IMMEDIATE`, a PostgreSQL advisory lock), so the others then find the schema current.
+    """
+    from alembic import command
+
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Keyed by database and schema, so unrelated schemas on one server do not queue.
+            connection.exec_driver_sql(
+                "SELECT pg_advisory_xact_lock(hashtext('accessgov-migrate:' || current_database()"
+                " || ':' || coalesce(current_schema(), '')))"
+            )
+        command.upgrade(alembic_config(connection), "head")
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions whose objects stay readable after commit (`expire_on_commit=False`): handlers use results
+    after their short-lived session has been committed and closed."""
+    return sessionmaker(bind=engine, expire_on_commit=False)

@@ -1,0 +1,23 @@
+"""Identifiers and time shared by the repositories."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+
+def utcnow() -> datetime:
+    """The current time, aware and in UTC (the default wherever a `now` is not injected)."""
+    return datetime.now(UTC)
+
+
+def sortable_id(now: datetime) -> str:
+    """A 32-hex-digit id that sorts by creation time: 48-bit milliseconds since the epoch + 80 random bits
+    (ULID-like, so ids of audit rows list in the order they were written)."""
+    millis = int(now.timestamp() * 1000) & (2**48 - 1)
+    return f"{millis:012x}{secrets.token_hex(10)}"
+
+
+def listener_id() -> str:
+    """A URL-safe, unguessable listener id (it appears in the webhook URL)."""
+    return secrets.token_urlsafe(16)

@@ -1,0 +1,112 @@
+"""Tasks (full API documents), their audit trail of actions, and the directory helpers tasks rely on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy.orm import Session
+
+from accessgov.storage import ids
+from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
+from accessgov.storage.schema import Task, TaskAction
+
+__all__ = [
+    "add_task_action",
+    "get_app",
+    "get_policy",
+    "get_task",
+    "get_task_by_id_or_numeric",
+    "get_user",
+    "list_task_actions",
+    "parse_numeric_id",
+    "put_app",
+    "put_policy",
+    "put_user",
+    "save_task",
+]
+
+INT64_MAX = 2**63 - 1
+
+
+def parse_numeric_id(value: str) -> int | None:
+    """`value` as a task numeric id: ASCII digits only and within int64, else None."""
+    # isascii first: str.isdigit() also accepts digits such as '²' or '٣' that int() rejects or converts.
+    # The length check keeps int() away from huge inputs.
+    if not value or len(value) > 19 or not (value.isascii() and value.isdigit()):
+        return None
+    number = int(value)
+    return number if number <= INT64_MAX else None
+
+
+def get_task(session: Session, task_id: str) -> Task | None:
+    return session.get(Task, task_id)
+
+
+def get_task_by_id_or_numeric(session: Session, task_id: str, *, for_update: bool = False) -> Task | None:
+    """The task whose id is `task_id`, else the one whose numeric id it spells, else None.
+
+    `for_update` locks the row until the transaction ends (PostgreSQL `FOR UPDATE`; on SQLite every
+    transaction already holds the write lock, see `engine.create_engine`).
+    """
+    task = session.scalars(_task_query(Task.id == task_id, for_update)).one_or_none()
+    if task is not None:
+        return task
+    numeric = parse_numeric_id(task_id)
+    if numeric is None:
+        return None
+    return session.scalars(_task_query(Task.numeric_id == numeric, for_update)).one_or_none()
+
+
+def _task_query(condition: ColumnElement[bool], for_update: bool) -> Select[tuple[Task]]:
+    stmt = select(Task).where(condition)
+    if for_update:
+        # Refresh an instance already in the session from the locked read, or a stale copy would be saved.
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    return stmt
+
+
+def _numeric_id(document: Mapping[str, Any]) -> int:
+    value = document.get("numericId")
+    # The API renders int64 as a string; accept a plain int too.
+    number = value if isinstance(value, int) and not isinstance(value, bool) else parse_numeric_id(str(value or ""))
+    if number is None or not 0 <= number <= INT64_MAX:
+        raise ValueError(f"task document needs numericId as an int64 (or its decimal string), not {value!r}")
+    return number
+
+
+def save_task(session: Session, task_id: str, document: Mapping[str, Any], *, now: datetime | None = None) -> Task:
+    """Insert or replace task `task_id` with `document` (its `numericId` is indexed). The caller commits."""
+    if document.get("id", task_id) != task_id:
+        raise ValueError(f"document id {document.get('id')!r} does not match task id {task_id!r}")
+    numeric = _numeric_id(document)
+    now = now or ids.utcnow()
+    task = session.get(Task, task_id)
+    if task is None:
+        task = Task(id=task_id, numeric_id=numeric, document=dict(document), updated_at=now)
+        session.add(task)
+    else:
+        # A new dict object: in-place changes of a JSON column are not tracked.
+        task.document, task.numeric_id, task.updated_at = dict(document), numeric, now
+    session.flush()
+    return task
+
+
+def add_task_action(
+    session: Session, *, task_id: str, kind: str, comment: str | None, actor: str, now: datetime
+) -> TaskAction:
+    """Record an action on a task; its id sorts by time. The caller commits."""
+    action = TaskAction(
+        id=ids.sortable_id(now), task_id=task_id, kind=kind, comment=comment, actor=actor, created_at=now
+    )
+    session.add(action)
+    session.flush()
+    return action
+
+
+def list_task_actions(session: Session, task_id: str) -> list[TaskAction]:
+    """The actions of a task, oldest first."""
+    stmt = select(TaskAction).where(TaskAction.task_id == task_id).order_by(TaskAction.created_at, TaskAction.id)
+    return list(session.scalars(stmt))

@@ -1,0 +1,47 @@
+"""The HMAC method: HMAC-SHA256 over `{timestamp}.{event_id}.{body}`, base64url without padding.
+
+The key is the listener's secret string exactly as the service gave it (base64url text), UTF-8 encoded,
+not base64-decoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from accessgov.verification.errors import WebhookAuthError
+
+SECRET_BYTES = 32  # 256 bits
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def generate_secret() -> str:
+    """A new 256-bit signing secret, as base64url text without padding."""
+    return b64url(secrets.token_bytes(SECRET_BYTES))
+
+
+def signature_input(timestamp: str, event_id: str, body: bytes) -> bytes:
+    return timestamp.encode("utf-8") + b"." + event_id.encode("utf-8") + b"." + body
+
+
+def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -> str:
+    digest = hmac.new(secret.encode("utf-8"), signature_input(timestamp, event_id, body), hashlib.sha256).digest()
+    return b64url(digest)
+
+
+def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, signature: str | None) -> None:
+    """Raise `WebhookAuthError` unless `signature` is the signature of this request (constant time)."""
+    if not signature:
+        raise WebhookAuthError(
+            "MISSING_AUTHENTICATION", "the Webhook-Signature header is required", "Webhook-Signature"
+        )
+    expected = compute_signature(secret, timestamp, event_id, body)
+    if not hmac.compare_digest(expected.encode("ascii"), signature.encode("utf-8", "replace")):
+        raise WebhookAuthError(
+            "SIGNATURE_MISMATCH", "Webhook-Signature does not match the request", "Webhook-Signature"
+        )

@@ -1,0 +1,200 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.o_auth_error import OAuthError
+from ...models.o_auth_token_request import OAuthTokenRequest
+from ...models.o_auth_token_response import OAuthTokenResponse
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: OAuthTokenRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/auth/v1/token",
+    }
+
+    _kwargs["data"] = body.to_dict()
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | OAuthError | OAuthTokenResponse | None:
+    if response.status_code == 200:
+        response_200 = OAuthTokenResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = OAuthError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = OAuthError.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | OAuthError | OAuthTokenResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OAuthTokenRequest,
+) -> Response[Error | OAuthError | OAuthTokenResponse]:
+    """Get an OAuth2 access token
+
+     The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
+    scheme.
+    Send the client ID and secret in the form body; use the returned `access_token` as
+    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+
+    Args:
+        body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
+            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | OAuthError | OAuthTokenResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OAuthTokenRequest,
+) -> Error | OAuthError | OAuthTokenResponse | None:
+    """Get an OAuth2 access token
+
+     The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
+    scheme.
+    Send the client ID and secret in the form body; use the returned `access_token` as
+    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+
+    Args:
+        body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
+            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | OAuthError | OAuthTokenResponse
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OAuthTokenRequest,
+) -> Response[Error | OAuthError | OAuthTokenResponse]:
+    """Get an OAuth2 access token
+
+     The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
+    scheme.
+    Send the client ID and secret in the form body; use the returned `access_token` as
+    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+
+    Args:
+        body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
+            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | OAuthError | OAuthTokenResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OAuthTokenRequest,
+) -> Error | OAuthError | OAuthTokenResponse | None:
+    """Get an OAuth2 access token
+
+     The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
+    scheme.
+    Send the client ID and secret in the form body; use the returned `access_token` as
+    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+
+    Args:
+        body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
+            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | OAuthError | OAuthTokenResponse
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

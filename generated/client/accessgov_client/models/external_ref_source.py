@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class ExternalRefSource(StrEnum):
+    JIRA = "JIRA"
+    UNSPECIFIED = "UNSPECIFIED"
+
+    def __str__(self) -> str:
+        return str(self.value)

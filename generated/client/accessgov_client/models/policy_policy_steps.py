@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.policy_steps import PolicySteps
+
+
+T = TypeVar("T", bound="PolicyPolicySteps")
+
+
+@_attrs_define
+class PolicyPolicySteps:
+    """Step sequences by key. One entry is always the baseline, keyed by the lowercased policy type (for example `grant`).
+    Other entries have opaque UUID keys and are referenced by rules.
+
+    """
+
+    additional_properties: dict[str, PolicySteps] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+
+        field_dict: dict[str, Any] = {}
+        for prop_name, prop in self.additional_properties.items():
+            field_dict[prop_name] = prop.to_dict()
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.policy_steps import PolicySteps  # noqa: PLC0415
+
+        d = dict(src_dict)
+        policy_policy_steps = cls()
+
+        additional_properties = {}
+        for prop_name, prop_dict in d.items():
+            additional_property = PolicySteps.from_dict(prop_dict)
+
+            additional_properties[prop_name] = additional_property
+
+        policy_policy_steps.additional_properties = additional_properties
+        return policy_policy_steps
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> PolicySteps:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: PolicySteps) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

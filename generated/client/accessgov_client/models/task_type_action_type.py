@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+
+class TaskTypeActionType(StrEnum):
+    TYPE_CREDENTIAL_ISSUE = "TYPE_CREDENTIAL_ISSUE"
+    TYPE_GRANT = "TYPE_GRANT"
+    TYPE_MANUAL = "TYPE_MANUAL"
+    TYPE_RESOURCE_ACTION = "TYPE_RESOURCE_ACTION"
+    TYPE_SPEND_REMEDY = "TYPE_SPEND_REMEDY"
+    TYPE_TOOL_CALL = "TYPE_TOOL_CALL"
+    TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED"
+    TYPE_WORKFLOW = "TYPE_WORKFLOW"
+
+    def __str__(self) -> str:
+        return str(self.value)

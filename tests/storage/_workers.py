@@ -1,0 +1,37 @@
+"""Code run in child processes by the multi-process tests (spawned children import it by name)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from accessgov.storage import events
+from accessgov.storage.engine import create_engine, session_factory
+
+
+def deliver(
+    url: str, listener_id: str, event_id: str, now: datetime, attempts: int, barrier: Any, calls: Any, results: Any
+) -> None:
+    """Deliver one event `attempts` times from this process, all processes starting together.
+
+    `calls` (a shared counter) counts automation runs; `results` (a queue) gets this process's outcomes.
+    """
+    engine = create_engine(url)
+    sessions = session_factory(engine)
+
+    def run() -> events.RunOutcome:
+        with calls.get_lock():
+            calls.value += 1
+        return "SUCCEEDED", None, {}
+
+    outcomes: list[bool] = []
+    try:
+        barrier.wait(timeout=60)
+        for _ in range(attempts):
+            result = events.record_delivery(
+                sessions, listener_id=listener_id, event_id=event_id, payload={"n": 1}, now=now, run=run
+            )
+            outcomes.append(result.accepted)
+    finally:
+        engine.dispose()
+        results.put(outcomes)

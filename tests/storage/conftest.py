@@ -1,0 +1,119 @@
+"""Fixtures of the storage suite: every test that takes `db_url` (or `engine`, `sessions`) runs once on a
+fresh SQLite file and once on a fresh PostgreSQL schema (dropped afterwards).
+
+PostgreSQL is `TEST_POSTGRES_URL` (default: the local `test` database). When it cannot be reached the
+PostgreSQL runs are skipped, except under `CI=true`, where they fail: CI must not go green untested.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from accessgov.storage import listeners
+from accessgov.storage.engine import create_engine, migrate, normalize_database_url, session_factory
+from accessgov.storage.schema import Listener
+
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+HMAC_SECRET = "whsec_" + "k" * 32
+
+MakeListener = Callable[..., Listener]
+
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def postgres_url() -> str:
+    return normalize_database_url(os.environ.get("TEST_POSTGRES_URL") or DEFAULT_POSTGRES_URL)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin() -> Iterator[Engine]:
+    """An engine on the PostgreSQL test database, checked once per session."""
+    url = postgres_url()
+    engine = sa.create_engine(url, poolclass=sa.NullPool, connect_args={"connect_timeout": 3})
+    problem = None
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+    except OperationalError as error:
+        problem = str(error.orig or error).splitlines()[0]
+    if problem is not None:  # outside the except block, so the report is not a chained traceback
+        engine.dispose()
+        message = f"PostgreSQL at {sa.make_url(url)!r} is unreachable: {problem}"
+        if in_ci():
+            pytest.fail(f"{message} (CI=true: the PostgreSQL runs must not be skipped)", pytrace=False)
+        pytest.skip(message)
+    yield engine
+    engine.dispose()
+
+
+def schema_url(base_url: str, schema: str) -> str:
+    """`base_url` with every connection's search_path set to `schema` only."""
+    url = sa.make_url(base_url).update_query_dict({"options": f"-csearch_path={schema}"})
+    return url.render_as_string(hide_password=False)
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of an empty database of the parametrized backend, private to this test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'accessgov.db'}"
+        return
+    admin: Engine = request.getfixturevalue("postgres_admin")
+    schema = f"t_{secrets.token_hex(8)}"
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield schema_url(postgres_url(), schema)
+    finally:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """A migrated engine on the test's database."""
+    engine = create_engine(db_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine: Engine) -> sessionmaker[Session]:
+    return session_factory(engine)
+
+
+@pytest.fixture
+def make_listener(sessions: sessionmaker[Session]) -> MakeListener:
+    """Create committed HMAC listeners: `make_listener(**overrides) -> Listener`."""
+
+    def make(**overrides: object) -> Listener:
+        values: dict[str, object] = {
+            "auth_method": "HMAC",
+            "hmac_secret": HMAC_SECRET,
+            "automation_name": "echo",
+            "automation_steps": [{"name": "echo", "expression": "ctx.trigger"}],
+            "now": NOW,
+        }
+        values.update(overrides)
+        with sessions.begin() as session:
+            return listeners.create_listener(session, **values)  # type: ignore[arg-type]
+
+    return make

@@ -1,0 +1,132 @@
+"""Tasks by id or numeric id, task actions, and directory documents."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from accessgov.storage import directory, tasks
+from tests.storage.conftest import NOW
+
+TASK_ID = "2bXyZ0000000000000000000001"
+
+
+def task_doc(task_id: str = TASK_ID, numeric: Any = "1001", **extra: Any) -> dict[str, Any]:
+    return {"id": task_id, "numericId": numeric, "displayName": "Grant task", "state": "TASK_STATE_OPEN", **extra}
+
+
+@pytest.fixture
+def saved(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        tasks.save_task(session, TASK_ID, task_doc(), now=NOW)
+        tasks.save_task(session, "12345", task_doc("12345", 77))  # an all-digit id that is not a numeric id
+
+
+LOOKUPS = [
+    (TASK_ID, TASK_ID),
+    ("1001", TASK_ID),
+    ("12345", "12345"),  # the id wins over a numeric reading
+    ("77", "12345"),
+    ("01001", TASK_ID),
+    ("1002", None),
+    ("", None),
+    ("-1001", None),
+    ("1001.0", None),
+    ("\u0661\u0660\u0660\u0661", None),  # Arabic-Indic digits: str.isdigit() says yes, the API says no
+    ("9223372036854775808", None),  # int64 max + 1
+    ("9" * 5000, None),
+]
+
+
+@pytest.mark.usefixtures("saved")
+def test_get_task_by_id_or_numeric(sessions: sessionmaker[Session]) -> None:
+    # One database for all cases (a table, not a parametrization: each database costs a migration).
+    with sessions() as session:
+        for given, found in LOOKUPS:
+            task = tasks.get_task_by_id_or_numeric(session, given)
+            assert (task.id if task else None) == found, f"looking up {given[:30]!r}"
+
+
+@pytest.mark.usefixtures("saved")
+def test_save_replaces_and_for_update_sees_the_latest(sessions: sessionmaker[Session]) -> None:
+    later = NOW + timedelta(minutes=5)
+    with sessions() as reader:
+        stale = tasks.get_task(reader, TASK_ID)  # loaded before the change below
+        reader.commit()  # end the transaction (on SQLite it holds the lock); the instance stays in the session
+        with sessions.begin() as writer:
+            tasks.save_task(writer, TASK_ID, task_doc(state="TASK_STATE_CLOSED", numeric=2002), now=later)
+        locked = tasks.get_task_by_id_or_numeric(reader, TASK_ID, for_update=True)
+        assert locked is stale
+        assert locked.document["state"] == "TASK_STATE_CLOSED"
+        assert (locked.numeric_id, locked.updated_at) == (2002, later)
+    with sessions() as session:
+        assert tasks.get_task_by_id_or_numeric(session, "1001") is None
+        assert tasks.get_task_by_id_or_numeric(session, "2002").id == TASK_ID
+
+
+INVALID_TASKS = [
+    (task_doc(numeric=None), "numericId"),
+    (task_doc(numeric="12a"), "numericId"),
+    (task_doc(numeric=-1), "numericId"),
+    (task_doc(numeric=True), "numericId"),
+    (task_doc("other-id"), "does not match"),
+]
+
+
+def test_save_task_validates(sessions: sessionmaker[Session]) -> None:
+    with sessions() as session:
+        for document, message in INVALID_TASKS:
+            with pytest.raises(ValueError, match=message):
+                tasks.save_task(session, TASK_ID, document)
+
+
+@pytest.mark.usefixtures("saved")
+def test_numeric_ids_are_unique(sessions: sessionmaker[Session]) -> None:
+    with sessions() as session, pytest.raises(IntegrityError):
+        tasks.save_task(session, "another", task_doc("another", "1001"))
+
+
+@pytest.mark.usefixtures("saved")
+def test_task_actions_are_recorded_in_order(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        first = tasks.add_task_action(
+            session, task_id=TASK_ID, kind="RESTART", comment="again", actor="api-token", now=NOW
+        )
+        second = tasks.add_task_action(
+            session, task_id=TASK_ID, kind="COMMENT", comment=None, actor="u", now=NOW + timedelta(seconds=1)
+        )
+    assert first.id != second.id and first.id < second.id, "ids sort by time"
+    with sessions() as session:
+        actions = tasks.list_task_actions(session, TASK_ID)
+    assert [(a.kind, a.comment, a.actor, a.created_at) for a in actions] == [
+        ("RESTART", "again", "api-token", NOW),
+        ("COMMENT", None, "u", NOW + timedelta(seconds=1)),
+    ]
+    with sessions() as session, pytest.raises(IntegrityError):  # foreign key: no such task
+        tasks.add_task_action(session, task_id="missing", kind="RESTART", comment=None, actor="x", now=NOW)
+
+
+def test_directory_documents(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        tasks.put_user(session, {"id": "user-1", "displayName": "Ada"})
+        tasks.put_app(session, {"id": "app-1", "displayName": "GitHub"})
+        tasks.put_policy(session, {"id": "policy-1", "displayName": "Grant"})
+        assert directory.put_documents(session, "app_user", [{"id": "au-1"}, {"id": "au-2"}]) == 2
+    with sessions.begin() as session:
+        tasks.put_user(session, {"id": "user-1", "displayName": "Ada Lovelace"})  # replaces
+    with sessions() as session:
+        assert tasks.get_user(session, "user-1") == {"id": "user-1", "displayName": "Ada Lovelace"}
+        assert tasks.get_app(session, "app-1") == {"id": "app-1", "displayName": "GitHub"}
+        assert tasks.get_policy(session, "policy-1") == {"id": "policy-1", "displayName": "Grant"}
+        assert directory.get_document(session, "policy", "policy-1") == {"id": "policy-1", "displayName": "Grant"}
+        assert directory.get_document(session, "app_user", "au-2") == {"id": "au-2"}
+        assert directory.get_document(session, "user", "user-2") is None
+        assert directory.get_document(session, "insight", "insight-1") is None  # not a stored kind
+        with pytest.raises(ValueError, match="unknown document kind"):
+            directory.put_document(session, "insight", {"id": "x"})
+        with pytest.raises(ValueError, match="without a string id"):
+            directory.put_document(session, "user", {"displayName": "nobody"})
