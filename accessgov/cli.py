@@ -76,6 +76,19 @@ def cmd_seed_demo(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
+def cmd_purge(args: argparse.Namespace, config: ServerConfig) -> int:
+    from datetime import UTC, datetime
+
+    from accessgov.storage import credentials, events
+
+    now = datetime.now(UTC)
+    with _sessions(config).begin() as session:
+        purged = events.purge_events(session, now=now)
+        tokens = credentials.purge_expired_tokens(session, now)
+    print(f"purged {purged} event record(s) older than 7 days and {tokens} expired access token(s)")
+    return 0
+
+
 def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
     steps = []
     for value in values:
@@ -192,6 +205,9 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("migrate", help="create or upgrade the database schema").set_defaults(func=cmd_migrate)
     sub.add_parser("seed-demo", help="load the demo tenant (idempotent)").set_defaults(func=cmd_seed_demo)
+    sub.add_parser("purge", help="delete event records older than 7 days and expired tokens").set_defaults(
+        func=cmd_purge
+    )
 
     lst = sub.add_parser("listeners", help="manage inbound webhook listeners")
     lst.add_argument("action", choices=["create", "list", "enable", "disable", "publish", "unpublish", "rotate"])

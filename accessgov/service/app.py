@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 
 from accessgov.paging import PageTokenCodec
 from accessgov.service.auth import TokenAuthenticator, TokenEndpoint
@@ -15,13 +20,16 @@ from accessgov.service.entitlements import ListEntitlementsHandler
 from accessgov.service.spec_app import HandlerSpec, build_app, load_bundle
 from accessgov.service.tasks import RestartHandler
 from accessgov.service.webhooks import WebhookHandler
-from accessgov.storage import settings
+from accessgov.storage import credentials, events, settings
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.verification import cidr
 from accessgov.verification.jwks import JwksCache
 from accessgov.verification.request_checks import MAX_BODY_BYTES
 from generated.stub_server.operations import OPERATIONS
 
+log = logging.getLogger(__name__)
+# Event records older than 7 days (and expired access tokens) are deleted this often.
+PURGE_INTERVAL_SECONDS = 3600
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
@@ -56,10 +64,29 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         TOKEN: HandlerSpec(TokenEndpoint(sessions, config.access_token_ttl_seconds, **timed), parse_body=False),
     }
 
+    def purge() -> None:
+        now = datetime.fromtimestamp((clock or time.time)(), UTC)
+        with sessions.begin() as session:
+            events.purge_events(session, now=now)
+            credentials.purge_expired_tokens(session, now)
+
+    async def purge_periodically() -> None:
+        while True:
+            await asyncio.sleep(PURGE_INTERVAL_SECONDS)
+            try:
+                await run_in_threadpool(purge)
+            except Exception:  # A failed purge must not stop the server; the next round retries.
+                log.exception("purging expired event records and tokens failed")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        engine.dispose()
+        await run_in_threadpool(purge)
+        purger = asyncio.create_task(purge_periodically())
+        try:
+            yield
+        finally:
+            purger.cancel()
+            engine.dispose()
 
     app = build_app(
         OPERATIONS,

@@ -308,3 +308,41 @@ def build(seed: int = 42, tasks_per_kind: int = 50) -> DemoTenant:
             n += 1
             tenant.tasks.append(_task(n, kind, rng, user_ids, by_id[POLICY_FOR_KIND[kind]]))
     return tenant
+
+
+def related_objects(tenant: DemoTenant) -> dict[str, list[dict[str, Any]]]:
+    """The objects tasks point at (app users, reviews, insights, usage, bindings, resources), by kind."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def add(kind: str, document: dict[str, Any]) -> None:
+        found.setdefault(kind, {})[document["id"]] = document
+
+    for task in tenant.tasks:
+        member = next(iter(task["type"].values()))
+        app_user = member.get("appUserId")
+        if app_user:
+            add(
+                "app_user",
+                {
+                    "id": app_user,
+                    "appId": member["appId"],
+                    "identityUserId": member.get("identityUserId", ""),
+                    "displayName": f"{member.get('identityUserId', '')} in {member['appId']}",
+                },
+            )
+            add("app_user_last_usage", {"id": app_user, "appUserId": app_user, "lastUsedAt": task["createdAt"]})
+        if member.get("accessReviewId"):
+            add("access_review", {"id": member["accessReviewId"], "displayName": f"Review {member['accessReviewId']}"})
+        if member.get("appEntitlementId"):
+            binding = {"id": member["appEntitlementId"], "appId": member.get("appId"), "scopes": ["org:demo"]}
+            add("scope_binding", binding)
+        resource = member.get("resource") or {}
+        if resource.get("resourceId"):
+            add("resource", {"id": resource["resourceId"], "resourceTypeId": resource.get("resourceTypeId", "")})
+        scope_role = member.get("scopeRole") or {}
+        for part, type_id in (("scopeId", "scope"), ("roleId", "role")):
+            if scope_role.get(part):
+                add("resource", {"id": scope_role[part], "resourceTypeId": type_id})
+        for insight in task.get("insightIds") or []:
+            add("insight", {"id": insight, "kind": "UNUSED_ACCESS", "summary": f"Insight {insight}"})
+    return {kind: [documents[key] for key in sorted(documents)] for kind, documents in sorted(found.items())}

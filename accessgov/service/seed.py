@@ -62,17 +62,8 @@ def seed_demo(session: Session, seed: int = 42) -> SeedSummary:
     directory.put_documents(session, "user", tenant.users)
     directory.put_documents(session, "app", tenant.apps)
     directory.put_documents(session, "policy", tenant.policies)
-    app_users = {}
-    for task in tenant.tasks:
-        member = next(iter(task["type"].values()))
-        if member.get("appUserId"):
-            app_users[member["appUserId"]] = {
-                "id": member["appUserId"],
-                "appId": member["appId"],
-                "identityUserId": member.get("identityUserId", ""),
-                "displayName": f"{member.get('identityUserId', '')} in {member['appId']}",
-            }
-    directory.put_documents(session, "app_user", [app_users[key] for key in sorted(app_users)])
+    for kind, documents in demo.related_objects(tenant).items():
+        directory.put_documents(session, kind, documents)
     for app in tenant.apps:
         entitlements.insert_entitlements(session, app["id"], tenant.entitlements(app["id"]))
     for task in tenant.tasks:

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from accessgov.storage.entitlements import app_exists, get_entitlement
-from accessgov.storage.schema import App, AppUser, Policy, User
+from accessgov.storage.schema import App, AppUser, DirectoryObject, Policy, User
 
 __all__ = [
     "KINDS",
@@ -36,25 +36,25 @@ KINDS: dict[str, type[User | App | AppUser | Policy]] = {
 
 
 def get_document(session: Session, kind: str, object_id: str) -> dict[str, Any] | None:
-    """The document of kind `kind` with id `object_id`; None when absent or when the kind is not stored."""
+    """The document of kind `kind` with id `object_id`; None when absent."""
     model = KINDS.get(kind)
-    if model is None:
-        return None
-    row = session.get(model, object_id)
+    row = session.get(DirectoryObject, (kind, object_id)) if model is None else session.get(model, object_id)
     return None if row is None else row.document
 
 
 def put_document(session: Session, kind: str, document: Mapping[str, Any]) -> None:
     """Insert or replace a document (keyed by its `id`). The caller commits."""
     model = KINDS.get(kind)
-    if model is None:
-        raise ValueError(f"unknown document kind {kind!r}; known: {sorted(KINDS)}")
     object_id = document.get("id")
     if not isinstance(object_id, str) or not object_id:
         raise ValueError(f"{kind} document without a string id")
-    row = session.get(model, object_id)
+    row = session.get(DirectoryObject, (kind, object_id)) if model is None else session.get(model, object_id)
     if row is None:
-        session.add(model(id=object_id, document=dict(document)))
+        session.add(
+            DirectoryObject(kind=kind, id=object_id, document=dict(document))
+            if model is None
+            else model(id=object_id, document=dict(document))
+        )
     else:
         row.document = dict(document)  # a new object, so the JSON column is seen as changed
     session.flush()

@@ -172,6 +172,16 @@ class Policy(Base):
     document: Mapped[dict[str, Any]] = mapped_column()
 
 
+class DirectoryObject(Base):
+    """Related objects of the kinds without a table of their own, keyed by (kind, id)."""
+
+    __tablename__ = "directory_objects"
+
+    kind: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    id: Mapped[str] = mapped_column(sa.String(256), primary_key=True)
+    document: Mapped[dict[str, Any]] = mapped_column()
+
+
 class AppEntitlement(Base):
     """Entitlements of an app. The composite primary key (app_id, id) is the index behind keyset paging:
     `WHERE app_id = ? AND id > ? ORDER BY id LIMIT n` is a range scan of it, with no sort."""

@@ -13,15 +13,15 @@ from accessgov.verification.errors import PayloadTooLargeError, WebhookRequestEr
 MAX_BODY_BYTES = 64 * 1024
 TIMESTAMP_WINDOW_SECONDS = 300
 MAX_JWT_LIFETIME_SECONDS = 600
-_DIGITS = re.compile(r"^[0-9]{1,12}$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_DIGITS = re.compile(r"[0-9]{1,12}")  # used with fullmatch: `$` would accept a trailing newline
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def parse_timestamp(value: str | None, now: float, window_seconds: int = TIMESTAMP_WINDOW_SECONDS) -> int:
     """`Webhook-Timestamp` as whole Unix seconds, within `window_seconds` of `now` in either direction."""
     if value is None or value == "":
         raise WebhookRequestError("MISSING_HEADER", "the Webhook-Timestamp header is required", "Webhook-Timestamp")
-    if not _DIGITS.match(value):
+    if not _DIGITS.fullmatch(value):
         raise WebhookRequestError(
             "INVALID_TIMESTAMP", "Webhook-Timestamp must be whole Unix seconds (digits only)", "Webhook-Timestamp"
         )
@@ -40,7 +40,7 @@ def parse_event_id(value: str | None) -> uuid.UUID:
     """`Webhook-Event-Id` as a UUID of version 4 (RFC 4122 variant); other versions are rejected."""
     if value is None or value == "":
         raise WebhookRequestError("MISSING_HEADER", "the Webhook-Event-Id header is required", "Webhook-Event-Id")
-    if not _UUID.match(value):
+    if not _UUID.fullmatch(value):
         raise WebhookRequestError("INVALID_EVENT_ID", "Webhook-Event-Id is not a UUID", "Webhook-Event-Id")
     parsed = uuid.UUID(value)
     if parsed.version != 4 or parsed.variant != uuid.RFC_4122:

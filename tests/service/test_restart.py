@@ -148,7 +148,19 @@ def test_expand_everything_and_resolve_every_path(admin: httpx.Client) -> None:
     view = body["taskView"]
     path_fields = {field for expansions in EXPANSIONS.values() for field, _, _ in expansions}
     returned = {field: view[field] for field in path_fields if field in view}
-    assert {"userPath", "appPath", "appUserPath", "entitlementsPath", "createdByUserPath"} <= set(returned)
+    assert {
+        "accessReviewPath",
+        "appPath",
+        "appUserLastUsagePath",
+        "appUserPath",
+        "createdByUserPath",
+        "entitlementsPath",
+        "identityUserPath",
+        "principalResourcePath",
+        "resourceBindingsPath",
+        "stepApproversPath",
+        "userPath",
+    } <= set(returned)
     for field, expression in returned.items():
         found = findall(expression, body)
         assert found, f"{field}={expression} resolves to nothing"
@@ -165,3 +177,17 @@ def test_single_expand_path(admin: httpx.Client, path: str) -> None:
         found = findall(body["taskView"][field], body)
         assert len(found) == 1
     assert len(body["expanded"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("n", "paths", "fields"),
+    [
+        (17, ["scope_role_resources"], ["roleResourcePath", "scopeResourcePath"]),  # action task with a scope role
+        (20, ["insight_ids", "approver_ids"], ["insightsPath", "approversPath"]),
+    ],
+)
+def test_expand_paths_of_other_kinds(admin: httpx.Client, n: int, paths: list[str], fields: list[str]) -> None:
+    body = restart(admin, task_number(n)["id"], {"expandMask": {"paths": paths}}).json()
+    for field in fields:
+        found = findall(body["taskView"][field], body)
+        assert found and all("@type" in obj for obj in found), field

@@ -125,8 +125,12 @@ def test_directory_documents(sessions: sessionmaker[Session]) -> None:
         assert directory.get_document(session, "policy", "policy-1") == {"id": "policy-1", "displayName": "Grant"}
         assert directory.get_document(session, "app_user", "au-2") == {"id": "au-2"}
         assert directory.get_document(session, "user", "user-2") is None
-        assert directory.get_document(session, "insight", "insight-1") is None  # not a stored kind
-        with pytest.raises(ValueError, match="unknown document kind"):
-            directory.put_document(session, "insight", {"id": "x"})
+        assert directory.get_document(session, "insight", "insight-1") is None
+    with sessions.begin() as session:
+        directory.put_document(session, "insight", {"id": "insight-1", "score": 3})  # a generic directory kind
+        directory.put_document(session, "resource", {"id": "insight-1"})  # same id, other kind: independent
+    with sessions() as session:
+        assert directory.get_document(session, "insight", "insight-1") == {"id": "insight-1", "score": 3}
+        assert directory.get_document(session, "resource", "insight-1") == {"id": "insight-1"}
         with pytest.raises(ValueError, match="without a string id"):
             directory.put_document(session, "user", {"displayName": "nobody"})

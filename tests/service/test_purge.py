@@ -1,0 +1,43 @@
+"""The server purges event records older than 7 days (the idempotency window) when it starts, then hourly."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from accessgov.service.app import create_app
+from accessgov.service.config import ServerConfig
+from accessgov.service.seed import DEMO_HMAC_LISTENER_ID, seed_demo
+from accessgov.storage import events
+from accessgov.storage.engine import create_engine, migrate, session_factory
+from tests.harness import serve
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    engine = create_engine(url)
+    migrate(engine)
+    sessions = session_factory(engine)
+    with sessions.begin() as session:
+        seed_demo(session)
+
+    def deliver(event_id: str, at: datetime) -> None:
+        events.record_delivery(
+            sessions,
+            listener_id=DEMO_HMAC_LISTENER_ID,
+            event_id=event_id,
+            payload={},
+            now=at,
+            run=lambda: ("SUCCEEDED", None, {}),
+        )
+
+    deliver("old", NOW - timedelta(days=8))
+    deliver("recent", NOW - timedelta(days=6))
+    with serve(create_app(ServerConfig(database_url=url), clock=NOW.timestamp)):
+        pass
+    with sessions() as session:
+        assert not events.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")
+        assert events.event_seen(session, DEMO_HMAC_LISTENER_ID, "recent")
+    engine.dispose()
