@@ -14,10 +14,12 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
+BASE_URL ?=
+SPEC ?= generated/openapi.json
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -73,6 +75,12 @@ run: $(STAMP) ## Start the reference server on $(HOST):$(PORT) with the demo ten
 	$(BIN)/accessgov serve --host $(HOST) --port $(PORT) --demo
 
 serve: run ## Alias of run
+
+contract: $(STAMP) ## Schemathesis against the reference server (started here), or against BASE_URL=... [SPEC=...]
+	$(PY) -m scripts.contract --spec $(SPEC) $(if $(BASE_URL),--base-url $(BASE_URL)) --seed 1 --max-examples 50 --report-dir build/contract
+
+contract-selftest: $(STAMP) ## Prove the contract suite catches deliberately broken servers
+	$(PY) -m scripts.contract --selftest --seed 1 --max-examples 10 --report-dir build/contract
 
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
