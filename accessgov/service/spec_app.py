@@ -301,8 +301,9 @@ class _Operation:
         if media != "application/json":
             return
         try:
-            ctx.body = json.loads(ctx.raw_body, parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError) as error:
+            # Decode as UTF-8 explicitly: json.loads(bytes) would also accept UTF-16/32 bodies.
+            ctx.body = json.loads(ctx.raw_body.decode("utf-8"), parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
             raise bad_request(
                 "INVALID_JSON", "the request body is not valid JSON", detail("body", str(error)[:200])
             ) from None

@@ -91,7 +91,9 @@ class WebhookHandler:
             if listener is None:
                 raise not_found(f"no webhook listener {ctx.path_params['listener_id']!r}")
             session.expunge(listener)
-        address = cidr.client_address(ctx.peer, ctx.request.headers.get("x-forwarded-for"), self.trusted_proxies)
+        # Proxies may append their hop as a separate header line: read every line, in order.
+        forwarded = ",".join(ctx.request.headers.getlist("x-forwarded-for")) or None
+        address = cidr.client_address(ctx.peer, forwarded, self.trusted_proxies)
         cidr.check_source_allowed(address, cidr.parse_networks(listener.allowed_cidrs or ()))
         if listener.auth_method == "HMAC":
             verify_signature(

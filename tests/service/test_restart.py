@@ -191,3 +191,14 @@ def test_expand_paths_of_other_kinds(admin: httpx.Client, n: int, paths: list[st
     for field in fields:
         found = findall(body["taskView"][field], body)
         assert found and all("@type" in obj for obj in found), field
+
+
+@pytest.mark.parametrize("body", [b"[" * 60000, "{}".encode("utf-16"), b'{"comment": NaN}'])
+def test_hostile_json_is_400_not_500(admin: httpx.Client, body: bytes) -> None:
+    response = admin.post(
+        f"/api/v1/tasks/{task_number(10)['id']}/action/restart",
+        content=body,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_JSON"
