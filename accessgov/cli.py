@@ -37,6 +37,9 @@ def _listener_url(config: ServerConfig, listener_id: str, host: str = "127.0.0.1
 
 
 def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
+    """Run uvicorn with its proxy-headers middleware off: by default it would rewrite the client address from
+    X-Forwarded-For for loopback peers, bypassing the listener CIDR checks and ACCESSGOV_TRUSTED_PROXIES (the
+    only place where forwarded addresses are trusted)."""
     import uvicorn
 
     if args.demo:
@@ -53,11 +56,12 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
             port=args.port,
             workers=args.workers,
             log_level=args.log_level,
+            proxy_headers=False,
         )
     else:
         from accessgov.service.app import create_app
 
-        uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level, proxy_headers=False)
     return 0
 
 

@@ -12,7 +12,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import httpx
 import jwt
@@ -20,9 +20,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from accessgov.verification.hmac_signature import compute_signature
-from accessgov.verification.jwt_token import body_hash
+from accessgov.verification.jwt_token import ALLOWED_ALGORITHMS, body_hash
+from accessgov.verification.request_checks import MAX_JWT_LIFETIME_SECONDS
 
-HMAC_TEST_VECTOR = {
+# The secret is the 32 bytes 0x00..0x1f in base64url; the HMAC key is this 43-character TEXT, UTF-8 encoded.
+# Signature input: b"1767225600.7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b." + body.
+HMAC_TEST_VECTOR: Final[dict[str, Any]] = {
     "secret": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
     "timestamp": "1767225600",
     "event_id": "7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
@@ -32,6 +35,7 @@ HMAC_TEST_VECTOR = {
 
 
 def _common(event_id: str | None, timestamp: int | None) -> dict[str, str]:
+    """The headers both methods send; a fresh UUID v4 and the current time unless given."""
     return {
         "Content-Type": "application/json",
         "Webhook-Timestamp": str(int(time.time()) if timestamp is None else timestamp),
@@ -66,6 +70,15 @@ def algorithm_for(key: Any) -> str:
     raise ValueError("only RSA, EC P-256 and Ed25519 keys are supported")
 
 
+def _checked_algorithm(key: Any, alg: str | None) -> str:
+    """The key's algorithm; an explicit `alg` that listeners reject or that does not fit the key is an error."""
+    inferred = algorithm_for(key)
+    if alg is not None and alg != inferred:
+        allowed = ", ".join(ALLOWED_ALGORITHMS)
+        raise ValueError(f"alg {alg!r} does not fit this key (it takes {inferred}; listeners accept {allowed})")
+    return inferred
+
+
 def jwt_headers(
     private_key_pem: bytes | str,
     *,
@@ -78,8 +91,15 @@ def jwt_headers(
     timestamp: int | None = None,
     lifetime_seconds: int = 300,
 ) -> dict[str, str]:
-    """Headers for the JWT method: a token bound to this URL, event id and body."""
+    """Headers for the JWT method: a token bound to this URL, event id and body.
+
+    `alg` is inferred from the key (RSA -> RS256, EC P-256 -> ES256, Ed25519 -> EdDSA); an explicit `alg` must
+    be that one. `lifetime_seconds` must be 1..600: listeners reject tokens valid longer than 10 minutes.
+    """
+    if not 0 < lifetime_seconds <= MAX_JWT_LIFETIME_SECONDS:
+        raise ValueError(f"lifetime_seconds must be between 1 and {MAX_JWT_LIFETIME_SECONDS}")
     key = _load_private_key(private_key_pem)
+    alg = _checked_algorithm(key, alg)
     headers = _common(event_id, timestamp)
     now = int(headers["Webhook-Timestamp"])
     claims = {
@@ -91,24 +111,26 @@ def jwt_headers(
         "htm": "POST",
         "htb_s256": body_hash(body),
     }
-    token = jwt.encode(claims, key, algorithm=alg or algorithm_for(key), headers={"kid": kid})
+    token = jwt.encode(claims, key, algorithm=alg, headers={"kid": kid})
     headers["Authorization"] = f"Bearer {token}"
     return headers
 
 
-def public_jwk(key_pem: bytes | str, *, kid: str, alg: str | None = None) -> dict[str, Any]:
+def public_jwk(private_or_public_key_pem: bytes | str, *, kid: str, alg: str | None = None) -> dict[str, Any]:
     """The JWKS entry (public part only) of a PEM private or public key."""
-    data = key_pem.encode() if isinstance(key_pem, str) else key_pem
+    pem = private_or_public_key_pem
+    data = pem.encode() if isinstance(pem, str) else pem
     try:
         key = serialization.load_pem_private_key(data, password=None).public_key()
     except (ValueError, TypeError):
         key = serialization.load_pem_public_key(data)
-    algorithm = alg or algorithm_for(key)
+    algorithm = _checked_algorithm(key, alg)
     jwk = json.loads(jwt.get_algorithm_by_name(algorithm).to_jwk(key))
     return {**jwk, "kid": kid, "use": "sig", "alg": algorithm}
 
 
 def jwks_document(keys: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """A JWKS document (`{"keys": [...]}`) to publish at the listener's JWKS URL; the entries are copied."""
     return {"keys": [dict(key) for key in keys]}
 
 

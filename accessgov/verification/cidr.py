@@ -12,20 +12,35 @@ Address = IPv4Address | IPv6Address
 
 
 def parse_networks(cidrs: Iterable[str]) -> tuple[Network, ...]:
-    networks = []
+    """CIDR ranges (a bare address is a /32 or /128); host bits are ignored, so 10.1.2.3/8 is 10.0.0.0/8.
+
+    A range inside ::ffff:0:0/96 is stored as the IPv4 range it maps, because addresses are compared unmapped.
+    """
+    if isinstance(cidrs, str):  # a lone string would otherwise be read character by character
+        raise ValueError(f"expected a list of CIDR ranges, got the string {cidrs!r}")
+    networks: list[Network] = []
     for cidr in cidrs:
         try:
-            networks.append(ip_network(cidr.strip(), strict=False))
-        except ValueError:
+            network = ip_network(cidr.strip(), strict=False)
+        except (ValueError, AttributeError):
             raise ValueError(f"{cidr!r} is not an IPv4 or IPv6 CIDR range") from None
+        mapped = network.network_address.ipv4_mapped if isinstance(network, IPv6Network) else None
+        if mapped is not None and network.prefixlen >= 96:
+            network = IPv4Network((mapped, network.prefixlen - 96))
+        networks.append(network)
     return tuple(networks)
 
 
 def _address(text: str | None) -> Address | None:
     if not text:
         return None
+    text = text.strip()
+    if text.startswith("["):  # [v6] or [v6]:port
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:  # v4:port (some proxies write the port into X-Forwarded-For)
+        text = text.partition(":")[0]
     try:
-        address = ip_address(text.strip().strip("[]"))
+        address = ip_address(text)
     except ValueError:
         return None
     # An IPv4 client on a dual-stack socket shows up as ::ffff:a.b.c.d; compare it as IPv4.
@@ -40,14 +55,18 @@ def _within(address: Address, networks: Sequence[Network]) -> bool:
 
 def client_address(peer: str | None, forwarded_for: str | None, trusted_proxies: Sequence[Network]) -> Address | None:
     """The client's address: the TCP peer, unless the peer is a trusted proxy — then the right-most
-    X-Forwarded-For entry that is not itself a trusted proxy."""
+    X-Forwarded-For entry that is not itself a trusted proxy (left-most if all are).
+
+    Pass every X-Forwarded-For header line joined with "," (proxies may add a line rather than extend one).
+    Entries left of the first untrusted hop are written by the client and never looked at.
+    """
     address = _address(peer)
     if address is None or not forwarded_for or not _within(address, trusted_proxies):
         return address
     for hop in reversed(forwarded_for.split(",")):
         hop_address = _address(hop)
         if hop_address is None:
-            return address  # A garbled chain: fall back to the proxy itself, which is then checked.
+            return address  # A garbled chain: fall back to the nearest trusted hop, which is then checked.
         if not _within(hop_address, trusted_proxies):
             return hop_address
         address = hop_address
@@ -59,6 +78,7 @@ def check_source_allowed(address: Address | None, allowed: Sequence[Network]) ->
     if not allowed:
         return
     if address is None or not _within(address, allowed):
+        shown = "unknown" if address is None else str(address)
         raise SourceNotAllowedError(
-            "SOURCE_NOT_ALLOWED", f"source address {address} is not in the listener's allowed ranges"
+            "SOURCE_NOT_ALLOWED", f"source address {shown} is not in the listener's allowed ranges"
         )

@@ -17,6 +17,7 @@ SECRET_BYTES = 32  # 256 bits
 
 
 def b64url(data: bytes) -> str:
+    """base64url without padding, as ASCII text."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
@@ -26,10 +27,12 @@ def generate_secret() -> str:
 
 
 def signature_input(timestamp: str, event_id: str, body: bytes) -> bytes:
+    """`{timestamp}.{event_id}.{body}`: the header texts as received and the exact body bytes."""
     return timestamp.encode("utf-8") + b"." + event_id.encode("utf-8") + b"." + body
 
 
 def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -> str:
+    """The `Webhook-Signature` value: HMAC-SHA256 keyed with the secret's UTF-8 text, base64url unpadded."""
     digest = hmac.new(secret.encode("utf-8"), signature_input(timestamp, event_id, body), hashlib.sha256).digest()
     return b64url(digest)
 
@@ -41,6 +44,8 @@ def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, si
             "MISSING_AUTHENTICATION", "the Webhook-Signature header is required", "Webhook-Signature"
         )
     expected = compute_signature(secret, timestamp, event_id, body)
+    # Bytes, not str: compare_digest raises TypeError on non-ASCII str, and a header can carry any text.
+    # Any other encoding of the right digest (padded, standard alphabet, hex) is a plain mismatch.
     if not hmac.compare_digest(expected.encode("ascii"), signature.encode("utf-8", "replace")):
         raise WebhookAuthError(
             "SIGNATURE_MISMATCH", "Webhook-Signature does not match the request", "Webhook-Signature"

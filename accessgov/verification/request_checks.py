@@ -70,13 +70,18 @@ def parse_json_body(body: bytes) -> Any:
         return json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as error:
         raise WebhookRequestError("INVALID_JSON", f"the request body is not valid JSON: {error}") from None
+    except RecursionError:  # 64 KB of `[` nests deeper than the parser's recursion limit: a 400, not a 500
+        raise WebhookRequestError("INVALID_JSON", "the request body is nested too deeply") from None
 
 
-async def read_limited_body(chunks: AsyncIterator[bytes], limit: int = MAX_BODY_BYTES) -> bytes:
-    """Read a streamed body, failing as soon as more than `limit` bytes arrived (never buffers more)."""
+async def read_limited_body(receive_chunks: AsyncIterator[bytes], limit: int = MAX_BODY_BYTES) -> bytes:
+    """Read a streamed body, failing as soon as more than `limit` bytes arrived.
+
+    At most `limit` bytes are kept; the chunk that crosses the limit is dropped and nothing after it is pulled.
+    """
     parts: list[bytes] = []
     size = 0
-    async for chunk in chunks:
+    async for chunk in receive_chunks:
         size += len(chunk)
         if size > limit:
             raise PayloadTooLargeError("PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes")
