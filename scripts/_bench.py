@@ -1,0 +1,68 @@
+"""Shared helpers of the benchmark scripts: run an ASGI app under uvicorn in a subprocess, on loopback."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def uvicorn_process(
+    target: str, *, env: Mapping[str, str] | None = None, factory: bool = False, ready_path: str = "/"
+) -> Iterator[str]:
+    """`python -m uvicorn target` on a free loopback port (same settings for every app benchmarked);
+    yields the base URL once the server answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--log-level", "warning", "--no-access-log", *(["--factory"] if factory else [])]
+    process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **(env or {})})
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{target} exited with {process.returncode}")
+            try:
+                httpx.get(base_url + ready_path, timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{target} did not start") from None
+                time.sleep(0.1)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
