@@ -7,9 +7,13 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import uvicorn
+from sqlalchemy.orm import Session, sessionmaker
+
+from accessgov.service.config import ServerConfig
 
 
 @contextlib.contextmanager
@@ -37,3 +41,23 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+@contextlib.contextmanager
+def seeded_server(data_dir: Path) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
+    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded."""
+    from accessgov.service.app import create_app
+    from accessgov.service.seed import seed_demo
+    from accessgov.storage.engine import create_engine, migrate, session_factory
+
+    config = ServerConfig(database_url=f"sqlite:///{data_dir / 'accessgov.db'}")
+    engine = create_engine(config.database_url)
+    migrate(engine)
+    sessions = session_factory(engine)
+    with sessions.begin() as session:
+        seed_demo(session)
+    try:
+        with serve(create_app(config)) as base_url:
+            yield base_url, config, sessions
+    finally:
+        engine.dispose()

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from accessgov.service.app import create_app
-from accessgov.service.config import ServerConfig
-from accessgov.service.seed import seed_demo
-from accessgov.storage.engine import create_engine, migrate, session_factory
-from tests.harness import serve
+from tests.harness import seeded_server
 
 
 @pytest.fixture(scope="session")
 def contract_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data: Path = tmp_path_factory.mktemp("contract-data")
-    config = ServerConfig(database_url=f"sqlite:///{data / 'accessgov.db'}")
-    engine = create_engine(config.database_url)
-    migrate(engine)
-    with session_factory(engine).begin() as session:
-        seed_demo(session)
-    with serve(create_app(config)) as base_url:
+    with seeded_server(tmp_path_factory.mktemp("contract-data")) as (base_url, _config, _sessions):
         yield base_url
-    engine.dispose()

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
 
-from accessgov.service.app import create_app
 from accessgov.service.config import ServerConfig
-from accessgov.service.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN, seed_demo
-from accessgov.storage.engine import create_engine, migrate, session_factory
-from tests.harness import serve
+from accessgov.service.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN
+from tests.harness import seeded_server
 
 
 @dataclass
@@ -29,16 +26,8 @@ class Server:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    data: Path = tmp_path_factory.mktemp("server-data")
-    config = ServerConfig(database_url=f"sqlite:///{data / 'accessgov.db'}")
-    engine = create_engine(config.database_url)
-    migrate(engine)
-    sessions = session_factory(engine)
-    with sessions.begin() as session:
-        seed_demo(session)
-    with serve(create_app(config)) as base_url:
+    with seeded_server(tmp_path_factory.mktemp("server-data")) as (base_url, config, sessions):
         yield Server(base_url, config, sessions)
-    engine.dispose()
 
 
 @pytest.fixture
