@@ -135,7 +135,8 @@ def api_token(case: schemathesis.Case) -> str:
 
 
 def webhook_url(case: schemathesis.Case) -> str:
-    base = (case.operation.base_url or "").rstrip("/")
+    # The operation's own base_url is unset when the URL comes from `--url`; the schema knows the effective one.
+    base = (case.operation.base_url or case.operation.schema.get_base_url() or "").rstrip("/")
     return base + case.formatted_path
 
 
