@@ -237,6 +237,14 @@ def before_call(context: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -
     """Re-sign webhook requests right before sending: fresh event ID and timestamp, signature over the final body."""
     if case.operation.path != WEBHOOK_PATH or case.headers is None:
         return
+    params = case.path_parameters
+    # Explicit examples skip `map_case`: point them at the configured listener here too.
+    if (
+        params
+        and LISTENER_ID.match(str(params.get("listener_id", "")))
+        and not generated_in_negative_mode(case, ParameterLocation.PATH)
+    ):
+        params["listener_id"] = _env("CONTRACT_LISTENER_ID", "wh_demo_hmac")
     if "Webhook-Signature" in case.headers or (
         _env("CONTRACT_WEBHOOK_AUTH", "hmac").lower() == "jwt" and "Authorization" in case.headers
     ):
