@@ -19,12 +19,7 @@ from accessgov.service.errors import ApiError, detail, not_found
 from accessgov.service.spec_app import RequestContext
 from accessgov.storage import events, listeners
 from accessgov.verification import cidr, request_checks
-from accessgov.verification.errors import (
-    PayloadTooLargeError,
-    SourceNotAllowedError,
-    WebhookAuthError,
-    WebhookRequestError,
-)
+from accessgov.verification.errors import WebhookAuthError, WebhookError, WebhookRequestError
 from accessgov.verification.hmac_signature import verify_signature
 from accessgov.verification.jwks import JwksCache
 from accessgov.verification.jwt_token import bearer_token, verify_webhook_jwt
@@ -32,20 +27,14 @@ from accessgov.verification.jwt_token import bearer_token, verify_webhook_jwt
 RUN_STATUS = {"SUCCEEDED": "AUTOMATION_RUN_STATUS_SUCCEEDED", "SKIPPED": "AUTOMATION_RUN_STATUS_SKIPPED"}
 
 
-def api_error(error: Exception) -> ApiError:
-    """Map the verification library's errors to the contract's statuses and error bodies."""
-    code, message, field = getattr(error, "code", "INVALID"), getattr(error, "message", str(error)), None
-    field = getattr(error, "field", None)
-    if isinstance(error, WebhookRequestError):
-        details = [detail("header" if field and field[0].isupper() else "body", message, field)] if field else []
-        return ApiError(400, code, message, details)
-    if isinstance(error, WebhookAuthError):
-        return ApiError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="webhook"'})
-    if isinstance(error, SourceNotAllowedError):
-        return ApiError(403, code, message)
-    if isinstance(error, PayloadTooLargeError):
-        return ApiError(413, code, message)
-    raise error
+def api_error(error: WebhookError) -> ApiError:
+    """Map a verification error to the contract's status and `Error` body (each error class has its status)."""
+    details = []
+    if error.field and isinstance(error, WebhookRequestError):
+        # Header names are capitalised (`Webhook-Timestamp`); anything else concerns the body.
+        details.append(detail("header" if error.field[0].isupper() else "body", error.message, error.field))
+    headers = {"WWW-Authenticate": 'Bearer realm="webhook"'} if isinstance(error, WebhookAuthError) else {}
+    return ApiError(error.status, error.code, error.message, details, headers)
 
 
 class WebhookHandler:
@@ -77,7 +66,7 @@ class WebhookHandler:
     def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
         try:
             return self._handle(ctx)
-        except (WebhookRequestError, WebhookAuthError, SourceNotAllowedError, PayloadTooLargeError) as error:
+        except WebhookError as error:
             raise api_error(error) from None
 
     def _handle(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
