@@ -14,7 +14,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest bench-paging bench-webhook test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -81,6 +81,12 @@ contract: $(STAMP) ## Schemathesis against the reference server (started here), 
 
 contract-selftest: $(STAMP) ## Prove the contract suite catches deliberately broken servers
 	$(PY) -m scripts.contract --selftest --seed 1 --max-examples 10 --report-dir build/contract
+
+bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
+	$(PY) -m scripts.bench_paging $(ARGS)
+
+bench-webhook: $(STAMP) ## Accepted deliveries/s (HMAC, JWT) vs a bare Starlette endpoint, p50/p99 (ARGS=--postgres URL)
+	$(PY) -m scripts.bench_webhook $(ARGS)
 
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
