@@ -66,7 +66,7 @@ def make_keys() -> Keys:
 
 
 class JwksServer:
-    """Serves `document` at /jwks.json (and garbage at /not-json, a 500 at /error), counting requests."""
+    """Serves `document` at /jwks.json (garbage at /not-json, a 500 elsewhere), counting requests."""
 
     def __init__(self, document: dict[str, Any] | None = None) -> None:
         self.document: dict[str, Any] = document or {"keys": []}
@@ -109,10 +109,6 @@ class JwksServer:
         return f"http://127.0.0.1:{self.port}/jwks.json"
 
     @property
-    def not_json_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/not-json"
-
-    @property
     def fetches(self) -> int:
         return self.hits["/jwks.json"]
 
@@ -124,19 +120,6 @@ def closed_port_url() -> str:
     port = sock.getsockname()[1]
     sock.close()
     return f"http://127.0.0.1:{port}/jwks.json"
-
-
-class FakeClock:
-    """A callable clock that stands still until moved."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class ServerClock:
