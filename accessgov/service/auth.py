@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.responses import JSONResponse
 
 from accessgov.service.errors import unauthorized
-from accessgov.service.spec_app import RequestContext
+from accessgov.service.spec_app import RequestContext, require_bearer
 from accessgov.storage import credentials
 
 
@@ -29,13 +29,6 @@ class Principal:
     roles: tuple[str, ...]
 
 
-def bearer_token(ctx: RequestContext) -> str:
-    scheme, _, token = (ctx.request.headers.get("authorization") or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise unauthorized("UNAUTHENTICATED", "an Authorization header with a Bearer token is required")
-    return token.strip()
-
-
 class TokenAuthenticator:
     """Checks the bearer token against API tokens, then OAuth access tokens, in the database."""
 
@@ -44,7 +37,7 @@ class TokenAuthenticator:
         self.clock = clock
 
     def __call__(self, ctx: RequestContext) -> Principal:
-        token = bearer_token(ctx)
+        token = require_bearer(ctx)
         now = datetime.fromtimestamp(self.clock(), UTC)
         with self.sessions() as session:
             roles = credentials.lookup_api_token(session, token)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from accessgov.verification.errors import WebhookAuthError, WebhookError, WebhookRequestError
+
 
 @dataclass
 class ApiError(Exception):
@@ -44,3 +46,14 @@ def unauthorized(code: str, message: str) -> ApiError:
 
 def not_found(message: str) -> ApiError:
     return ApiError(404, "NOT_FOUND", message)
+
+
+def from_verification(error: WebhookError) -> ApiError:
+    """The contract's error for a request-check or verification error (each error class carries its status)."""
+    details = []
+    if isinstance(error, WebhookRequestError):
+        # Header names are capitalised (`Webhook-Timestamp`); an error without a field concerns the body.
+        location = "header" if error.field and error.field[0].isupper() else "body"
+        details.append(detail(location, error.message, error.field))
+    headers = {"WWW-Authenticate": 'Bearer realm="webhook"'} if isinstance(error, WebhookAuthError) else {}
+    return ApiError(error.status, error.code, error.message, details, headers)

@@ -29,7 +29,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from accessgov.service.errors import ApiError, bad_request, detail, unauthorized
+from accessgov.service.errors import ApiError, bad_request, detail, from_verification, unauthorized
+from accessgov.verification.errors import PayloadTooLargeError, WebhookRequestError
+from accessgov.verification.request_checks import parse_json_body, read_limited_body
 
 log = logging.getLogger(__name__)
 
@@ -278,13 +280,10 @@ class _Operation:
         declared = ctx.request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes")
-        chunks, size = [], 0
-        async for chunk in ctx.request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes")
-            chunks.append(chunk)
-        ctx.raw_body = b"".join(chunks)
+        try:
+            ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        except PayloadTooLargeError as error:
+            raise from_verification(error) from None
         if self.handler is not None and not self.handler.parse_body:
             return
         media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
@@ -301,12 +300,9 @@ class _Operation:
         if media != "application/json":
             return
         try:
-            # Decode as UTF-8 explicitly: json.loads(bytes) would also accept UTF-16/32 bodies.
-            ctx.body = json.loads(ctx.raw_body.decode("utf-8"), parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError, RecursionError) as error:
-            raise bad_request(
-                "INVALID_JSON", "the request body is not valid JSON", detail("body", str(error)[:200])
-            ) from None
+            ctx.body = parse_json_body(ctx.raw_body)  # strict: UTF-8 only, no NaN, nesting-safe
+        except WebhookRequestError as error:
+            raise from_verification(error) from None
         error = best_match(self.validators[body_spec["content"][media]].iter_errors(ctx.body))
         if error is not None:
             at = "/" + "/".join(map(str, error.absolute_path))
@@ -317,10 +313,6 @@ class _Operation:
             if status.startswith("2"):
                 return JSONResponse(response["example"], status_code=int(status))
         return Response(status_code=204)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:
@@ -368,7 +360,8 @@ def build_app(
     )
 
 
-def _require_bearer(ctx: RequestContext) -> str:
+def require_bearer(ctx: RequestContext) -> str:
+    """The token of `Authorization: Bearer <token>`, or 401."""
     scheme, _, token = (ctx.request.headers.get("authorization") or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthorized("UNAUTHENTICATED", "an Authorization header with a Bearer token is required")
@@ -377,4 +370,4 @@ def _require_bearer(ctx: RequestContext) -> str:
 
 def stub_authenticators() -> dict[str, Authenticator]:
     """Stub mode only checks that a bearer token is present; the reference server verifies it."""
-    return {"bearerAuth": _require_bearer, "oauth": _require_bearer}
+    return {"bearerAuth": require_bearer, "oauth": require_bearer}

@@ -15,26 +15,16 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.service.automations import run_automation
-from accessgov.service.errors import ApiError, detail, not_found
+from accessgov.service.errors import ApiError, from_verification, not_found
 from accessgov.service.spec_app import RequestContext
 from accessgov.storage import events, listeners
 from accessgov.verification import cidr, request_checks
-from accessgov.verification.errors import WebhookAuthError, WebhookError, WebhookRequestError
+from accessgov.verification.errors import WebhookError
 from accessgov.verification.hmac_signature import verify_signature
 from accessgov.verification.jwks import JwksCache
 from accessgov.verification.jwt_token import bearer_token, verify_webhook_jwt
 
 RUN_STATUS = {"SUCCEEDED": "AUTOMATION_RUN_STATUS_SUCCEEDED", "SKIPPED": "AUTOMATION_RUN_STATUS_SKIPPED"}
-
-
-def api_error(error: WebhookError) -> ApiError:
-    """Map a verification error to the contract's status and `Error` body (each error class has its status)."""
-    details = []
-    if error.field and isinstance(error, WebhookRequestError):
-        # Header names are capitalised (`Webhook-Timestamp`); anything else concerns the body.
-        details.append(detail("header" if error.field[0].isupper() else "body", error.message, error.field))
-    headers = {"WWW-Authenticate": 'Bearer realm="webhook"'} if isinstance(error, WebhookAuthError) else {}
-    return ApiError(error.status, error.code, error.message, details, headers)
 
 
 class WebhookHandler:
@@ -67,7 +57,7 @@ class WebhookHandler:
         try:
             return self._handle(ctx)
         except WebhookError as error:
-            raise api_error(error) from None
+            raise from_verification(error) from None
 
     def _handle(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
         now = self.clock()
