@@ -4,7 +4,8 @@ accessgov serve [--host H] [--port P] [--workers N] [--demo]
 accessgov migrate | seed-demo
 accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
 accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID
-accessgov runs list [--listener ID]
+accessgov runs list [--listener ID] [--status QUEUED|RUNNING|SUCCEEDED|SKIPPED|FAILED]
+accessgov worker [--batch N]
 accessgov webhook send URL (--hmac-secret S | --jwt-key PEM --kid K [--tenant-base-url U]) --data @file.json|JSON
 accessgov tokens create --name N --role admin|operator|viewer
 """
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from accessgov.service.config import ServerConfig
+from accessgov.config import ServerConfig
 
 
 def _sessions(config: ServerConfig) -> Any:
@@ -43,14 +44,14 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
     import uvicorn
 
     if args.demo:
-        from accessgov.service.seed import seed_demo
+        from accessgov.demo.seed import seed_demo
 
         with _sessions(config).begin() as session:
             summary = seed_demo(session)
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, args.host, args.port)), flush=True)
     if args.workers > 1:
         uvicorn.run(
-            "accessgov.service.app:app_from_env",
+            "accessgov.app:app_from_env",
             factory=True,
             host=args.host,
             port=args.port,
@@ -59,7 +60,7 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
             proxy_headers=False,
         )
     else:
-        from accessgov.service.app import create_app
+        from accessgov.app import create_app
 
         uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level, proxy_headers=False)
     return 0
@@ -72,7 +73,7 @@ def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
 
 
 def cmd_seed_demo(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.service.seed import seed_demo
+    from accessgov.demo.seed import seed_demo
 
     with _sessions(config).begin() as session:
         summary = seed_demo(session)
@@ -105,8 +106,8 @@ def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
 
 def cmd_listeners(args: argparse.Namespace, config: ServerConfig) -> int:
     from accessgov.storage import listeners
-    from accessgov.verification.cidr import parse_networks
-    from accessgov.verification.hmac_signature import generate_secret
+    from accessgov.webhooks.cidr import parse_networks
+    from accessgov.webhooks.hmac_signature import generate_secret
 
     sessions = _sessions(config)
     with sessions.begin() as session:
@@ -151,10 +152,38 @@ def cmd_runs(args: argparse.Namespace, config: ServerConfig) -> int:
     from accessgov.storage import events
 
     with _sessions(config)() as session:
-        for run in events.list_runs(session, listener_id=args.listener, limit=args.limit):
+        if args.action == "stats":
+            for status, count in sorted(events.count_runs_by_status(session).items()):
+                print(f"{status}\t{count}")
+            return 0
+        for run in events.list_runs(session, listener_id=args.listener, limit=args.limit, status=args.status):
             outputs = json.dumps(run.outputs, sort_keys=True)
-            fields = [f"{run.created_at:%Y-%m-%dT%H:%M:%SZ}", run.listener_id, run.event_id, run.status]
-            print("\t".join([*fields, run.reason or "", outputs]))
+            fields = [run.id, f"{run.created_at:%Y-%m-%dT%H:%M:%SZ}", run.listener_id, run.event_id, run.status]
+            print("\t".join([*fields, f"attempts={run.attempts}", run.reason or "", outputs]))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace, config: ServerConfig) -> int:
+    """Run queued automations until SIGINT/SIGTERM (for servers started with ACCESSGOV_RUN_AUTOMATIONS=0)."""
+    import asyncio
+    import signal
+
+    from accessgov.runner import run_worker
+    from accessgov.storage.database import Database
+
+    async def main() -> None:
+        db = Database(config.database_url, readers=1, writers=1)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        print(f"worker running queued automations from {db.backend}", flush=True)
+        try:
+            await run_worker(db, stop, batch=args.batch)
+        finally:
+            db.close()
+
+    asyncio.run(main())
     return 0
 
 
@@ -165,7 +194,7 @@ def _read_data(value: str) -> bytes:
 
 
 def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov import signing
+    from accessgov.webhooks import signing
 
     body = _read_data(args.data)
     if args.hmac_secret:
@@ -174,7 +203,7 @@ def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
         headers = signing.jwt_headers(
             Path(args.jwt_key).read_bytes(),
             kid=args.kid,
-            url=args.url,
+            url=args.audience or args.url,
             tenant_base_url=args.tenant_base_url or config.tenant_base_url,
             body=body,
         )
@@ -223,11 +252,16 @@ def parser() -> argparse.ArgumentParser:
     lst.add_argument("--step", action="append", default=[], help="NAME=CEL expression over ctx.trigger")
     lst.set_defaults(func=cmd_listeners)
 
-    runs = sub.add_parser("runs", help="automation runs")
-    runs.add_argument("action", choices=["list"])
+    runs = sub.add_parser("runs", help="automation runs and their state")
+    runs.add_argument("action", choices=["list", "stats"])
     runs.add_argument("--listener")
+    runs.add_argument("--status", choices=["QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"])
     runs.add_argument("--limit", type=int, default=50)
     runs.set_defaults(func=cmd_runs)
+
+    worker = sub.add_parser("worker", help="run queued automations (with ACCESSGOV_RUN_AUTOMATIONS=0 on servers)")
+    worker.add_argument("--batch", type=int, default=32, help="runs claimed per round")
+    worker.set_defaults(func=cmd_worker)
 
     hook = sub.add_parser("webhook", help="sender side: sign and send a webhook")
     hook.add_argument("action", choices=["send"])
@@ -237,6 +271,7 @@ def parser() -> argparse.ArgumentParser:
     hook.add_argument("--jwt-key", help="PEM private key file (RSA, EC P-256 or Ed25519)")
     hook.add_argument("--kid")
     hook.add_argument("--tenant-base-url")
+    hook.add_argument("--audience", help="the listener's configured URL (JWT aud), when URL is another route to it")
     hook.set_defaults(func=cmd_webhook_send)
 
     tokens = sub.add_parser("tokens", help="API tokens")

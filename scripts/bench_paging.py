@@ -35,7 +35,7 @@ DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 def documents(count: int) -> Iterator[dict[str, Any]]:
-    from accessgov.service.demo import entitlement
+    from accessgov.demo.tenant import entitlement
 
     for n in range(1, count + 1):
         yield entitlement(APP_ID, n)  # ids ent-0000001 ... in id order
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             backend = "PostgreSQL" if args.postgres else "SQLite"
             print(f"seeded {count:,} entitlements into {backend} in {seconds:.1f} s")
             env = {"DATABASE_URL": db_url, "ACCESSGOV_PAGE_TOKEN_SECRET": secret}
-            with uvicorn_process("accessgov.service.app:app_from_env", env=env, factory=True) as base:
+            with uvicorn_process("accessgov.app:app_from_env", env=env, factory=True) as base:
                 first, deep = time_pages(base, deep_token, f"ent-{deep_position + 1:07d}", args.repeat)
         finally:
             if admin is not None:

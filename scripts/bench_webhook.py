@@ -151,9 +151,9 @@ def database(postgres: str | None) -> Iterator[str]:
 
 
 def run(args: argparse.Namespace, db_url: str) -> int:
-    from accessgov import signing
     from accessgov.storage import listeners
     from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.webhooks import signing
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     key_pem = key.private_bytes(
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace, db_url: str) -> int:
         )
 
     env = {"DATABASE_URL": db_url, "ACCESSGOV_TENANT_BASE_URL": tenant}
-    with uvicorn_process("accessgov.service.app:app_from_env", env=env, factory=True) as base:
+    with uvicorn_process("accessgov.app:app_from_env", env=env, factory=True) as base:
         url = f"{base}/api/v1/webhooks/incoming/wh_bench_hmac"
         plan = prepare(lambda event_id: signing.hmac_headers(secret, BODY, event_id=event_id), total)
         run_load("warmup", url, plan[: args.warmup], args.concurrency, args.max_seconds)

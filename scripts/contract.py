@@ -130,7 +130,7 @@ def print_summary(result: RunResult) -> None:
 
 
 def _jwt_listener(sessions: Any, jwks_url: str) -> str:
-    from accessgov.service.seed import DEMO_STEPS
+    from accessgov.demo.seed import DEMO_STEPS
     from accessgov.storage import listeners
 
     with sessions.begin() as session:
@@ -178,9 +178,9 @@ def reference_server(
 
     Yields its base URL and the `CONTRACT_*` environment the hooks need for it.
     """
-    from accessgov.service.app import create_app
-    from accessgov.service.config import ServerConfig
-    from accessgov.service.seed import seed_demo
+    from accessgov.app import create_app
+    from accessgov.config import ServerConfig
+    from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
     from tests.harness import serve
 
@@ -196,7 +196,7 @@ def reference_server(
             from cryptography.hazmat.primitives import serialization
             from cryptography.hazmat.primitives.asymmetric import ed25519
 
-            from accessgov.signing import jwks_document, public_jwk
+            from accessgov.webhooks.signing import jwks_document, public_jwk
 
             pem = ed25519.Ed25519PrivateKey.generate().private_bytes(
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

@@ -13,7 +13,7 @@ from typing import Any
 import uvicorn
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.service.config import ServerConfig
+from accessgov.config import ServerConfig
 
 
 @contextlib.contextmanager
@@ -46,8 +46,8 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
 @contextlib.contextmanager
 def seeded_server(data_dir: Path) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
     """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded."""
-    from accessgov.service.app import create_app
-    from accessgov.service.seed import seed_demo
+    from accessgov.app import create_app
+    from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
 
     config = ServerConfig(database_url=f"sqlite:///{data_dir / 'accessgov.db'}")

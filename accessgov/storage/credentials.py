@@ -98,3 +98,17 @@ def purge_expired_tokens(session: Session, now: datetime) -> int:
 
 def list_api_token_names(session: Session) -> list[str]:
     return list(session.scalars(select(ApiToken.name).order_by(ApiToken.name)))
+
+
+def lookup_api_token_hash(session: Session, digest: str) -> list[str] | None:
+    """The roles of the API token whose SHA-256 is `digest`, or None."""
+    roles = session.execute(select(ApiToken.roles).where(ApiToken.token_hash == digest)).scalar_one_or_none()
+    return None if roles is None else list(roles)
+
+
+def lookup_access_token_hash(session: Session, digest: str) -> tuple[list[str], datetime] | None:
+    """The roles and expiry of the access token whose SHA-256 is `digest` (expired or not), or None."""
+    row = session.execute(
+        select(OAuthAccessToken.roles, OAuthAccessToken.expires_at).where(OAuthAccessToken.token_hash == digest)
+    ).one_or_none()
+    return None if row is None else (list(row.roles), row.expires_at)

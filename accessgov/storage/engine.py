@@ -42,15 +42,15 @@ def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | 
     return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
-def create_engine(url: str, **kwargs: Any) -> Engine:
+def create_engine(url: str, *, read_only: bool = False, **kwargs: Any) -> Engine:
     """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`.
 
     SQLite: WAL (readers do not block the writer), foreign keys on, a 5 s busy timeout, and every
     transaction opened with `BEGIN IMMEDIATE`. The last one matters: a deferred transaction that reads
     and then writes cannot wait for a concurrent writer (SQLITE_BUSY_SNAPSHOT fails at once, whatever the
     busy timeout), whereas an immediate one queues on the busy timeout and then sees the winner's commit.
-    The price is that SQLite transactions are serialized, readers included; PostgreSQL is the choice
-    for concurrency.
+    `read_only=True` is the exception: its connections refuse writes (`query_only`) and begin deferred
+    transactions, which read a WAL snapshot without ever taking the write lock.
     """
     url = normalize_database_url(url)
     backend = sa.make_url(url).get_backend_name()
@@ -58,11 +58,11 @@ def create_engine(url: str, **kwargs: Any) -> Engine:
         kwargs.setdefault("pool_pre_ping", True)
     engine = sa.create_engine(url, **kwargs)
     if backend == "sqlite":
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, read_only=read_only)
     return engine
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins (see `_on_begin`).
@@ -72,6 +72,8 @@ def _configure_sqlite(engine: Engine) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             _enable_wal(cursor)
             cursor.execute("PRAGMA foreign_keys = ON")
+            if read_only:
+                cursor.execute("PRAGMA query_only = ON")
             # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power
             # loss too, or an acknowledged event could be run again after the reboot.
         finally:
@@ -79,7 +81,7 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def _enable_wal(cursor: Any) -> None:

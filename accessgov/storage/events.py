@@ -1,48 +1,67 @@
-"""Durable idempotency of inbound webhook events, and the automation runs they trigger.
+"""Durable idempotency of inbound webhook events, and the queue of automation runs they trigger (an outbox).
 
 The (listener_id, event_id) primary key of `webhook_events` is what makes a delivery count once: the
 claim is an `INSERT ... ON CONFLICT DO NOTHING`, so concurrent deliveries of one event (threads,
-processes, servers) are decided by the database, never by a read-then-write check.
+processes, servers) are decided by the database, never by a read-then-write check. The same transaction
+queues the automation run; runners claim queued runs under a lease and finish them with a conditional
+update, so a runner that dies mid-run loses nothing (the lease expires, another runner claims the run) and
+a run is never recorded twice (a stale runner's result no longer matches the run's attempt).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
-from accessgov.storage.schema import RUN_STATUSES, AutomationRun, WebhookEvent
+from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
 
 EVENT_RETENTION = timedelta(days=7)
 # Backends with INSERT ... ON CONFLICT DO NOTHING; others fall back to catching the key violation.
 ON_CONFLICT_DIALECTS = frozenset({"postgresql", "sqlite"})
+QUEUED, RUNNING, SUCCEEDED, SKIPPED, FAILED = "QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"
+# A run whose runner died this many times is given up as FAILED rather than claimed forever.
+MAX_ATTEMPTS = 5
 
-# (status, reason, outputs) as returned by the automation: status is one of RUN_STATUSES.
-RunOutcome = tuple[str, str | None, Mapping[str, Any]]
+_EVENTS = WebhookEvent.__table__
+_RUNS = AutomationRun.__table__
 
 
 @dataclass(frozen=True)
 class DeliveryResult:
-    """`accepted` with the recorded `run`, or a duplicate (`run` is None, the automation did not run)."""
+    """`accepted` with the queued (or skipped) run, or a duplicate (no run was queued)."""
 
     accepted: bool
-    run: AutomationRun | None = None
+    run_id: str | None = None
+    status: str | None = None
+    reason: str | None = None
 
     @property
     def duplicate(self) -> bool:
         return not self.accepted
 
 
+@dataclass(frozen=True)
+class ClaimedRun:
+    """A run a runner now owns until `lease_until`; `attempt` identifies this claim."""
+
+    id: str
+    listener_id: str
+    event_id: str
+    context: Any
+    attempt: int
+    lease_until: datetime
+
+
 def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
     """Insert the event record unless it exists; True when this call inserted it."""
-    table = WebhookEvent.__table__
     values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
     dialect = session.get_bind().dialect.name
     if dialect in ON_CONFLICT_DIALECTS:
@@ -50,16 +69,16 @@ def _claim_event(session: Session, listener_id: str, event_id: str, now: datetim
         # Only a primary-key conflict is ignored; a foreign-key violation (unknown listener) still raises.
         # RETURNING tells whether a row went in (rowcount is not reported for this statement everywhere).
         stmt = (
-            dialect_insert(table)
+            dialect_insert(_EVENTS)
             .values(values)
             .on_conflict_do_nothing(index_elements=["listener_id", "event_id"])
-            .returning(table.c.event_id)
+            .returning(_EVENTS.c.event_id)
         )
         return session.execute(stmt).first() is not None
     # Other backends: let the constraint fail, in a savepoint so the transaction survives.
     try:
         with session.begin_nested():
-            session.execute(insert(table).values(values))
+            session.execute(insert(_EVENTS).values(values))
     except IntegrityError:
         if session.get(WebhookEvent, (listener_id, event_id)) is None:
             raise  # not a duplicate: some other constraint
@@ -68,38 +87,106 @@ def _claim_event(session: Session, listener_id: str, event_id: str, now: datetim
 
 
 def record_delivery(
-    session_factory: sessionmaker[Session],
+    session: Session,
     *,
     listener_id: str,
     event_id: str,
     payload: Any,
     now: datetime,
-    run: Callable[[], RunOutcome],
+    skip_reason: str | None = None,
 ) -> DeliveryResult:
-    """Record event `event_id` for `listener_id` and run its automation, exactly once.
+    """Record event `event_id` for `listener_id` and queue its automation run, exactly once.
 
-    One transaction holds the event record and the run row. A concurrent delivery of the same event
-    waits on the first one's uncommitted row and then sees the conflict, so `run` is called at most once
-    per committed event. If `run` raises, nothing is committed and a retry is accepted.
+    With `skip_reason` (unpublished automation, disabled trigger) the run is recorded as SKIPPED instead of
+    queued. A concurrent delivery of the same event waits on the first one's uncommitted row and then sees
+    the conflict. The caller's transaction commits both rows or neither.
     """
-    with session_factory() as session, session.begin():
-        if not _claim_event(session, listener_id, event_id, now):
-            return DeliveryResult(accepted=False)
-        status, reason, outputs = run()
-        if status not in RUN_STATUSES:
-            raise ValueError(f"automation status must be one of {RUN_STATUSES}, not {status!r}")
-        row = AutomationRun(
-            id=ids.sortable_id(now),
+    if not _claim_event(session, listener_id, event_id, now):
+        return DeliveryResult(accepted=False)
+    run_id = ids.sortable_id(now)
+    status = SKIPPED if skip_reason else QUEUED
+    session.execute(
+        insert(_RUNS).values(
+            id=run_id,
             listener_id=listener_id,
             event_id=event_id,
             status=status,
-            reason=reason,
+            reason=skip_reason,
             context=payload,
-            outputs=dict(outputs),
+            outputs={},
             created_at=now,
+            attempts=0,
+            finished_at=now if skip_reason else None,
         )
-        session.add(row)
-    return DeliveryResult(accepted=True, run=row)
+    )
+    return DeliveryResult(accepted=True, run_id=run_id, status=status, reason=skip_reason)
+
+
+def _claimable(now: datetime) -> Any:
+    expired = and_(_RUNS.c.status == RUNNING, _RUNS.c.lease_until < now)
+    return or_(_RUNS.c.status == QUEUED, expired)
+
+
+def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int) -> list[ClaimedRun]:
+    """Take up to `limit` runs, oldest first: queued ones, and running ones whose lease has expired.
+
+    PostgreSQL skips rows another runner has locked (`FOR UPDATE SKIP LOCKED`), so several runners share
+    the queue without waiting on each other; SQLite has one writer at a time anyway. Runs claimed
+    `MAX_ATTEMPTS` times already are finished as FAILED instead.
+    """
+    stmt = (
+        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts)
+        .where(_claimable(now))
+        .order_by(_RUNS.c.status, _RUNS.c.created_at)  # 'QUEUED' < 'RUNNING': fresh work first
+        .limit(limit)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True)
+    claimed = []
+    lease_until = now + lease
+    for row in session.execute(stmt).all():
+        if row.attempts >= MAX_ATTEMPTS:
+            _finish(session, row.id, row.attempts, FAILED, f"gave up after {row.attempts} attempts", {}, now)
+            continue
+        attempt = row.attempts + 1
+        session.execute(
+            update(_RUNS).where(_RUNS.c.id == row.id).values(status=RUNNING, attempts=attempt, lease_until=lease_until)
+        )
+        claimed.append(ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until))
+    return claimed
+
+
+def _finish(
+    session: Session,
+    run_id: str,
+    attempt: int,
+    status: str,
+    reason: str | None,
+    outputs: Mapping[str, Any],
+    now: datetime,
+) -> bool:
+    stmt = (
+        update(_RUNS)
+        .where(_RUNS.c.id == run_id, _RUNS.c.attempts == attempt, _RUNS.c.status.in_((QUEUED, RUNNING)))
+        .values(status=status, reason=reason, outputs=dict(outputs), lease_until=None, finished_at=now)
+    )
+    return bool(session.execute(stmt).rowcount)
+
+
+def finish_run(
+    session: Session,
+    run: ClaimedRun,
+    *,
+    status: str,
+    reason: str | None,
+    outputs: Mapping[str, Any],
+    now: datetime,
+) -> bool:
+    """Record the outcome of `run`; False (nothing written) when this claim is stale: the lease expired and
+    another runner claimed the run again, or it was finished already."""
+    if status not in FINAL_RUN_STATUSES:
+        raise ValueError(f"a finished run's status is one of {FINAL_RUN_STATUSES}, not {status!r}")
+    return _finish(session, run.id, run.attempt, status, reason, outputs, now)
 
 
 def purge_events(session: Session, *, now: datetime, retention: timedelta = EVENT_RETENTION) -> int:
@@ -118,9 +205,20 @@ def get_run(session: Session, run_id: str) -> AutomationRun | None:
     return session.get(AutomationRun, run_id)
 
 
-def list_runs(session: Session, listener_id: str | None = None, limit: int = 50) -> list[AutomationRun]:
-    """The newest runs first, of one listener or of all."""
+def list_runs(
+    session: Session, listener_id: str | None = None, limit: int = 50, status: str | None = None
+) -> list[AutomationRun]:
+    """The newest runs first, of one listener or of all, optionally in one status."""
     stmt = select(AutomationRun).order_by(AutomationRun.created_at.desc(), AutomationRun.id.desc()).limit(limit)
     if listener_id is not None:
         stmt = stmt.where(AutomationRun.listener_id == listener_id)
+    if status is not None:
+        stmt = stmt.where(AutomationRun.status == status)
     return list(session.scalars(stmt))
+
+
+def count_runs_by_status(session: Session) -> dict[str, int]:
+    from sqlalchemy import func
+
+    rows = session.execute(select(_RUNS.c.status, func.count()).group_by(_RUNS.c.status)).all()
+    return {status: count for status, count in rows}

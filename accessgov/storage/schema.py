@@ -23,7 +23,8 @@ NAMING_CONVENTION = {
 }
 
 AUTH_METHODS = ("HMAC", "JWT")
-RUN_STATUSES = ("SUCCEEDED", "SKIPPED", "FAILED")
+RUN_STATUSES = ("QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED")
+FINAL_RUN_STATUSES = ("SUCCEEDED", "SKIPPED", "FAILED")
 
 
 class UTCDateTime(sa.TypeDecorator[datetime]):
@@ -98,12 +99,15 @@ class WebhookEvent(Base):
 
 
 class AutomationRun(Base):
-    """The outcome of running a listener's automation for one accepted event."""
+    """One run of a listener's automation for one accepted event: queued in the delivery's transaction (the
+    outbox), then claimed by a runner under a lease (`RUNNING`) and finished (`SUCCEEDED`/`FAILED`), or
+    recorded `SKIPPED` at once when the automation is unpublished or its trigger disabled."""
 
     __tablename__ = "automation_runs"
     __table_args__ = (
-        sa.CheckConstraint("status IN ('SUCCEEDED', 'SKIPPED', 'FAILED')", name="status"),
+        sa.CheckConstraint("status IN ('QUEUED', 'RUNNING', 'SUCCEEDED', 'SKIPPED', 'FAILED')", name="status"),
         sa.Index(None, "listener_id", "created_at"),
+        sa.Index(None, "status", "created_at"),  # runners claim the oldest queued runs
     )
 
     id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
@@ -115,6 +119,10 @@ class AutomationRun(Base):
     context: Mapped[Any] = mapped_column(sa.JSON)
     outputs: Mapped[dict[str, Any]] = mapped_column()
     created_at: Mapped[datetime] = mapped_column()
+    attempts: Mapped[int] = mapped_column(sa.Integer, server_default="0")
+    # A runner owns a RUNNING run until then; past it, another runner may claim the run again.
+    lease_until: Mapped[datetime | None] = mapped_column()
+    finished_at: Mapped[datetime | None] = mapped_column()
 
 
 class Task(Base):

@@ -227,6 +227,8 @@ class ApprovalStep(BaseModel):
 
 class AutomationRunStatus(StrEnum):
     AUTOMATION_RUN_STATUS_UNSPECIFIED = "AUTOMATION_RUN_STATUS_UNSPECIFIED"
+    AUTOMATION_RUN_STATUS_QUEUED = "AUTOMATION_RUN_STATUS_QUEUED"
+    AUTOMATION_RUN_STATUS_RUNNING = "AUTOMATION_RUN_STATUS_RUNNING"
     AUTOMATION_RUN_STATUS_SUCCEEDED = "AUTOMATION_RUN_STATUS_SUCCEEDED"
     AUTOMATION_RUN_STATUS_SKIPPED = "AUTOMATION_RUN_STATUS_SKIPPED"
     AUTOMATION_RUN_STATUS_FAILED = "AUTOMATION_RUN_STATUS_FAILED"
@@ -1103,8 +1105,8 @@ class AutomationRun(BaseModel):
     status: Annotated[
         AutomationRunStatus | str,
         Field(
-            description="What happened to the automation linked to a webhook listener when an event was accepted. Open enumeration: the values below are the ones known to this version of the contract; the service may add values at any time, so clients must accept any other string (see `x-open-enum` in the document info).",
-            examples=["AUTOMATION_RUN_STATUS_SUCCEEDED"],
+            description="Where the automation run of an accepted event stands. Runs leave the request: an accepted event's run is `QUEUED` (or `SKIPPED` at once when the automation is unpublished or its trigger disabled), then `RUNNING` while a runner executes it, then `SUCCEEDED` or `FAILED`. Open enumeration: the values below are the ones known to this version of the contract; the service may add values at any time, so clients must accept any other string (see `x-open-enum` in the document info).",
+            examples=["AUTOMATION_RUN_STATUS_QUEUED"],
             title="AutomationRunStatus",
         ),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accessgov.service.spec_app import HandlerSpec, build_app, load_bundle, stub_authenticators
+from accessgov.http.engine import HandlerSpec, build_app, load_bundle, stub_authenticators
 
 from .operations import OPERATIONS
 

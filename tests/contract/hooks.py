@@ -41,8 +41,8 @@ from schemathesis import GenerationMode
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.transport import Response
 
-from accessgov.signing import jwt_headers
-from accessgov.verification.hmac_signature import compute_signature
+from accessgov.webhooks.hmac_signature import compute_signature
+from accessgov.webhooks.signing import jwt_headers
 
 RESTART_PATH = "/api/v1/tasks/{task_id}/action/restart"
 LIST_PATH = "/api/v1/apps/{app_id}/entitlements"
@@ -52,13 +52,13 @@ API_PATHS = {RESTART_PATH, LIST_PATH}
 
 
 def _demo_hmac_secret() -> str:
-    from accessgov.service.seed import DEMO_HMAC_SECRET
+    from accessgov.demo.seed import DEMO_HMAC_SECRET
 
     return DEMO_HMAC_SECRET
 
 
 def _default_task_ids() -> list[str]:
-    from accessgov.service import demo
+    from accessgov.demo import tenant as demo
 
     return [task["id"] for task in demo.build().tasks if task["state"] == "TASK_STATE_OPEN"][:20]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from accessgov.service.config import ServerConfig
-from accessgov.service.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN
+from accessgov.config import ServerConfig
+from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN
 from tests.harness import seeded_server
 
 

@@ -7,7 +7,7 @@ import base64
 import httpx
 import pytest
 
-from accessgov.service import demo
+from accessgov.demo import tenant as demo
 from tests.service.conftest import Server
 
 URL = f"/api/v1/apps/{demo.PAGING_APP_ID}/entitlements"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from accessgov.service import demo
-from accessgov.service.seed import DEMO_ADMIN_TOKEN, DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
+from accessgov.demo import tenant as demo
+from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
 from scripts.bundle import REPO
 from tests.service.conftest import Server
 

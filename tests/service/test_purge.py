@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from accessgov.service.app import create_app
-from accessgov.service.config import ServerConfig
-from accessgov.service.seed import DEMO_HMAC_LISTENER_ID, seed_demo
+from accessgov.app import create_app
+from accessgov.config import ServerConfig
+from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, seed_demo
 from accessgov.storage import events
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from tests.harness import serve
@@ -24,14 +24,8 @@ def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
         seed_demo(session)
 
     def deliver(event_id: str, at: datetime) -> None:
-        events.record_delivery(
-            sessions,
-            listener_id=DEMO_HMAC_LISTENER_ID,
-            event_id=event_id,
-            payload={},
-            now=at,
-            run=lambda: ("SUCCEEDED", None, {}),
-        )
+        with sessions.begin() as session:
+            events.record_delivery(session, listener_id=DEMO_HMAC_LISTENER_ID, event_id=event_id, payload={}, now=at)
 
     deliver("old", NOW - timedelta(days=8))
     deliver("recent", NOW - timedelta(days=6))

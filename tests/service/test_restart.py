@@ -6,8 +6,8 @@ import httpx
 import pytest
 from jsonpath import findall
 
-from accessgov.service import demo
-from accessgov.service.expand import EXPANSIONS
+from accessgov.demo import tenant as demo
+from accessgov.domain.expand import EXPANSIONS
 from tests.service.conftest import Server
 
 TENANT = demo.build()

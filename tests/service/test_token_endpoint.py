@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from accessgov.service.seed import DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
+from accessgov.demo.seed import DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
 from tests.service.conftest import Server
 
 

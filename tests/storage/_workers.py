@@ -10,27 +10,23 @@ from accessgov.storage.engine import create_engine, session_factory
 
 
 def deliver(
-    url: str, listener_id: str, event_id: str, now: datetime, attempts: int, barrier: Any, calls: Any, results: Any
+    url: str, listener_id: str, event_id: str, now: datetime, attempts: int, barrier: Any, results: Any
 ) -> None:
     """Deliver one event `attempts` times from this process, all processes starting together.
 
-    `calls` (a shared counter) counts automation runs; `results` (a queue) gets this process's outcomes.
+    `results` (a queue) gets this process's outcomes.
     """
     engine = create_engine(url)
     sessions = session_factory(engine)
-
-    def run() -> events.RunOutcome:
-        with calls.get_lock():
-            calls.value += 1
-        return "SUCCEEDED", None, {}
 
     outcomes: list[bool] = []
     try:
         barrier.wait(timeout=60)
         for _ in range(attempts):
-            result = events.record_delivery(
-                sessions, listener_id=listener_id, event_id=event_id, payload={"n": 1}, now=now, run=run
-            )
+            with sessions.begin() as session:
+                result = events.record_delivery(
+                    session, listener_id=listener_id, event_id=event_id, payload={"n": 1}, now=now
+                )
             outcomes.append(result.accepted)
     finally:
         engine.dispose()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-import time
-from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
@@ -22,33 +20,30 @@ from tests.storage.conftest import NOW, MakeListener
 
 EVENT = "7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
 PAYLOAD = {"user": {"email": "ada@example.com"}, "action": "created"}
-
-
-class CountingRun:
-    """An automation stand-in that counts its calls (thread-safe) and can be slowed down."""
-
-    def __init__(self, outcome: events.RunOutcome = ("SUCCEEDED", None, {"echo": 1}), delay: float = 0.0) -> None:
-        self.outcome, self.delay, self.calls = outcome, delay, 0
-        self._lock = threading.Lock()
-
-    def __call__(self) -> events.RunOutcome:
-        with self._lock:
-            self.calls += 1
-        if self.delay:
-            time.sleep(self.delay)  # widen the window in which a racing delivery could slip through
-        return self.outcome
+LEASE = timedelta(seconds=60)
 
 
 def deliver(
     sessions: sessionmaker[Session],
     listener_id: str,
-    run: Callable[[], events.RunOutcome],
     event_id: str = EVENT,
     now: datetime = NOW,
+    skip_reason: str | None = None,
 ) -> events.DeliveryResult:
-    return events.record_delivery(
-        sessions, listener_id=listener_id, event_id=event_id, payload=PAYLOAD, now=now, run=run
-    )
+    with sessions.begin() as session:
+        return events.record_delivery(
+            session, listener_id=listener_id, event_id=event_id, payload=PAYLOAD, now=now, skip_reason=skip_reason
+        )
+
+
+def claim(sessions: sessionmaker[Session], now: datetime = NOW, limit: int = 10) -> list[events.ClaimedRun]:
+    with sessions.begin() as session:
+        return events.claim_runs(session, now=now, lease=LEASE, limit=limit)
+
+
+def finish(sessions: sessionmaker[Session], run: events.ClaimedRun, status: str = "SUCCEEDED") -> bool:
+    with sessions.begin() as session:
+        return events.finish_run(session, run, status=status, reason=None, outputs={"ok": True}, now=NOW)
 
 
 def count(sessions: sessionmaker[Session], model: type[WebhookEvent] | type[AutomationRun]) -> int:
@@ -56,30 +51,38 @@ def count(sessions: sessionmaker[Session], model: type[WebhookEvent] | type[Auto
         return session.scalar(sa.select(sa.func.count()).select_from(model)) or 0
 
 
-def test_first_delivery_is_accepted_and_recorded(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
-    listener = make_listener()
-    run = CountingRun(("SKIPPED", "trigger disabled", {}))
-    result = deliver(sessions, listener.id, run)
-    assert result.accepted and not result.duplicate
-    assert run.calls == 1
-    assert result.run is not None
-    assert (result.run.status, result.run.reason, result.run.event_id) == ("SKIPPED", "trigger disabled", EVENT)
-    with sessions() as session:
-        stored = events.get_run(session, result.run.id)
-        assert stored is not None
-        assert (stored.context, stored.outputs, stored.created_at) == (PAYLOAD, {}, NOW)
-        assert events.event_seen(session, listener.id, EVENT)
-
-
-def test_second_delivery_is_a_duplicate_and_does_not_run(
+def test_first_delivery_is_accepted_and_queues_a_run(
     sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:
     listener = make_listener()
-    run = CountingRun()
-    assert deliver(sessions, listener.id, run).accepted
-    second = deliver(sessions, listener.id, run, now=NOW + timedelta(minutes=1))
-    assert second.duplicate and second.run is None
-    assert run.calls == 1
+    result = deliver(sessions, listener.id)
+    assert result.accepted and not result.duplicate
+    assert (result.status, result.reason) == ("QUEUED", None)
+    with sessions() as session:
+        stored = events.get_run(session, result.run_id or "")
+        assert stored is not None
+        assert (stored.status, stored.context, stored.outputs, stored.created_at) == ("QUEUED", PAYLOAD, {}, NOW)
+        assert (stored.attempts, stored.finished_at) == (0, None)
+        assert events.event_seen(session, listener.id, EVENT)
+
+
+def test_skipped_delivery_is_recorded_finished(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
+    listener = make_listener()
+    result = deliver(sessions, listener.id, skip_reason="trigger disabled")
+    assert (result.status, result.reason) == ("SKIPPED", "trigger disabled")
+    assert claim(sessions) == []  # nothing to run
+    with sessions() as session:
+        stored = events.get_run(session, result.run_id or "")
+        assert stored is not None and stored.finished_at == NOW
+
+
+def test_second_delivery_is_a_duplicate_and_queues_nothing(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    listener = make_listener()
+    assert deliver(sessions, listener.id).accepted
+    second = deliver(sessions, listener.id, now=NOW + timedelta(minutes=1))
+    assert second.duplicate and second.run_id is None
     assert count(sessions, AutomationRun) == 1
 
 
@@ -87,42 +90,27 @@ def test_same_event_id_on_another_listener_is_independent(
     sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:
     first, second = make_listener(), make_listener()
-    run = CountingRun()
-    assert deliver(sessions, first.id, run).accepted
-    assert deliver(sessions, second.id, run).accepted
-    assert deliver(sessions, second.id, run).duplicate
-    assert run.calls == 2
+    assert deliver(sessions, first.id).accepted
+    assert deliver(sessions, second.id).accepted
+    assert deliver(sessions, second.id).duplicate
+    assert count(sessions, AutomationRun) == 2
 
 
-def test_failing_run_commits_nothing_and_the_retry_is_accepted(
+def test_a_failed_transaction_keeps_nothing_and_the_retry_is_accepted(
     sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:
     listener = make_listener()
-
-    def explode() -> events.RunOutcome:
-        raise RuntimeError("automation crashed")
-
-    with pytest.raises(RuntimeError, match="crashed"):
-        deliver(sessions, listener.id, explode)
+    with pytest.raises(RuntimeError, match="crashed"), sessions.begin() as session:
+        events.record_delivery(session, listener_id=listener.id, event_id=EVENT, payload=PAYLOAD, now=NOW)
+        raise RuntimeError("crashed before commit")
     assert count(sessions, WebhookEvent) == 0
     assert count(sessions, AutomationRun) == 0
-    run = CountingRun()
-    assert deliver(sessions, listener.id, run).accepted
-    assert run.calls == 1
-
-
-def test_invalid_run_status_commits_nothing(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
-    listener = make_listener()
-    with pytest.raises(ValueError, match="status"):
-        deliver(sessions, listener.id, CountingRun(("DONE", None, {})))
-    assert count(sessions, WebhookEvent) == 0
+    assert deliver(sessions, listener.id).accepted
 
 
 def test_unknown_listener_is_an_error_not_a_duplicate(sessions: sessionmaker[Session]) -> None:
-    run = CountingRun()
     with pytest.raises(IntegrityError):
-        deliver(sessions, "no-such-listener", run)
-    assert run.calls == 0
+        deliver(sessions, "no-such-listener")
 
 
 def test_constraint_fallback_detects_duplicates(
@@ -131,32 +119,83 @@ def test_constraint_fallback_detects_duplicates(
     """The path for backends without ON CONFLICT: the key violation itself, caught in a savepoint."""
     monkeypatch.setattr(events, "ON_CONFLICT_DIALECTS", frozenset())
     listener = make_listener()
-    run = CountingRun()
-    assert deliver(sessions, listener.id, run).accepted
-    assert deliver(sessions, listener.id, run).duplicate
-    assert run.calls == 1
+    assert deliver(sessions, listener.id).accepted
+    assert deliver(sessions, listener.id).duplicate
+    assert count(sessions, AutomationRun) == 1
     with pytest.raises(IntegrityError):
-        deliver(sessions, "no-such-listener", run)
+        deliver(sessions, "no-such-listener")
+
+
+def test_claimed_runs_are_leased_and_finished_once(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    listener = make_listener()
+    for n in range(3):
+        deliver(sessions, listener.id, event_id=f"e{n}", now=NOW + timedelta(seconds=n))
+    runs = claim(sessions, limit=2)
+    assert [run.event_id for run in runs] == ["e0", "e1"]  # oldest first
+    assert all(run.attempt == 1 and run.lease_until == NOW + LEASE for run in runs)
+    assert [run.event_id for run in claim(sessions)] == ["e2"]  # leased runs are not handed out again
+    assert claim(sessions) == []
+    assert finish(sessions, runs[0])
+    assert not finish(sessions, runs[0])  # finished already: never recorded twice
+    with sessions() as session:
+        stored = events.get_run(session, runs[0].id)
+        assert stored is not None and (stored.status, stored.outputs) == ("SUCCEEDED", {"ok": True})
+
+
+def test_a_dead_runners_lease_expires_and_its_late_result_is_discarded(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    listener = make_listener()
+    deliver(sessions, listener.id)
+    [dead] = claim(sessions)  # this runner dies before finishing
+    assert claim(sessions, now=NOW + LEASE - timedelta(seconds=1)) == []
+    [again] = claim(sessions, now=NOW + LEASE + timedelta(seconds=1))  # lease expired: claimed again
+    assert (again.id, again.attempt) == (dead.id, 2)
+    assert not finish(sessions, dead)  # the first runner wakes up late: its claim is stale
+    assert finish(sessions, again, "FAILED")
+    assert count(sessions, AutomationRun) == 1
+
+
+def test_a_run_claimed_too_often_is_given_up(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
+    listener = make_listener()
+    deliver(sessions, listener.id)
+    moment = NOW
+    for attempt in range(1, events.MAX_ATTEMPTS + 1):
+        [run] = claim(sessions, now=moment)
+        assert run.attempt == attempt
+        moment += LEASE + timedelta(seconds=1)
+    assert claim(sessions, now=moment) == []
+    with sessions() as session:
+        [stored] = events.list_runs(session)
+        assert stored.status == "FAILED" and "gave up" in (stored.reason or "")
+
+
+def test_finish_rejects_a_non_final_status(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
+    listener = make_listener()
+    deliver(sessions, listener.id)
+    [run] = claim(sessions)
+    with pytest.raises(ValueError, match="status"):
+        finish(sessions, run, "QUEUED")
 
 
 def test_purge_forgets_events_older_than_seven_days(
     sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:
     listener = make_listener()
-    run = CountingRun()
-    assert deliver(sessions, listener.id, run, event_id="old", now=NOW - timedelta(days=7, seconds=1)).accepted
-    assert deliver(sessions, listener.id, run, event_id="recent", now=NOW - timedelta(days=6)).accepted
+    assert deliver(sessions, listener.id, event_id="old", now=NOW - timedelta(days=7, seconds=1)).accepted
+    assert deliver(sessions, listener.id, event_id="recent", now=NOW - timedelta(days=6)).accepted
     with sessions.begin() as session:
         assert events.purge_events(session, now=NOW) == 1
-    assert deliver(sessions, listener.id, run, event_id="old").accepted  # forgotten: accepted again
-    assert deliver(sessions, listener.id, run, event_id="recent").duplicate  # 6 days old: still known
-    assert run.calls == 3
+    assert deliver(sessions, listener.id, event_id="old").accepted  # forgotten: accepted again
+    assert deliver(sessions, listener.id, event_id="recent").duplicate  # 6 days old: still known
     assert count(sessions, AutomationRun) == 3  # runs are history, not purged
 
 
 def test_purge_retention_is_configurable(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
     listener = make_listener()
-    assert deliver(sessions, listener.id, CountingRun(), now=NOW - timedelta(hours=2)).accepted
+    assert deliver(sessions, listener.id, now=NOW - timedelta(hours=2)).accepted
     with sessions.begin() as session:
         assert events.purge_events(session, now=NOW, retention=timedelta(hours=3)) == 0
         assert events.purge_events(session, now=NOW, retention=timedelta(hours=1)) == 1
@@ -164,13 +203,11 @@ def test_purge_retention_is_configurable(sessions: sessionmaker[Session], make_l
 
 def test_duplicates_survive_a_restart(db_url: str, engine: Engine, make_listener: MakeListener) -> None:
     listener = make_listener()
-    assert deliver(session_factory(engine), listener.id, CountingRun()).accepted
+    assert deliver(session_factory(engine), listener.id).accepted
     engine.dispose()
     restarted = create_engine(db_url)  # a new process would build exactly this
     try:
-        run = CountingRun()
-        assert deliver(session_factory(restarted), listener.id, run).duplicate
-        assert run.calls == 0
+        assert deliver(session_factory(restarted), listener.id).duplicate
     finally:
         restarted.dispose()
 
@@ -178,25 +215,25 @@ def test_duplicates_survive_a_restart(db_url: str, engine: Engine, make_listener
 def test_list_runs_newest_first(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
     first, second = make_listener(), make_listener()
     for minute in range(3):
-        deliver(sessions, first.id, CountingRun(), event_id=f"a{minute}", now=NOW + timedelta(minutes=minute))
-    deliver(sessions, second.id, CountingRun(), event_id="b0", now=NOW + timedelta(minutes=10))
+        deliver(sessions, first.id, event_id=f"a{minute}", now=NOW + timedelta(minutes=minute))
+    deliver(sessions, second.id, event_id="b0", now=NOW + timedelta(minutes=10))
     with sessions() as session:
         assert [r.event_id for r in events.list_runs(session)] == ["b0", "a2", "a1", "a0"]
         assert [r.event_id for r in events.list_runs(session, first.id, limit=2)] == ["a2", "a1"]
+        assert events.count_runs_by_status(session) == {"QUEUED": 4}
 
 
 def test_concurrent_threads_deliver_once(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
     listener: Listener = make_listener()
     threads_count = 40
     barrier = threading.Barrier(threads_count)
-    run = CountingRun(delay=0.05)
     results: list[bool] = []
     errors: list[BaseException] = []
 
     def attempt() -> None:
         barrier.wait(timeout=30)
         try:
-            results.append(deliver(sessions, listener.id, run).accepted)
+            results.append(deliver(sessions, listener.id).accepted)
         except BaseException as error:
             errors.append(error)
 
@@ -207,7 +244,6 @@ def test_concurrent_threads_deliver_once(sessions: sessionmaker[Session], make_l
         thread.join(timeout=60)
     assert errors == []
     assert sorted(results) == [False] * (threads_count - 1) + [True]
-    assert run.calls == 1
     assert count(sessions, AutomationRun) == 1
     assert count(sessions, WebhookEvent) == 1
 
@@ -220,12 +256,9 @@ def test_concurrent_processes_deliver_once(
     context = multiprocessing.get_context("spawn")
     processes_count, attempts = 4, 10
     barrier = context.Barrier(processes_count)
-    calls = context.Value("i", 0)
     results = context.Queue()
     processes = [
-        context.Process(
-            target=_workers.deliver, args=(db_url, listener.id, EVENT, NOW, attempts, barrier, calls, results)
-        )
+        context.Process(target=_workers.deliver, args=(db_url, listener.id, EVENT, NOW, attempts, barrier, results))
         for _ in range(processes_count)
     ]
     for process in processes:
@@ -236,5 +269,4 @@ def test_concurrent_processes_deliver_once(
         assert process.exitcode == 0
     assert len(outcomes) == processes_count * attempts
     assert outcomes.count(True) == 1
-    assert calls.value == 1
     assert count(sessions, AutomationRun) == 1

@@ -6,8 +6,8 @@ from ipaddress import IPv4Network, ip_address, ip_network
 
 import pytest
 
-from accessgov.verification.cidr import check_source_allowed, client_address, parse_networks
-from accessgov.verification.errors import SourceNotAllowedError
+from accessgov.webhooks.cidr import check_source_allowed, client_address, parse_networks
+from accessgov.webhooks.errors import SourceNotAllowedError
 
 ALLOWED = parse_networks(["203.0.113.0/24", "198.51.100.7", "2001:db8:1::/48"])
 PROXIES = parse_networks(["10.0.0.0/8", "fd00::/8"])

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from accessgov.signing import HMAC_TEST_VECTOR
-from accessgov.verification import hmac_signature
-from accessgov.verification.errors import WebhookAuthError
+from accessgov.webhooks import hmac_signature
+from accessgov.webhooks.errors import WebhookAuthError
+from accessgov.webhooks.signing import HMAC_TEST_VECTOR
 
 SECRET = "x8Jq3bqfQ2Vq0cVxv0hQm8n4lG7yXb0R6jvS3k1mZ2o"  # a fixed, valid 43-character secret
 TIMESTAMP = "1767225600"

@@ -32,6 +32,7 @@ from accessgov.paging import (
     page_response,
     parse_page_request,
 )
+from accessgov.paging import tokens as paging_tokens
 
 SECRET = b"s" * 32
 COLLECTION = "apps/app-1/entitlements"
@@ -237,9 +238,9 @@ def test_token_from_the_future_is_rejected(clock: Clock) -> None:
 
 
 def test_unknown_version_is_rejected(codec: PageTokenCodec, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(paging, "TOKEN_VERSION", 2)
+    monkeypatch.setattr(paging_tokens, "TOKEN_VERSION", 2)
     newer = codec.encode(COLLECTION, ["ent-1"])  # correctly signed, by a newer server
-    monkeypatch.setattr(paging, "TOKEN_VERSION", 1)
+    monkeypatch.setattr(paging_tokens, "TOKEN_VERSION", 1)
     assert base64.urlsafe_b64decode(newer + "=" * (-len(newer) % 4))[0] == 2
     with pytest.raises(PageTokenError, match="version 2") as caught:
         codec.decode(newer, COLLECTION)
@@ -249,7 +250,7 @@ def test_unknown_version_is_rejected(codec: PageTokenCodec, monkeypatch: pytest.
 
 def test_signed_token_without_a_valid_cursor_is_rejected(codec: PageTokenCodec) -> None:
     for body in [b"[]", b"[1.5]", b"[true]", b'{"a":1}', b"[[1]]", b"\xff\xfe"]:
-        signed = paging._HEADER.pack(paging.TOKEN_VERSION, T0) + body
+        signed = paging_tokens._HEADER.pack(paging.TOKEN_VERSION, T0) + body
         raw = signed + codec._mac(COLLECTION, signed)
         token = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
         with pytest.raises(PageTokenError) as caught:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -15,11 +16,11 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed448
 
-from accessgov import signing
-from accessgov.verification import request_checks
-from accessgov.verification.hmac_signature import generate_secret, verify_signature
-from accessgov.verification.jwks import JwksCache
-from accessgov.verification.jwt_token import bearer_token, verify_webhook_jwt
+from accessgov.http.body import parse_json_body
+from accessgov.webhooks import request_checks, signing
+from accessgov.webhooks.hmac_signature import generate_secret, verify_signature
+from accessgov.webhooks.jwks import JwksCache
+from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
 from tests.unit.conftest import BODY, ENDPOINT_URL, NOW, TENANT_BASE_URL, JwksServer, Keys, private_pem, public_pem
 
 KEY_CASES = [("rsa", "RS256", "RSA"), ("ec", "ES256", "EC"), ("ed", "EdDSA", "OKP")]
@@ -96,14 +97,16 @@ def test_jwt_headers_verify_against_the_published_jwks(
     headers = signing.jwt_headers(
         pem.decode(), kid="k1", url=ENDPOINT_URL, tenant_base_url=TENANT_BASE_URL, body=BODY, lifetime_seconds=600
     )
-    claims = verify_webhook_jwt(
-        bearer_token(headers["Authorization"]),
-        jwks=JwksCache(client=http_client),
-        jwks_url=jwks_server.url,
-        tenant_base_url=TENANT_BASE_URL,
-        endpoint_url=ENDPOINT_URL,
-        event_id=headers["Webhook-Event-Id"],
-        body=BODY,
+    claims = asyncio.run(
+        verify_webhook_jwt(
+            bearer_token(headers["Authorization"]),
+            jwks=JwksCache(),
+            jwks_url=jwks_server.url,
+            tenant_base_url=TENANT_BASE_URL,
+            endpoint_url=ENDPOINT_URL,
+            event_id=headers["Webhook-Event-Id"],
+            body=BODY,
+        )
     )
     assert claims["exp"] - claims["iat"] == 600
 
@@ -229,7 +232,7 @@ def test_send_posts_the_exact_signed_bytes(listener: Listener) -> None:
     assert got["content-type"] == "application/json"
     # The receiving side verifies what actually arrived.
     request_checks.check_content_type(got["content-type"])
-    request_checks.parse_json_body(received.body)
+    parse_json_body(received.body)
     verify_signature(secret, got["webhook-timestamp"], got["webhook-event-id"], received.body, got["webhook-signature"])
 
 
@@ -241,12 +244,14 @@ def test_send_jwt_round_trip(
     signing.send(listener.url, BODY, headers)
     [received] = listener.received
     got = {name.lower(): value for name, value in received.headers.items()}
-    verify_webhook_jwt(
-        bearer_token(got["authorization"]),
-        jwks=JwksCache(client=http_client),
-        jwks_url=jwks_server.url,
-        tenant_base_url=TENANT_BASE_URL,
-        endpoint_url=listener.url,
-        event_id=got["webhook-event-id"],
-        body=received.body,
+    asyncio.run(
+        verify_webhook_jwt(
+            bearer_token(got["authorization"]),
+            jwks=JwksCache(),
+            jwks_url=jwks_server.url,
+            tenant_base_url=TENANT_BASE_URL,
+            endpoint_url=listener.url,
+            event_id=got["webhook-event-id"],
+            body=received.body,
+        )
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import hmac
 import json
-import threading
 import uuid
 from typing import Any
 
@@ -14,10 +14,10 @@ import httpx
 import jwt
 import pytest
 
-from accessgov import signing
-from accessgov.verification.errors import WebhookAuthError
-from accessgov.verification.jwks import JwksCache
-from accessgov.verification.jwt_token import ALLOWED_ALGORITHMS, bearer_token, verify_webhook_jwt
+from accessgov.webhooks import signing
+from accessgov.webhooks.errors import WebhookAuthError
+from accessgov.webhooks.jwks import JwksCache
+from accessgov.webhooks.jwt_token import ALLOWED_ALGORITHMS, bearer_token, verify_webhook_jwt
 from tests.unit.conftest import (
     BODY,
     ENDPOINT_URL,
@@ -90,8 +90,17 @@ def hand_made(header: dict[str, Any], payload: dict[str, Any], signature: bytes 
 
 
 @pytest.fixture
-def cache(clock: FakeClock, http_client: httpx.Client) -> JwksCache:
-    return JwksCache(client=http_client, clock=clock, ttl_seconds=300, refetch_interval_seconds=30, timeout_seconds=1.0)
+def cache(clock: FakeClock) -> JwksCache:
+    return JwksCache(clock=clock, ttl_seconds=300, refetch_interval_seconds=30, timeout_seconds=1.0)
+
+
+def get_key(cache: JwksCache, url: str, kid: str) -> Any:
+    """The async cache, driven from a sync test (each call on a fresh event loop)."""
+    return asyncio.run(cache.get_key(url, kid))
+
+
+def run_verify(token: str, **arguments: Any) -> dict[str, Any]:
+    return asyncio.run(verify_webhook_jwt(token, **arguments))
 
 
 @pytest.fixture
@@ -111,7 +120,7 @@ def verify(token: str, cache: JwksCache, server: JwksServer, event_id: str, **kw
         "now": NOW,
     }
     arguments.update(kwargs)
-    return verify_webhook_jwt(token, **arguments)
+    return run_verify(token, **arguments)
 
 
 def rejected(token: str, cache: JwksCache, server: JwksServer, event_id: str, **kwargs: Any) -> WebhookAuthError:
@@ -298,10 +307,10 @@ def test_expired_token_is_rejected(keys: Keys, cache: JwksCache, published: Jwks
     assert rejected(token, cache, published, event_id).code == "TOKEN_EXPIRED"
 
 
-def test_expiry_leeway_is_30_seconds(keys: Keys, cache: JwksCache, published: JwksServer, event_id: str) -> None:
-    verify(sign(keys.rsa_key, claims(event_id, exp=NOW - 29)), cache, published, event_id)
+def test_expiry_leeway_is_5_seconds(keys: Keys, cache: JwksCache, published: JwksServer, event_id: str) -> None:
+    verify(sign(keys.rsa_key, claims(event_id, exp=NOW - 4)), cache, published, event_id)
     assert (
-        rejected(sign(keys.rsa_key, claims(event_id, exp=NOW - 30)), cache, published, event_id).code == "TOKEN_EXPIRED"
+        rejected(sign(keys.rsa_key, claims(event_id, exp=NOW - 5)), cache, published, event_id).code == "TOKEN_EXPIRED"
     )
 
 
@@ -315,8 +324,8 @@ def test_exp_more_than_ten_minutes_ahead_is_rejected(
     keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
 ) -> None:
     verify(sign(keys.rsa_key, claims(event_id, exp=NOW + 600)), cache, published, event_id)
-    verify(sign(keys.rsa_key, claims(event_id, exp=NOW + 630)), cache, published, event_id)  # within the leeway
-    for exp in (NOW + 631, NOW + 3600, NOW + 10**9):
+    verify(sign(keys.rsa_key, claims(event_id, exp=NOW + 605)), cache, published, event_id)  # within the leeway
+    for exp in (NOW + 606, NOW + 3600, NOW + 10**9):
         error = rejected(sign(keys.rsa_key, claims(event_id, exp=exp)), cache, published, event_id)
         assert (error.code, error.field) == ("INVALID_CLAIM", "exp")
 
@@ -334,7 +343,7 @@ def test_exp_must_be_a_finite_number(
 
 
 def test_not_yet_valid_token_is_rejected(keys: Keys, cache: JwksCache, published: JwksServer, event_id: str) -> None:
-    verify(sign(keys.rsa_key, claims(event_id, nbf=NOW + 30)), cache, published, event_id)  # within the leeway
+    verify(sign(keys.rsa_key, claims(event_id, nbf=NOW + 5)), cache, published, event_id)  # within the leeway
     token = sign(keys.rsa_key, claims(event_id, nbf=NOW + 120))
     error = rejected(token, cache, published, event_id)
     assert (error.code, error.field) == ("INVALID_CLAIM", "nbf")
@@ -430,31 +439,31 @@ def test_jwks_is_cached(keys: Keys, cache: JwksCache, published: JwksServer, eve
 def test_unknown_kid_refetches_but_at_most_once_per_interval(
     keys: Keys, cache: JwksCache, clock: FakeClock, published: JwksServer, event_id: str
 ) -> None:
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     assert published.fetches == 1
     # Right after a fetch, an unknown kid does not trigger another one.
     with pytest.raises(WebhookAuthError, match="kid"):
-        cache.get_key(published.url, "rsa-2")
+        get_key(cache, published.url, "rsa-2")
     assert published.fetches == 1
     clock.advance(31)
     with pytest.raises(WebhookAuthError):
-        cache.get_key(published.url, "rsa-2")
+        get_key(cache, published.url, "rsa-2")
     assert published.fetches == 2
     # A flood of made-up kids within the interval costs nothing more.
     for n in range(20):
         with pytest.raises(WebhookAuthError) as excinfo:
-            cache.get_key(published.url, f"made-up-{n}")
+            get_key(cache, published.url, f"made-up-{n}")
         assert excinfo.value.code == "UNKNOWN_KID"
     assert published.fetches == 2
     # The sender rotates in a new key; it is picked up once the interval has passed.
     published.document["keys"].append(public_jwk(keys.rogue_rsa, kid="rsa-2"))
     with pytest.raises(WebhookAuthError):
-        cache.get_key(published.url, "rsa-2")
+        get_key(cache, published.url, "rsa-2")
     clock.advance(30)
-    assert cache.get_key(published.url, "rsa-2").key_id == "rsa-2"
+    assert get_key(cache, published.url, "rsa-2").key_id == "rsa-2"
     assert published.fetches == 3
     # Known kids never needed a refetch in between.
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     assert published.fetches == 3
 
 
@@ -469,71 +478,103 @@ def test_rotated_key_verifies_after_refetch(
 
 
 def test_ttl_expiry_refetches(keys: Keys, cache: JwksCache, clock: FakeClock, published: JwksServer) -> None:
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     clock.advance(299)
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     assert published.fetches == 1
     clock.advance(1)
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     assert published.fetches == 2
 
 
 def test_key_removed_from_the_jwks_stops_working_after_the_ttl(
     keys: Keys, cache: JwksCache, clock: FakeClock, published: JwksServer
 ) -> None:
-    cache.get_key(published.url, "ec-1")
+    get_key(cache, published.url, "ec-1")
     published.document = {"keys": [k for k in published.document["keys"] if k["kid"] != "ec-1"]}
     clock.advance(301)
     with pytest.raises(WebhookAuthError) as excinfo:
-        cache.get_key(published.url, "ec-1")
+        get_key(cache, published.url, "ec-1")
     assert excinfo.value.code == "UNKNOWN_KID"
 
 
 def test_failed_refetch_after_ttl_does_not_fall_back_to_stale_keys(
     cache: JwksCache, clock: FakeClock, published: JwksServer
 ) -> None:
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     published.status = 503
     clock.advance(301)
     for _ in range(3):  # every request in the retry interval fails the same way, without a fetch each
         with pytest.raises(WebhookAuthError) as excinfo:
-            cache.get_key(published.url, "rsa-1")
+            get_key(cache, published.url, "rsa-1")
         assert excinfo.value.code == "JWKS_UNREACHABLE"
     assert published.fetches == 2
     published.status = 200
     clock.advance(30)
-    cache.get_key(published.url, "rsa-1")
+    get_key(cache, published.url, "rsa-1")
     assert published.fetches == 3
 
 
 def test_caches_are_per_url(keys: Keys, cache: JwksCache, published: JwksServer) -> None:
-    cache.get_key(published.url, "rsa-1")
-    cache.get_key(published.url + "?tenant=2", "rsa-1")
+    get_key(cache, published.url, "rsa-1")
+    get_key(cache, published.url + "?tenant=2", "rsa-1")
     assert published.hits["/jwks.json"] == 1 and published.hits["/jwks.json?tenant=2"] == 1
 
 
 def test_concurrent_first_use_fetches_once(published: JwksServer) -> None:
     cache = JwksCache()
-    barrier = threading.Barrier(8)
-    results: list[object] = []
 
-    def worker() -> None:
-        barrier.wait()
-        results.append(cache.get_key(published.url, "ec-1").key_id)
+    async def many() -> list[str]:
+        keys = await asyncio.gather(*(cache.get_key(published.url, "ec-1") for _ in range(8)))
+        return [key.key_id for key in keys]
 
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(5)
-    assert results == ["ec-1"] * 8
+    assert asyncio.run(many()) == ["ec-1"] * 8
     assert published.fetches == 1
+
+
+def test_a_fetch_has_one_deadline_for_connect_headers_and_body(keys: Keys) -> None:
+    """A sender that drips its answer (here: stalls after connecting) is cut off at the overall deadline."""
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(5)
+        return httpx.Response(200, json={"keys": []})
+
+    cache = JwksCache(transport=httpx.MockTransport(handler), timeout_seconds=0.2)
+    with pytest.raises(WebhookAuthError) as excinfo:
+        get_key(cache, "https://sender.example/jwks.json", "rsa-1")
+    assert excinfo.value.code == "JWKS_UNREACHABLE" and "longer than 0.2 s" in excinfo.value.message
+
+
+def test_any_fetch_failure_is_remembered(clock: FakeClock) -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url)
+        raise RuntimeError("transport bug")  # not an httpx error: still remembered, still a 401
+
+    cache = JwksCache(transport=httpx.MockTransport(handler), clock=clock)
+    for _ in range(3):
+        with pytest.raises(WebhookAuthError):
+            get_key(cache, "https://sender.example/jwks.json", "rsa-1")
+    assert len(calls) == 1
+
+
+def test_absurdly_nested_jwks_is_unreachable_not_a_crash(clock: FakeClock) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b'{"keys": ' + b"[" * 50_000 + b"]" * 50_000 + b"}")
+
+    cache = JwksCache(transport=httpx.MockTransport(handler), clock=clock)
+    for _ in range(2):
+        with pytest.raises(WebhookAuthError) as excinfo:
+            get_key(cache, "https://sender.example/jwks.json", "rsa-1")
+        assert excinfo.value.code == "JWKS_UNREACHABLE"
+    assert cache.fetches == 1  # the failure is remembered: the refetch limiter holds
 
 
 def test_unreachable_jwks(closed_port_url: str, cache: JwksCache, clock: FakeClock, keys: Keys, event_id: str) -> None:
     token = sign(keys.rsa_key, claims(event_id))
     with pytest.raises(WebhookAuthError) as excinfo:
-        verify_webhook_jwt(
+        run_verify(
             token,
             jwks=cache,
             jwks_url=closed_port_url,
@@ -549,7 +590,7 @@ def test_unreachable_jwks(closed_port_url: str, cache: JwksCache, clock: FakeClo
 @pytest.mark.parametrize(("path", "status"), [("/not-json", 200), ("/no-keys", 200), ("/missing", 404)])
 def test_unusable_jwks_documents(path: str, status: int, cache: JwksCache, jwks_server: JwksServer) -> None:
     with pytest.raises(WebhookAuthError) as excinfo:
-        cache.get_key(jwks_server.base + path, "rsa-1")
+        get_key(cache, jwks_server.base + path, "rsa-1")
     assert excinfo.value.code == "JWKS_UNREACHABLE"
 
 
@@ -557,7 +598,7 @@ def test_unusable_jwks_documents(path: str, status: int, cache: JwksCache, jwks_
 def test_jwks_without_a_keys_array(document: Any, cache: JwksCache, jwks_server: JwksServer) -> None:
     jwks_server.document = document
     with pytest.raises(WebhookAuthError) as excinfo:
-        cache.get_key(jwks_server.url, "rsa-1")
+        get_key(cache, jwks_server.url, "rsa-1")
     assert excinfo.value.code == "JWKS_UNREACHABLE"
 
 
@@ -573,9 +614,9 @@ def test_unparseable_keys_are_skipped(keys: Keys, cache: JwksCache, jwks_server:
             good,
         ]
     }
-    assert cache.get_key(jwks_server.url, "ec-1").key_id == "ec-1"
+    assert get_key(cache, jwks_server.url, "ec-1").key_id == "ec-1"
     with pytest.raises(WebhookAuthError) as excinfo:
-        cache.get_key(jwks_server.url, "broken")
+        get_key(cache, jwks_server.url, "broken")
     assert excinfo.value.code == "UNKNOWN_KID"
 
 
@@ -585,13 +626,13 @@ def test_failed_first_fetch_is_rate_limited(
     jwks_server.status = 500
     for _ in range(5):
         with pytest.raises(WebhookAuthError) as excinfo:
-            cache.get_key(jwks_server.url, "rsa-1")
+            get_key(cache, jwks_server.url, "rsa-1")
         assert excinfo.value.code == "JWKS_UNREACHABLE"
     assert jwks_server.fetches == 1
     publish(jwks_server, keys)
     jwks_server.status = 200
     clock.advance(30)
-    cache.get_key(jwks_server.url, "rsa-1")
+    get_key(cache, jwks_server.url, "rsa-1")
     assert jwks_server.fetches == 2
 
 
@@ -602,8 +643,8 @@ def test_injected_client_gets_the_short_timeout(jwks_server: JwksServer, keys: K
         seen.append(request.extensions.get("timeout"))
         return httpx.Response(200, json=signing.jwks_document([public_jwk(keys.rsa, kid="rsa-1")]))
 
-    cache = JwksCache(client=httpx.Client(transport=httpx.MockTransport(handler)), timeout_seconds=1.5)
-    cache.get_key("https://sender.example/jwks.json", "rsa-1")
+    cache = JwksCache(transport=httpx.MockTransport(handler), timeout_seconds=1.5)
+    get_key(cache, "https://sender.example/jwks.json", "rsa-1")
     assert seen and all(value == 1.5 for value in seen[0].values())
 
 
@@ -611,8 +652,8 @@ def test_redirects_are_not_followed(jwks_server: JwksServer) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(302, headers={"Location": jwks_server.url})
 
-    cache = JwksCache(client=httpx.Client(transport=httpx.MockTransport(handler)))
+    cache = JwksCache(transport=httpx.MockTransport(handler))
     with pytest.raises(WebhookAuthError) as excinfo:
-        cache.get_key("https://sender.example/jwks.json", "rsa-1")
+        get_key(cache, "https://sender.example/jwks.json", "rsa-1")
     assert excinfo.value.code == "JWKS_UNREACHABLE"
     assert jwks_server.fetches == 0

@@ -17,7 +17,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from accessgov import signing
+from accessgov.webhooks import signing
 
 TENANT = "https://example.accessgov.example"
 

@@ -26,13 +26,13 @@ import uvicorn
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov import signing
-from accessgov.service.app import create_app
-from accessgov.service.config import ServerConfig
-from accessgov.service.seed import DEMO_DISABLED_LISTENER_ID, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
+from accessgov.app import create_app
+from accessgov.config import ServerConfig
+from accessgov.demo.seed import DEMO_DISABLED_LISTENER_ID, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage import events, listeners
 from accessgov.storage.engine import create_engine, migrate, session_factory
-from accessgov.verification.jwks import JwksCache
+from accessgov.webhooks import signing
+from accessgov.webhooks.jwks import JwksCache
 from tests.harness import serve
 from tests.storage.conftest import in_ci, postgres_url, schema_url
 from tests.webhooks._support import (
@@ -84,6 +84,17 @@ class Env:
     def runs(self, name: str) -> list[Any]:
         with self.sessions() as session:
             return events.list_runs(session, listener_id=self.ids.get(name, name), limit=1000)
+
+    def finished_run(self, run_id: str, timeout: float = 20.0) -> Any:
+        """The run once the server's runner has finished it (runs leave the request: they finish later)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.sessions() as session:
+                run = events.get_run(session, run_id)
+            if run is not None and run.status in ("SUCCEEDED", "FAILED", "SKIPPED"):
+                return run
+            assert time.monotonic() < deadline, f"run {run_id} still {run.status if run else 'missing'}"
+            time.sleep(0.02)
 
 
 def make_listeners(session: Session, jwks_url: str) -> dict[str, str]:
@@ -186,27 +197,40 @@ def test_accepted_runs_the_automation(env: Env) -> None:
     headers = hmac_headers()
     data = expect(post(env.url("hmac"), BODY, headers), 200)
     assert data["eventId"] == headers["Webhook-Event-Id"]
-    assert data["automationRun"]["status"] == "AUTOMATION_RUN_STATUS_SUCCEEDED"
+    assert data["automationRun"]["status"] == "AUTOMATION_RUN_STATUS_QUEUED"  # runs after the response
     assert data["automationRun"]["reason"] is None
     runs = env.runs("hmac")
     assert len(runs) == before + 1
-    run = runs[0]
-    assert run.id == data["automationRun"]["id"] and run.event_id == headers["Webhook-Event-Id"]
+    assert runs[0].id == data["automationRun"]["id"] and runs[0].event_id == headers["Webhook-Event-Id"]
+    run = env.finished_run(data["automationRun"]["id"])
     assert run.status == "SUCCEEDED" and run.context == {"orderId": "A-1001", "amount": 21}
+    assert run.attempts == 1 and run.finished_at is not None
     assert run.outputs == {"byDot": "A-1001", "byIndex": 42, "chained": "A-1001/42"}
 
 
 def test_demo_listener_reads_the_order_id(env: Env) -> None:
     data = expect(post(env.url("demo"), BODY, hmac_headers(secret=DEMO_HMAC_SECRET)), 200)
-    run = next(r for r in env.runs("demo") if r.id == data["automationRun"]["id"])
+    run = env.finished_run(data["automationRun"]["id"])
     assert run.outputs == {"received": True, "orderId": "A-1001"}
+
+
+def test_integers_beyond_64_bits_run_as_doubles(env: Env) -> None:
+    body = b'{"orderId": 123456789012345678901234567890, "amount": 1}'
+    data = expect(post(env.url("demo"), body, hmac_headers(body, secret=DEMO_HMAC_SECRET)), 200)
+    run = env.finished_run(data["automationRun"]["id"])
+    assert run.status == "SUCCEEDED" and run.outputs["orderId"].startswith("1.2345678901234568e+")
+
+
+def test_a_number_no_double_holds_is_invalid_json(env: Env) -> None:
+    body = b'{"orderId": "A-1", "amount": 1e400}'
+    expect(post(env.url("hmac"), body, hmac_headers(body)), 400, "INVALID_JSON")
 
 
 def test_failing_step_is_recorded_as_failed(env: Env) -> None:
     body = b'{"amount":21}'  # no orderId: ctx.trigger.orderId fails
     data = expect(post(env.url("hmac"), body, hmac_headers(body)), 200)
-    assert data["automationRun"]["status"] == "AUTOMATION_RUN_STATUS_FAILED"
-    assert data["automationRun"]["reason"].startswith("step byDot")
+    run = env.finished_run(data["automationRun"]["id"])
+    assert run.status == "FAILED" and (run.reason or "").startswith("step byDot")
 
 
 @pytest.mark.parametrize(
@@ -344,7 +368,8 @@ def jwt_delivery(
 ) -> tuple[dict[str, str], str]:
     event_id = str(uuid.uuid4())
     url = env.url(listener)
-    claims = claims_for(url=url, event_id=event_id, body=BODY, **claim_overrides)
+    # The audience is the listener's URL under the tenant base URL, not the loopback URL the test calls.
+    claims = claims_for(url=env.url(listener, TENANT), event_id=event_id, body=BODY, **claim_overrides)
     private = signing._load_private_key(key)
     token = jwt.encode(claims, private, algorithm=alg or signing.algorithm_for(private), headers={"kid": kid})
     headers = {
@@ -360,13 +385,14 @@ def jwt_delivery(
 def test_jwt_accepted(env: Env, name: str, kid: str) -> None:
     headers, url = jwt_delivery(env, getattr(env.keys, name), kid)
     data = expect(post(url, BODY, headers), 200)
-    assert data["automationRun"]["status"] == "AUTOMATION_RUN_STATUS_SUCCEEDED"
+    assert data["automationRun"]["status"] == "AUTOMATION_RUN_STATUS_QUEUED"
     expect(post(url, BODY, headers), 409, "DUPLICATE_EVENT")
 
 
 def test_jwt_from_the_signing_helper(env: Env) -> None:
     url = env.url("jwt")
-    headers = signing.jwt_headers(env.keys.ed, kid="ed-1", url=url, tenant_base_url=TENANT, body=BODY)
+    public = env.url("jwt", TENANT)  # the listener's URL as configured: the token's audience
+    headers = signing.jwt_headers(env.keys.ed, kid="ed-1", url=public, tenant_base_url=TENANT, body=BODY)
     expect(post(url, BODY, headers), 200)
 
 
@@ -442,6 +468,16 @@ def test_jwt_bound_to_another_body(env: Env) -> None:
 
 def test_source_outside_allowed_range(env: Env) -> None:
     expect(post(env.url("cidr10"), BODY, hmac_headers()), 403, "SOURCE_NOT_ALLOWED")
+
+
+def test_audience_from_the_host_header_only_when_configured(env: Env) -> None:
+    as_received = {"aud": env.url("jwt")}  # what a URL built from the request's Host header would say
+    headers, url = jwt_delivery(env, env.keys.ec, "ec-1", **as_received)
+    expect(post(url, BODY, headers), 401, "INVALID_CLAIM")
+    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True)
+    with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
+        headers, _ = jwt_delivery(env, env.keys.ec, "ec-1", aud=env.url("jwt", base))
+        expect(post(env.url("jwt", base), BODY, headers), 200)
 
 
 def test_source_checked_before_authentication(env: Env) -> None:
@@ -707,11 +743,15 @@ def test_cli_create_send_and_list_runs(env: Env) -> None:
     sent = cli(env, "webhook", "send", url, "--hmac-secret", secret, "--data", '{"a":1}')
     assert sent.returncode == 0, sent.stdout + sent.stderr
     assert sent.stdout.startswith("200 ")
+    run_id = json.loads(sent.stdout[4:])["automationRun"]["id"]
+    env.finished_run(run_id)
     listed = cli(env, "runs", "list", "--listener", listener_id)
     assert listed.returncode == 0, listed.stderr
     rows = [line.split("\t") for line in listed.stdout.splitlines()]
     assert len(rows) == 1
-    assert rows[0][1] == listener_id and rows[0][3] == "SUCCEEDED" and json.loads(rows[0][5]) == {"doubled": 2}
+    run_id_, _created, listener, _event, status, attempts, _reason, outputs = rows[0]
+    assert (run_id_, listener, status, attempts) == (run_id, listener_id, "SUCCEEDED", "attempts=1")
+    assert json.loads(outputs) == {"doubled": 2}
     wrong = cli(env, "webhook", "send", url, "--hmac-secret", "wrong", "--data", '{"a":1}')
     assert wrong.returncode == 1 and wrong.stdout.startswith("401 ")
 

@@ -18,9 +18,11 @@ class AutomationRun:
 
     Attributes:
         id (str): ID of the run.
-        status (AutomationRunStatus | str): What happened to the automation linked to a webhook listener when an event
-            was accepted. Open enumeration: the values below are the ones known to this version of the contract; the service
-            may add values at any time, so clients must accept any other string (see `x-open-enum` in the document info).
+        status (AutomationRunStatus | str): Where the automation run of an accepted event stands. Runs leave the
+            request: an accepted event's run is `QUEUED` (or `SKIPPED` at once when the automation is unpublished or its
+            trigger disabled), then `RUNNING` while a runner executes it, then `SUCCEEDED` or `FAILED`. Open enumeration:
+            the values below are the ones known to this version of the contract; the service may add values at any time, so
+            clients must accept any other string (see `x-open-enum` in the document info).
         reason (None | str | Unset): Why the run was skipped or failed; `null` when it succeeded.
     """
 

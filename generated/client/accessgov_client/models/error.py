@@ -17,8 +17,43 @@ T = TypeVar("T", bound="Error")
 
 @_attrs_define
 class Error:
-    """The body of every error response of this API (except the OAuth2 token endpoint, which follows RFC 6749). `code` is a
-    stable UPPER_SNAKE machine-readable reason, `message` is for humans and may change.
+    """The body of every error response of this API (except the OAuth2 token endpoint, which follows RFC 6749).
+    `code` is a stable UPPER_SNAKE machine-readable reason, `message` is for humans and may change. The codes
+    this version sends (new codes may be added; treat an unknown code by its HTTP status):
+
+    | code | status | condition |
+    |---|---|---|
+    | `INVALID_ARGUMENT` | 400 | A parameter or the JSON body fails the contract (`details` names it). |
+    | `MISSING_PARAMETER` | 400 | A required path or query parameter is absent. |
+    | `MISSING_HEADER` | 400 | A required header is absent (`Webhook-Timestamp`, `Webhook-Event-Id`, `Content-Type`). |
+    | `INVALID_CONTENT_TYPE` | 400 | The body is not `application/json`. |
+    | `INVALID_JSON` | 400 | The body is not valid JSON (UTF-8, no NaN or Infinity, numbers a double can hold, nesting
+    within limits). |
+    | `INVALID_TIMESTAMP` | 400 | `Webhook-Timestamp` is not whole Unix seconds. |
+    | `TIMESTAMP_OUT_OF_WINDOW` | 400 | `Webhook-Timestamp` is more than 5 minutes from the server's time. |
+    | `INVALID_EVENT_ID` | 400 | `Webhook-Event-Id` is not a UUID version 4. |
+    | `INVALID_EXPAND_PATH` | 400 | An `expandMask.paths` value is not one of the allowed paths. |
+    | `INVALID_PAGE_SIZE` | 400 | `page_size` is not an integer (out-of-range values are clamped, not rejected). |
+    | `INVALID_PAGE_TOKEN` | 400 | `page_token` was altered, truncated, expired, or issued for another listing. |
+    | `UNAUTHENTICATED` | 401 | No bearer token, or one that is unknown or expired. |
+    | `MISSING_AUTHENTICATION` | 401 | A webhook without its `Webhook-Signature` or `Authorization: Bearer <JWT>`. |
+    | `SIGNATURE_MISMATCH` | 401 | The HMAC signature does not match the request. |
+    | `INVALID_TOKEN` | 401 | The webhook JWT is malformed, uses another algorithm, or its signature does not verify. |
+    | `TOKEN_EXPIRED` | 401 | The webhook JWT's `exp` has passed (5 seconds of clock skew allowed). |
+    | `INVALID_CLAIM` | 401 | A webhook JWT claim is missing or wrong (`sub`, `aud`, `exp` too far ahead, `jti`, `htm`,
+    `htb_s256`). |
+    | `UNKNOWN_KID` | 401 | The webhook JWT's `kid` is not in the listener's JWKS. |
+    | `JWKS_UNREACHABLE` | 401 | The listener's JWKS could not be fetched or used (retried at most every 30 seconds). |
+    | `PERMISSION_DENIED` | 403 | The caller's role does not include the action (for example restart for a viewer). |
+    | `SOURCE_NOT_ALLOWED` | 403 | The source address is outside the listener's allowed CIDR ranges. |
+    | `NOT_FOUND` | 404 | No such task, app, listener or route. |
+    | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method. |
+    | `DUPLICATE_EVENT` | 409 | The listener already received this `Webhook-Event-Id` (within 7 days). |
+    | `TASK_NOT_RESTARTABLE` | 409 | The task is closed or deleted, has no policy workflow, or its baseline policy chain
+    is broken. |
+    | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the operation's limit (64 KB for webhooks). |
+    | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded or shutting down; retry later. |
+    | `INTERNAL` | 500 | A fault of the server, never of the request. |
 
         Attributes:
             code (str): Machine-readable reason, for example `INVALID_ARGUMENT`, `MISSING_HEADER`,

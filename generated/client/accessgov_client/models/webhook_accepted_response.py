@@ -16,9 +16,10 @@ T = TypeVar("T", bound="WebhookAcceptedResponse")
 
 @_attrs_define
 class WebhookAcceptedResponse:
-    """The event was authenticated and recorded, and the listener's automation was triggered. The automation runs only when
-    it is published and its trigger is enabled; otherwise `automationRun.status` says it was skipped and why. A replay
-    of the same event ID is answered with 409 instead.
+    """The event was authenticated and recorded, and the listener's automation was triggered: its run is queued in the same
+    transaction as the event record and executes after the response (`automationRun.status` is
+    `AUTOMATION_RUN_STATUS_QUEUED`). The automation runs only when it is published and its trigger is enabled; otherwise
+    `automationRun.status` says it was skipped and why. A replay of the same event ID is answered with 409 instead.
 
         Attributes:
             event_id (UUID): The `Webhook-Event-Id` of the accepted event.

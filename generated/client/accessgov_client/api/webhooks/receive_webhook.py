@@ -112,10 +112,13 @@ def sync_detailed(
     source
     address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
     on
-    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation. The automation runs only
-    when it
-    is published and its trigger is enabled; otherwise the event is still accepted (200) and the run is
-    recorded as skipped with its reason.
+    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
+    queued
+    automation run are committed together, the 200 names the run, and the run executes after the
+    response.
+    The automation runs only when it is published and its trigger is enabled; otherwise the event is
+    still
+    accepted (200) and the run is recorded as skipped with its reason.
 
     Every request is authenticated with the listener's method, HMAC or JWT (see the `webhookHmac` and
     `webhookJwt` security schemes).
@@ -178,10 +181,13 @@ def sync(
     source
     address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
     on
-    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation. The automation runs only
-    when it
-    is published and its trigger is enabled; otherwise the event is still accepted (200) and the run is
-    recorded as skipped with its reason.
+    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
+    queued
+    automation run are committed together, the 200 names the run, and the run executes after the
+    response.
+    The automation runs only when it is published and its trigger is enabled; otherwise the event is
+    still
+    accepted (200) and the run is recorded as skipped with its reason.
 
     Every request is authenticated with the listener's method, HMAC or JWT (see the `webhookHmac` and
     `webhookJwt` security schemes).
@@ -239,10 +245,13 @@ async def asyncio_detailed(
     source
     address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
     on
-    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation. The automation runs only
-    when it
-    is published and its trigger is enabled; otherwise the event is still accepted (200) and the run is
-    recorded as skipped with its reason.
+    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
+    queued
+    automation run are committed together, the 200 names the run, and the run executes after the
+    response.
+    The automation runs only when it is published and its trigger is enabled; otherwise the event is
+    still
+    accepted (200) and the run is recorded as skipped with its reason.
 
     Every request is authenticated with the listener's method, HMAC or JWT (see the `webhookHmac` and
     `webhookJwt` security schemes).
@@ -303,10 +312,13 @@ async def asyncio(
     source
     address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
     on
-    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation. The automation runs only
-    when it
-    is published and its trigger is enabled; otherwise the event is still accepted (200) and the run is
-    recorded as skipped with its reason.
+    `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
+    queued
+    automation run are committed together, the 200 names the run, and the run executes after the
+    response.
+    The automation runs only when it is published and its trigger is enabled; otherwise the event is
+    still
+    accepted (200) and the run is recorded as skipped with its reason.
 
     Every request is authenticated with the listener's method, HMAC or JWT (see the `webhookHmac` and
     `webhookJwt` security schemes).

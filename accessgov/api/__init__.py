@@ -1,0 +1,1 @@
+"""One module per operation of the contract: parse what the engine checked, call the domain, shape the response."""

@@ -1,0 +1,85 @@
+"""`POST /api/v1/tasks/{task_id}/action/restart`: restart a task's current policy workflow."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from accessgov.domain import expand, permissions, restart
+from accessgov.domain.permissions import Principal
+from accessgov.errors import ErrorCode, NotFound, PermissionDenied
+from accessgov.http.context import RequestContext
+from accessgov.storage import directory, tasks
+from accessgov.storage.database import Database
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]:
+    def lookup(kind: str, object_id: str, task: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        if kind == "app_entitlement":
+            member = next(iter((task.get("type") or {}).values()), {})
+            return directory.get_entitlement(session, member.get("appId", ""), object_id)
+        return directory.get_document(session, kind, object_id)
+
+    return lookup
+
+
+class RestartHandler:
+    """Restart a task from the beginning of its current policy workflow, recording a restart action.
+
+    Order of answers: 401 (engine) -> 400 body and expand paths -> 403 caller may not restart -> 404 task ->
+    409 task not restartable. The task is read, changed and written in one write transaction; related objects
+    for `expandMask` are read afterwards, outside it.
+    """
+
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self.db = db
+        self.clock = clock
+
+    async def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
+        principal: Principal = ctx.principal
+        body = ctx.body or {}
+        mask = body.get("expandMask") or {}
+        wanted = expand.normalise_paths(mask.get("paths"))  # 400 before anything changes
+        if not permissions.may_restart(principal.roles):
+            raise PermissionDenied(ErrorCode.PERMISSION_DENIED, "the caller may not restart tasks")
+        comment = body.get("comment") or None
+        task_id = ctx.path_params["task_id"]
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        step_id = f"step-{uuid.uuid4().hex[:20]}"
+
+        def restart_task(session: Session) -> tuple[dict[str, Any], str]:
+            row = tasks.get_task_by_id_or_numeric(session, task_id, for_update=True)
+            if row is None:
+                raise NotFound(f"no task with id {task_id!r}")
+            updated = restart.restart(
+                dict(row.document),
+                load_policy=lambda policy_id: directory.get_document(session, "policy", policy_id),
+                new_step_id=step_id,
+                now=_rfc3339(now),
+                comment=comment,
+            )
+            tasks.save_task(session, row.id, updated, now=now)
+            action = tasks.add_task_action(
+                session, task_id=row.id, kind="RESTART", comment=comment, actor=principal.subject, now=now
+            )
+            return updated, action.id
+
+        updated, action_id = await self.db.write(restart_task)
+        expanded, path_fields = [], {}
+        if wanted:
+            expanded, path_fields = await self.db.read(lambda session: expand.expand(updated, wanted, _lookup(session)))
+        task_view = {
+            "task": {**updated, "actions": permissions.task_actions(updated, principal.roles)},
+            "objectPermissions": permissions.object_permissions(updated, principal.roles),
+            **path_fields,
+        }
+        return 200, {"taskView": task_view, "expanded": expanded, "ticketActionId": action_id}

@@ -1,0 +1,125 @@
+"""The composition root: the contract's routes (from the bundle) with the hand-written handlers plugged in.
+
+Request path of a webhook delivery: engine (route, headers, size, JSON) -> api.webhooks (timestamp, event id,
+listener from the cache, CIDR, HMAC or JWT) -> storage.database writer (event record + queued run, one
+commit) -> 200 naming the run -> later, runner (claim, CEL, record outcome).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+from starlette.applications import Starlette
+
+from accessgov.api.bearer_auth import BearerAuthenticator
+from accessgov.api.entitlements import ListEntitlementsHandler
+from accessgov.api.restart import RestartHandler
+from accessgov.api.token import TokenEndpoint
+from accessgov.api.webhooks import WebhookHandler
+from accessgov.config import ServerConfig
+from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
+from accessgov.paging import PageTokenCodec
+from accessgov.runner import RunRunner
+from accessgov.storage import credentials, events, settings
+from accessgov.storage.caches import ListenerCache, TokenCache
+from accessgov.storage.database import Database
+from accessgov.webhooks import cidr
+from accessgov.webhooks.jwks import JwksCache
+from accessgov.webhooks.protocol import MAX_BODY_BYTES
+
+log = logging.getLogger(__name__)
+# Event records older than 7 days (and expired access tokens) are deleted this often.
+PURGE_INTERVAL_SECONDS = 3600
+RESTART = "svc.api.task.v1.TaskActionsService.Restart"
+LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
+RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
+TOKEN = "svc.api.auth.v1.AuthService.Token"
+
+
+def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
+    """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
+    db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
+    clock = overrides.get("clock")
+    timed = {"clock": clock} if clock else {}
+    with db.sessions.begin() as session:
+        secret = config.page_token_secret or settings.get_or_create_secret(session, "page_token_secret")
+    codec = PageTokenCodec(secret, **timed)
+    listeners = ListenerCache(db)
+    tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
+    authenticator = BearerAuthenticator(tokens)
+    runner = RunRunner(db, listeners, **timed)
+    webhook = WebhookHandler(
+        db,
+        listeners,
+        tenant_base_url=config.tenant_base_url,
+        audience_base_url=config.jwt_audience_base_url,
+        trusted_proxies=cidr.parse_networks(config.trusted_proxies),
+        jwks=overrides.get("jwks")
+        or JwksCache(ttl_seconds=config.jwks_ttl_seconds, timeout_seconds=config.jwks_timeout_seconds),
+        on_queued=runner.wake if config.run_automations else None,
+        **timed,
+    )
+    handlers = {
+        RESTART: HandlerSpec(RestartHandler(db, **timed)),
+        LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
+        RECEIVE_WEBHOOK: HandlerSpec(webhook, max_body_bytes=MAX_BODY_BYTES),
+        TOKEN: HandlerSpec(TokenEndpoint(db, config.access_token_ttl_seconds, **timed), parse_body=False),
+    }
+
+    async def purge() -> None:
+        now = datetime.fromtimestamp((clock or time.time)(), UTC)
+
+        def unit(session: Session) -> None:
+            events.purge_events(session, now=now)
+            credentials.purge_expired_tokens(session, now)
+
+        await db.write(unit)
+
+    async def purge_periodically() -> None:
+        while True:
+            await asyncio.sleep(PURGE_INTERVAL_SECONDS)
+            try:
+                await purge()
+            except Exception:  # A failed purge must not stop the server; the next round retries.
+                log.exception("purging expired event records and tokens failed")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await purge()
+        background = [asyncio.create_task(purge_periodically())]
+        if config.run_automations:
+            background.append(asyncio.create_task(runner.run_forever()))
+        try:
+            yield
+        finally:
+            for task in background:
+                task.cancel()
+            await asyncio.gather(*background, return_exceptions=True)
+            db.close()
+
+    doc = load_bundle()
+    app = build_app(
+        operations_from_bundle(doc),
+        doc,
+        handlers,
+        authenticators={"bearerAuth": authenticator, "oauth": authenticator},
+        lifespan=lifespan,
+    )
+    app.state.db = db
+    app.state.sessions = db.sessions
+    app.state.engine = db.engine
+    app.state.runner = runner
+    app.state.listeners = listeners
+    return app
+
+
+def app_from_env() -> Starlette:
+    """Factory for `uvicorn --factory accessgov.app:app_from_env` (used with several workers)."""
+    return create_app(ServerConfig.from_env())

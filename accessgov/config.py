@@ -1,0 +1,62 @@
+"""Server configuration, from the environment (documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
+TRUE = ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything the reference server needs to know about its deployment."""
+
+    database_url: str
+    tenant_base_url: str = DEFAULT_TENANT_BASE_URL
+    # Base URL clients use to reach this server: listener URLs printed by the CLI, and the JWT `aud` of a
+    # listener (this plus its path). Unset: the tenant base URL.
+    public_base_url: str | None = None
+    # Only when the operator asks for it is the JWT `aud` built from the request as received (Host header).
+    jwt_audience_from_request: bool = False
+    page_token_secret: bytes = b""
+    trusted_proxies: tuple[str, ...] = ()
+    jwks_ttl_seconds: int = 300
+    jwks_timeout_seconds: float = 3.0
+    access_token_ttl_seconds: int = 3600
+    # Run queued automations in the server process; off when separate `accessgov worker` processes do it.
+    run_automations: bool = True
+    db_readers: int = 4
+    db_writers: int = 4  # PostgreSQL only: SQLite has one writer
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def listener_base_url(self) -> str:
+        return self.public_base_url or self.tenant_base_url
+
+    @property
+    def jwt_audience_base_url(self) -> str | None:
+        return None if self.jwt_audience_from_request else self.listener_base_url
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> ServerConfig:
+        from accessgov.storage.engine import database_url_from_env
+
+        url = database_url_from_env(env, data_dir=data_dir)
+        secret = env.get("ACCESSGOV_PAGE_TOKEN_SECRET", "")
+        return cls(
+            database_url=url,
+            tenant_base_url=env.get("ACCESSGOV_TENANT_BASE_URL", DEFAULT_TENANT_BASE_URL).rstrip("/"),
+            public_base_url=(env.get("ACCESSGOV_PUBLIC_BASE_URL") or "").rstrip("/") or None,
+            jwt_audience_from_request=env.get("ACCESSGOV_JWT_AUDIENCE_FROM_REQUEST", "").lower() in TRUE,
+            # Empty: the server generates one and keeps it in the database, shared by every worker.
+            page_token_secret=secret.encode(),
+            trusted_proxies=tuple(p for p in env.get("ACCESSGOV_TRUSTED_PROXIES", "").split(",") if p.strip()),
+            jwks_ttl_seconds=int(env.get("ACCESSGOV_JWKS_TTL_SECONDS", "300")),
+            run_automations=env.get("ACCESSGOV_RUN_AUTOMATIONS", "1").lower() in TRUE,
+            db_readers=int(env.get("ACCESSGOV_DB_READERS", "4")),
+            db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "4")),
+        )

@@ -1,0 +1,1 @@
+"""The deterministic demo tenant and its public demo credentials."""

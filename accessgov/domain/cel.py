@@ -1,0 +1,98 @@
+"""CEL expressions (cel-python) used by policy rules and webhook automations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import celpy
+
+
+class ExpressionError(ValueError):
+    """An expression that does not compile, or fails to evaluate on the given data."""
+
+
+@lru_cache(maxsize=1024)
+def compile_expression(expression: str) -> celpy.Runner:
+    """The compiled program of `expression` (compiled once per distinct text)."""
+    env = celpy.Environment()
+    try:
+        return env.program(env.compile(expression))
+    except celpy.CELParseError as error:
+        raise ExpressionError(f"cannot compile {expression!r}: {error}") from None
+    except Exception as error:  # the compiler's own failures (deep nesting, odd tokens) are a bad expression too
+        raise ExpressionError(f"cannot compile {expression!r}: {type(error).__name__}") from None
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def to_cel(activation: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON-shaped variables as CEL values.
+
+    CEL integers are 64-bit; a JSON integer beyond that is taken as a double, as JSON numbers are in CEL's
+    own JSON mapping (or as its decimal text when even a double cannot hold it). Data that still cannot be
+    converted (nesting deeper than the converter's recursion) is an `ExpressionError`, never a crash.
+    """
+    try:
+        return {name: celpy.json_to_cel(value) for name, value in activation.items()}
+    except (ValueError, OverflowError):
+        pass  # an integer out of range, somewhere: retry with those widened (rare, so no walk up front)
+    except (TypeError, RecursionError) as error:
+        raise ExpressionError(f"the data cannot be represented in CEL: {type(error).__name__}") from None
+    try:
+        return {name: celpy.json_to_cel(_widen(value)) for name, value in activation.items()}
+    except (ValueError, TypeError, OverflowError, RecursionError) as error:
+        raise ExpressionError(f"the data cannot be represented in CEL: {type(error).__name__}") from None
+
+
+def _widen(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | dict | list):
+        return value
+    if isinstance(value, int):
+        if INT64_MIN <= value <= INT64_MAX:
+            return value
+        try:
+            return float(value)
+        except OverflowError:
+            return str(value)
+    if isinstance(value, dict):
+        return {key: _widen(item) for key, item in value.items()}
+    return [_widen(item) for item in value]
+
+
+def run_program(program: celpy.Runner, variables: Mapping[str, Any], expression: str = "") -> Any:
+    """Run a compiled program over `to_cel` variables; return a plain Python (JSON) value."""
+    try:
+        result = program.evaluate(dict(variables))
+    except celpy.CELEvalError as error:
+        raise ExpressionError(f"{expression!r} failed: {error.args[0] if error.args else error}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError, ArithmeticError) as error:
+        raise ExpressionError(f"{expression!r} failed: {type(error).__name__}: {error}") from None
+    if isinstance(result, celpy.CELEvalError):
+        raise ExpressionError(f"{expression!r} failed: {result.args[0] if result.args else result}")
+    return _to_json(result)
+
+
+def evaluate(expression: str, activation: Mapping[str, Any]) -> Any:
+    """Evaluate `expression` with JSON-shaped variables; return a plain Python (JSON) value."""
+    return run_program(compile_expression(expression), to_cel(activation), expression)
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, celpy.celtypes.BoolType):
+        return bool(value)
+    if isinstance(value, celpy.celtypes.IntType | celpy.celtypes.UintType):
+        return int(value)
+    if isinstance(value, celpy.celtypes.DoubleType):
+        return float(value)
+    if isinstance(value, celpy.celtypes.StringType):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(_to_json(k)): _to_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if value is None or isinstance(value, celpy.celtypes.NullType):
+        return None
+    return str(value)

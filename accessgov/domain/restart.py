@@ -1,0 +1,134 @@
+"""Restarting a task: pick the policy's step sequence again and make its first step current.
+
+Pure functions over API-shaped documents; the HTTP handler loads and stores them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from accessgov.domain.cel import ExpressionError, compile_expression, run_program, to_cel
+from accessgov.errors import Conflict, ErrorCode
+
+MAX_BASELINE_DEPTH = 5
+STEP_MEMBERS = ("approval", "provision", "accept", "reject", "wait", "form", "action")
+
+
+class PolicyError(ValueError):
+    """A policy whose baseline chain is broken (cycle, self-reference, too deep, missing policy)."""
+
+
+class TaskNotRestartable(Conflict):
+    """The task is closed or deleted, has no policy workflow, or its policy's baseline chain is broken (409)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.TASK_NOT_RESTARTABLE, message)
+
+
+def is_restartable(task: Mapping[str, Any]) -> bool:
+    """Only an open, undeleted task has a current policy workflow to restart."""
+    return task.get("state") != "TASK_STATE_CLOSED" and not task.get("deletedAt")
+
+
+def baseline_key(policy: Mapping[str, Any]) -> str:
+    """The baseline entry of `policySteps` is keyed by the lowercased policy type (`POLICY_TYPE_GRANT` -> `grant`)."""
+    return str(policy.get("policyType", "")).removeprefix("POLICY_TYPE_").lower()
+
+
+def select_steps(
+    policy: Mapping[str, Any],
+    task: Mapping[str, Any],
+    load_policy: Callable[[str], Mapping[str, Any] | None],
+) -> list[dict[str, Any]]:
+    """The step sequence the policy selects for `task`: first matching rule, else the baseline.
+
+    A baseline may defer to another policy (`baselinePolicyId`); the chain must not cycle or exceed depth 5.
+    """
+    seen: list[str] = []
+    current: Mapping[str, Any] | None = policy
+    variables: dict[str, Any] | None = None  # the task as CEL values, converted once for every rule
+    while current is not None:
+        seen.append(str(current.get("id", "")))
+        steps = current.get("policySteps") or {}
+        for rule in current.get("rules") or []:
+            condition, key = rule.get("condition"), rule.get("policyKey")
+            if not condition or key not in steps:
+                continue
+            try:
+                if variables is None:
+                    variables = to_cel({"task": dict(task)})
+                matched = run_program(compile_expression(condition), variables, condition) is True
+            except ExpressionError:
+                matched = False  # A rule that cannot be evaluated does not match; the baseline applies.
+            if matched:
+                return _step_list(steps[key])
+        key = baseline_key(current)
+        if key in steps:
+            return _step_list(steps[key])
+        deferred = current.get("baselinePolicyId")
+        if not deferred:
+            return []
+        if deferred in seen:
+            raise PolicyError(f"baseline chain of policy {seen[0]} cycles through {deferred}")
+        if len(seen) > MAX_BASELINE_DEPTH:
+            raise PolicyError(f"baseline chain of policy {seen[0]} is deeper than {MAX_BASELINE_DEPTH}")
+        current = load_policy(deferred)
+        if current is None:
+            raise PolicyError(f"policy {seen[-1]} defers to missing policy {deferred}")
+    return []
+
+
+def _step_list(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [copy.deepcopy(step) for step in entry.get("steps") or [] if isinstance(step, dict)]
+
+
+def step_member(step: Mapping[str, Any]) -> str | None:
+    return next((member for member in STEP_MEMBERS if member in step), None)
+
+
+def restart(
+    task: dict[str, Any],
+    *,
+    load_policy: Callable[[str], Mapping[str, Any] | None],
+    new_step_id: str,
+    now: str,
+    comment: str | None,
+) -> dict[str, Any]:
+    """The task after a restart (a new document; `task` is not modified).
+
+    The interrupted current step moves to `history` (as done), the first selected step becomes current
+    (active), the remaining steps become `next`, and processing starts over.
+    """
+    if not is_restartable(task):
+        raise TaskNotRestartable(f"task {task.get('numericId')} is closed or deleted")
+    result = copy.deepcopy(task)
+    instance = result.get("policy") or {}
+    policy = instance.get("policy")
+    if not policy:
+        raise TaskNotRestartable(f"task {task.get('numericId')} has no policy workflow")
+    try:
+        steps = select_steps(policy, task, load_policy)
+    except PolicyError as error:
+        raise TaskNotRestartable(str(error)) from None
+    history = list(instance.get("history") or [])
+    if instance.get("current"):
+        history.append({**instance["current"], "state": "POLICY_STEP_STATE_DONE"})
+    current = None
+    if steps:
+        first = steps[0]
+        member = step_member(first) or "action"
+        current = {
+            "id": new_step_id,
+            "policyGenerationId": result.get("policyGenerationId", ""),
+            "state": "POLICY_STEP_STATE_ACTIVE",
+            member: dict(first.get(member) or {}),
+        }
+    result["policy"] = {"current": current, "history": history, "next": steps[1:], "policy": policy}
+    result["processing"] = "TASK_PROCESSING_TYPE_PROCESSING"
+    result["stepApproverIds"] = list((current or {}).get("approval", {}).get("approverIds") or [])
+    if comment:
+        result["commentCount"] = int(result.get("commentCount") or 0) + 1
+    result["updatedAt"] = now
+    return result

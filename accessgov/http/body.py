@@ -1,0 +1,48 @@
+"""Reading request bodies: streamed with a hard size limit, parsed as strict JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator
+from typing import Any
+
+from accessgov.errors import ErrorCode, InvalidRequest, PayloadTooLarge
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: valid JSON grammar, but no double holds it and no database stores it
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def parse_json_body(body: bytes) -> Any:
+    """The body as JSON (strict: no NaN/Infinity, UTF-8 only, nesting-safe), or a 400 `INVALID_JSON`."""
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise InvalidRequest(
+            ErrorCode.INVALID_JSON, f"the request body is not valid JSON: {error}", location="body"
+        ) from None
+    except RecursionError:  # 64 KB of `[` nests deeper than the parser's recursion limit: a 400, not a 500
+        raise InvalidRequest(ErrorCode.INVALID_JSON, "the request body is nested too deeply", location="body") from None
+
+
+async def read_limited_body(receive_chunks: AsyncIterator[bytes], limit: int) -> bytes:
+    """Read a streamed body, failing with 413 as soon as more than `limit` bytes arrived.
+
+    At most `limit` bytes are kept; the chunk that crosses the limit is dropped and nothing after it is pulled.
+    """
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in receive_chunks:
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
+        parts.append(chunk)
+    return b"".join(parts)

@@ -1,0 +1,50 @@
+"""What a handler receives (`RequestContext`) and how an operation's implementation is declared (`HandlerSpec`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+@dataclass
+class RequestContext:
+    """A request after the contract's checks: typed parameters and the parsed body."""
+
+    request: Request
+    operation_id: str
+    path_params: dict[str, Any] = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    raw_body: bytes = b""
+    body: Any = None
+    principal: Any = None
+
+    @cached_property
+    def peer(self) -> str | None:
+        return self.request.client.host if self.request.client else None
+
+
+HandlerResult = Response | tuple[int, Any]
+Handler = Callable[[RequestContext], Awaitable[HandlerResult]]
+# Returns the principal, or raises `Unauthenticated`; may be a coroutine function.
+Authenticator = Callable[[RequestContext], Any]
+
+
+@dataclass(frozen=True)
+class HandlerSpec:
+    """A hand-written implementation of one operation: a coroutine function of the `RequestContext`.
+
+    `parse_body=False` leaves content type and body to the handler (for example an RFC 6749 form body).
+    Handlers must not block the event loop: database work goes through `accessgov.storage.database`.
+    """
+
+    func: Handler
+    parse_body: bool = True
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

@@ -1,0 +1,323 @@
+"""A Starlette application driven by the bundled OpenAPI document.
+
+Every operation of the contract becomes a route. Before a handler runs, the request is checked against
+the operation as the spec declares it: credentials for schemes that have an authenticator (401), path,
+query and header parameters (400, with the parameter's `x-error-code` when it has one), body size (413),
+content type and JSON syntax and schema (400). An operation without a registered handler answers with its
+first documented success example, which makes the app a mock server of the contract ("stub mode").
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from accessgov.errors import (
+    ApiError,
+    ErrorCode,
+    InvalidRequest,
+    PayloadTooLarge,
+    Unauthenticated,
+)
+from accessgov.http.bearer import bearer_token
+from accessgov.http.body import parse_json_body, read_limited_body
+from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
+from accessgov.http.errors import error_response, http_exception, unexpected
+
+__all__ = [
+    "Authenticator",
+    "HandlerSpec",
+    "RequestContext",
+    "build_app",
+    "load_bundle",
+    "operations_from_bundle",
+    "require_bearer",
+    "stub_authenticators",
+]
+
+log = logging.getLogger(__name__)
+
+BUNDLE_PATH = Path(__file__).resolve().parents[2] / "generated" / "openapi.json"
+BUNDLE_URI = "urn:accessgov:bundle"
+HTTP_METHODS = ("get", "put", "post", "delete", "patch")
+INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
+MAX_INTEGER_DIGITS = 19
+INTEGER_CAP = 10**19  # stands for any integer beyond int64
+
+
+def load_bundle(path: Path = BUNDLE_PATH) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _deref(doc: dict[str, Any], node: Any) -> tuple[Any, str | None]:
+    pointer = None
+    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
+        pointer = node["$ref"][1:]
+        node = doc
+        for part in pointer[1:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node, pointer
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def operations_from_bundle(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The route table of a bundle: plain data, so it can be generated into a module and reviewed."""
+    table = []
+    for path, item in doc.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            base = f"/paths/{_escape(path)}/{method}"
+            params = []
+            for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
+                param, pointer = _deref(doc, raw)
+                where = pointer or f"{base}/parameters/{index}"
+                params.append(
+                    {
+                        "name": param["name"],
+                        "in": param["in"],
+                        "required": bool(param.get("required", False)),
+                        "schema": f"{where}/schema",
+                        "type": _deref(doc, param.get("schema", {}))[0].get("type", "string"),
+                        "error_code": param.get("x-error-code"),
+                    }
+                )
+            body = None
+            if "requestBody" in op:
+                request_body, pointer = _deref(doc, op["requestBody"])
+                where = pointer or f"{base}/requestBody"
+                body = {
+                    "required": bool(request_body.get("required", False)),
+                    "content": {
+                        media: f"{where}/content/{_escape(media)}/schema" for media in request_body.get("content", {})
+                    },
+                }
+            responses = {}
+            for status, raw in op.get("responses", {}).items():
+                response, _ = _deref(doc, raw)
+                media = response.get("content", {}).get("application/json", {})
+                example = media.get("example")
+                for candidate in media.get("examples", {}).values():
+                    if example is None:
+                        example = _deref(doc, candidate)[0].get("value")
+                responses[str(status)] = {"example": example}
+            security = op.get("security", doc.get("security", []))
+            table.append(
+                {
+                    "operation_id": op["operationId"],
+                    "method": method.upper(),
+                    "path": path,
+                    "parameters": params,
+                    "body": body,
+                    "security": [sorted(requirement) for requirement in security],
+                    "responses": responses,
+                }
+            )
+    return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
+
+
+class _Operation:
+    """One route: validators compiled once, then `endpoint` per request."""
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        registry: Registry,
+        handler: HandlerSpec | None,
+        authenticators: Mapping[str, Authenticator],
+    ) -> None:
+        self.entry = entry
+        self.handler = handler
+        self.authenticators = authenticators
+        self.validators: dict[str, Draft202012Validator] = {}
+        pointers = [p["schema"] for p in entry["parameters"]]
+        pointers += list((entry["body"] or {}).get("content", {}).values())
+        for pointer in pointers:
+            self.validators[pointer] = Draft202012Validator(
+                {"$ref": f"{BUNDLE_URI}#{pointer}"},
+                registry=registry,
+                format_checker=Draft202012Validator.FORMAT_CHECKER,
+            )
+
+    async def endpoint(self, request: Request) -> Response:
+        try:
+            return await self._handle(request)
+        except ApiError as error:
+            return error_response(error)
+
+    async def _handle(self, request: Request) -> Response:
+        ctx = RequestContext(request=request, operation_id=self.entry["operation_id"])
+        await self._authenticate(ctx)
+        self._check_parameters(ctx)
+        await self._read_body(ctx)
+        if self.handler is None:
+            return self._stub_response()
+        result = await self.handler.func(ctx)
+        if isinstance(result, Response):
+            return result
+        status, body = result
+        return JSONResponse(body, status_code=status)
+
+    async def _authenticate(self, ctx: RequestContext) -> None:
+        """Any one requirement must pass; within one, every scheme (schemes without an authenticator are
+        left to the handler, which knows more, such as the webhook listener's method)."""
+        requirements = self.entry["security"]
+        checkable = [r for r in requirements if r and all(s in self.authenticators for s in r)]
+        if not checkable or len(checkable) != len(requirements):
+            return
+        last: ApiError | None = None
+        for requirement in checkable:
+            try:
+                principals = []
+                for scheme in requirement:
+                    principal = self.authenticators[scheme](ctx)
+                    if inspect.isawaitable(principal):
+                        principal = await principal
+                    principals.append(principal)
+            except ApiError as error:
+                last = error
+                continue
+            # bearerAuth and oauth arrive in one header, so one requirement naming both yields one principal.
+            ctx.principal = principals[0] if all(p == principals[0] for p in principals) else principals
+            return
+        raise last or Unauthenticated(ErrorCode.UNAUTHENTICATED, "credentials are required")
+
+    def _check_parameters(self, ctx: RequestContext) -> None:
+        request = ctx.request
+        sources = {"path": request.path_params, "query": request.query_params, "header": request.headers}
+        targets = {"path": ctx.path_params, "query": ctx.query, "header": ctx.headers}
+        for param in self.entry["parameters"]:
+            name, where = param["name"], param["in"]
+            if where not in sources:
+                continue
+            raw = sources[where].get(name)
+            if raw is None:
+                if param["required"]:
+                    code = ErrorCode.MISSING_HEADER if where == "header" else ErrorCode.MISSING_PARAMETER
+                    raise InvalidRequest(code, f"the {name} {where} parameter is required", location=where, name=name)
+                continue
+            value = self._coerce(param, raw)
+            error = best_match(self.validators[param["schema"]].iter_errors(value))
+            if error is not None:
+                raise InvalidRequest(
+                    param["error_code"] or ErrorCode.INVALID_ARGUMENT,
+                    f"{where} parameter {name}: {error.message}",
+                    location=where,
+                    name=name,
+                )
+            targets[where][name] = value
+
+    @staticmethod
+    def _coerce(param: dict[str, Any], raw: str) -> Any:
+        kind = param["type"]
+        if kind == "integer":
+            match = INTEGER.fullmatch(raw)
+            if match is None:
+                raise InvalidRequest(
+                    param["error_code"] or ErrorCode.INVALID_ARGUMENT,
+                    f"{param['in']} parameter {param['name']} must be an integer",
+                    location=param["in"],
+                    name=param["name"],
+                )
+            sign, digits = match.groups()
+            # Beyond int64 the exact value cannot matter, and int() refuses over 4,300 digits: cap it.
+            number = int(digits) if len(digits) <= MAX_INTEGER_DIGITS else INTEGER_CAP
+            return -number if sign == "-" else number
+        if kind == "boolean" and raw in ("true", "false"):
+            return raw == "true"
+        return raw
+
+    async def _read_body(self, ctx: RequestContext) -> None:
+        body_spec = self.entry["body"]
+        if body_spec is None:
+            return
+        limit = self.handler.max_body_bytes if self.handler else DEFAULT_MAX_BODY_BYTES
+        declared = ctx.request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
+        ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        if self.handler is not None and not self.handler.parse_body:
+            return
+        media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        if not ctx.raw_body and not body_spec["required"]:
+            return
+        if media not in body_spec["content"]:
+            expected = ", ".join(body_spec["content"])
+            raise InvalidRequest(
+                ErrorCode.INVALID_CONTENT_TYPE,
+                f"Content-Type must be {expected}",
+                location="header",
+                name="Content-Type",
+            )
+        if media != "application/json":
+            return
+        ctx.body = parse_json_body(ctx.raw_body)  # strict: UTF-8 only, no NaN, nesting-safe
+        error = best_match(self.validators[body_spec["content"][media]].iter_errors(ctx.body))
+        if error is not None:
+            at = "/" + "/".join(map(str, error.absolute_path))
+            raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {error.message}", location="body", name=at)
+
+    def _stub_response(self) -> Response:
+        for status, response in sorted(self.entry["responses"].items()):
+            if status.startswith("2"):
+                return JSONResponse(response["example"], status_code=int(status))
+        return Response(status_code=204)
+
+
+def build_app(
+    operations: list[dict[str, Any]],
+    doc: dict[str, Any],
+    handlers: Mapping[str, HandlerSpec] | None = None,
+    *,
+    authenticators: Mapping[str, Authenticator] | None = None,
+    lifespan: Any = None,
+) -> Starlette:
+    """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`."""
+    handlers = dict(handlers or {})
+    unknown = set(handlers) - {entry["operation_id"] for entry in operations}
+    if unknown:
+        raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
+    registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
+    routes = [
+        Route(
+            entry["path"],
+            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}).endpoint,
+            methods=[entry["method"]],
+            name=entry["operation_id"],
+        )
+        for entry in operations
+    ]
+    return Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_exception, Exception: unexpected},
+        lifespan=lifespan,
+    )
+
+
+def require_bearer(ctx: RequestContext) -> str:
+    """The token of `Authorization: Bearer <token>`, or 401."""
+    return bearer_token(ctx.request.headers.get("authorization"))
+
+
+def stub_authenticators() -> dict[str, Authenticator]:
+    """Stub mode only checks that a bearer token is present; the reference server verifies it."""
+    return {"bearerAuth": require_bearer, "oauth": require_bearer}

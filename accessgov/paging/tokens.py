@@ -1,0 +1,138 @@
+"""Page tokens: opaque, signed, bound to a collection, versioned, with a maximum age."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import struct
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from accessgov.paging.errors import PageTokenError
+from accessgov.paging.limits import DEFAULT_MAX_AGE_SECONDS, MAX_TOKEN_CHARS, TOKEN_VERSION, Cursor, CursorValue
+
+_MAC_BYTES = 16
+_HEADER = struct.Struct(">BQ")  # version, issued_at
+_MAC_LABEL = b"accessgov/page-token\x00"
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+class PageTokenCodec:
+    """Issues and verifies page tokens: signed, bound to a collection, versioned, with an optional max age.
+
+    `secret` is the server's key (at least 32 random bytes recommended; every worker needs the same one).
+    Tokens older than `max_age_seconds` are rejected (``None``: they never expire); so are tokens issued more
+    than `clock_skew_seconds` in the future. `clock` returns the current Unix time (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        secret: bytes,
+        *,
+        max_age_seconds: int | None = DEFAULT_MAX_AGE_SECONDS,
+        clock: Callable[[], float] = time.time,
+        clock_skew_seconds: int = 300,
+    ) -> None:
+        if not isinstance(secret, bytes | bytearray) or not secret:
+            raise ValueError("the page token secret must be non-empty bytes")
+        if max_age_seconds is not None and max_age_seconds <= 0:
+            raise ValueError("max_age_seconds must be positive or None")
+        self._secret = bytes(secret)
+        self.max_age_seconds = max_age_seconds
+        self.clock = clock
+        self.clock_skew_seconds = clock_skew_seconds
+
+    def encode(self, collection: str, cursor: Sequence[CursorValue]) -> str:
+        """A token resuming `collection` after the item whose sort key is `cursor` (str and int values)."""
+        values = _check_cursor(cursor)
+        if values is None:
+            raise ValueError(f"a cursor is a non-empty sequence of str and int values, got {cursor!r}")
+        body = json.dumps(list(values), separators=(",", ":"), ensure_ascii=False).encode()
+        signed = _HEADER.pack(TOKEN_VERSION, max(0, int(self.clock()))) + body
+        raw = signed + self._mac(collection, signed)
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    def decode(self, token: str, collection: str) -> Cursor:
+        """The cursor inside `token`, if this server issued it for `collection` and it has not expired.
+
+        Raises `PageTokenError` otherwise.
+        """
+        if not isinstance(token, str):
+            raise PageTokenError(f"page_token must be a string, got {type(token).__name__}")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise PageTokenError("page_token is too long; pass the nextPageToken of the previous response")
+        raw = _b64decode(token)
+        if len(raw) < _HEADER.size + _MAC_BYTES + 2:  # 2: the shortest JSON array, "[]"
+            raise PageTokenError(
+                "page_token is truncated or malformed; pass the nextPageToken of the previous response"
+            )
+        version, issued_at = _HEADER.unpack_from(raw)
+        if version != TOKEN_VERSION:
+            raise PageTokenError(
+                f"page_token has an unsupported format (version {version}); restart from the first page",
+                reason="version",
+            )
+        signed, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+        if not hmac.compare_digest(mac, self._mac(collection, signed)):
+            raise PageTokenError(
+                "page_token is not valid for this listing: it was altered, or issued for another listing "
+                "(other filters or parent) or by another server",
+                reason="signature",
+            )
+        now = self.clock()
+        if issued_at > now + self.clock_skew_seconds:
+            raise PageTokenError("page_token was issued in the future; restart from the first page", reason="expired")
+        if self.max_age_seconds is not None and now - issued_at > self.max_age_seconds:
+            raise PageTokenError("page_token has expired; restart from the first page", reason="expired")
+        try:
+            values = json.loads(signed[_HEADER.size :].decode())
+        except (UnicodeDecodeError, ValueError):
+            values = None
+        cursor = _check_cursor(values) if isinstance(values, list) else None
+        if cursor is None:  # only with a leaked secret or a bug: it was signed
+            raise PageTokenError("page_token carries no valid cursor", reason="cursor")
+        return cursor
+
+    def _mac(self, collection: str, signed: bytes) -> bytes:
+        name = collection.encode()
+        message = _MAC_LABEL + struct.pack(">I", len(name)) + name + signed
+        return hmac.new(self._secret, message, hashlib.sha256).digest()[:_MAC_BYTES]
+
+
+def collection_key(name: str, filters: Mapping[str, Any] | None = None) -> str:
+    """What a page token is bound to: the collection `name` plus a hash of the `filters` of the listing.
+
+    A token issued for one set of filters (or search query, or parent) is then rejected for another, since
+    its cursor means nothing there. Filters are hashed from canonical JSON: key order does not matter, and
+    ``None``/empty filters leave `name` unchanged.
+    """
+    if not filters:
+        return name
+    canonical = json.dumps(filters, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return f"{name}#filters={hashlib.sha256(canonical.encode()).hexdigest()}"
+
+
+def _b64decode(token: str) -> bytes:
+    if not token or _BASE64URL.fullmatch(token) is None or len(token) % 4 == 1:
+        raise PageTokenError("page_token is malformed; pass the nextPageToken of the previous response")
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):  # pragma: no cover - the alphabet and length are checked above
+        raise PageTokenError("page_token is malformed") from None
+    # Several strings decode to the same bytes (unused low bits of the last character): only ours is valid.
+    if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != token:
+        raise PageTokenError("page_token is malformed; pass the nextPageToken of the previous response")
+    return raw
+
+
+def _check_cursor(values: Any) -> Cursor | None:
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not values:
+        return None
+    if not all(isinstance(v, str | int) and not isinstance(v, bool) for v in values):
+        return None
+    return tuple(values)

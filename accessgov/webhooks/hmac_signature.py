@@ -1,0 +1,42 @@
+"""The HMAC method: HMAC-SHA256 over `{timestamp}.{event_id}.{body}`, base64url without padding.
+
+The key is the listener's secret string exactly as the service gave it (base64url text), UTF-8 encoded,
+not base64-decoded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from accessgov.webhooks.errors import WebhookAuthError
+from accessgov.webhooks.protocol import SECRET_BYTES, b64url, signature_input
+
+__all__ = ["SECRET_BYTES", "b64url", "compute_signature", "generate_secret", "signature_input", "verify_signature"]
+
+
+def generate_secret() -> str:
+    """A new 256-bit signing secret, as base64url text without padding."""
+    return b64url(secrets.token_bytes(SECRET_BYTES))
+
+
+def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -> str:
+    """The `Webhook-Signature` value: HMAC-SHA256 keyed with the secret's UTF-8 text, base64url unpadded."""
+    digest = hmac.new(secret.encode("utf-8"), signature_input(timestamp, event_id, body), hashlib.sha256).digest()
+    return b64url(digest)
+
+
+def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, signature: str | None) -> None:
+    """Raise `WebhookAuthError` unless `signature` is the signature of this request (constant time)."""
+    if not signature:
+        raise WebhookAuthError(
+            "MISSING_AUTHENTICATION", "the Webhook-Signature header is required", "Webhook-Signature"
+        )
+    expected = compute_signature(secret, timestamp, event_id, body)
+    # Bytes, not str: compare_digest raises TypeError on non-ASCII str, and a header can carry any text.
+    # Any other encoding of the right digest (padded, standard alphabet, hex) is a plain mismatch.
+    if not hmac.compare_digest(expected.encode("ascii"), signature.encode("utf-8", "replace")):
+        raise WebhookAuthError(
+            "SIGNATURE_MISMATCH", "Webhook-Signature does not match the request", "Webhook-Signature"
+        )

@@ -1,0 +1,64 @@
+"""Shape checks of an inbound webhook request: headers, timestamp window, event id, body."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from accessgov.webhooks.errors import WebhookRequestError
+from accessgov.webhooks.protocol import MAX_BODY_BYTES, MAX_JWT_LIFETIME_SECONDS, TIMESTAMP_WINDOW_SECONDS
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_JWT_LIFETIME_SECONDS",
+    "TIMESTAMP_WINDOW_SECONDS",
+    "check_content_type",
+    "parse_event_id",
+    "parse_timestamp",
+]
+
+_DIGITS = re.compile(r"[0-9]{1,12}")  # used with fullmatch: `$` would accept a trailing newline
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def parse_timestamp(value: str | None, now: float, window_seconds: int = TIMESTAMP_WINDOW_SECONDS) -> int:
+    """`Webhook-Timestamp` as whole Unix seconds, within `window_seconds` of `now` in either direction."""
+    if value is None or value == "":
+        raise WebhookRequestError("MISSING_HEADER", "the Webhook-Timestamp header is required", "Webhook-Timestamp")
+    if not _DIGITS.fullmatch(value):
+        raise WebhookRequestError(
+            "INVALID_TIMESTAMP", "Webhook-Timestamp must be whole Unix seconds (digits only)", "Webhook-Timestamp"
+        )
+    timestamp = int(value)
+    skew = abs(timestamp - int(now))
+    if skew > window_seconds:
+        raise WebhookRequestError(
+            "TIMESTAMP_OUT_OF_WINDOW",
+            f"Webhook-Timestamp is {skew} seconds away from the server time (limit {window_seconds})",
+            "Webhook-Timestamp",
+        )
+    return timestamp
+
+
+def parse_event_id(value: str | None) -> uuid.UUID:
+    """`Webhook-Event-Id` as a UUID of version 4 (RFC 4122 variant); other versions are rejected."""
+    if value is None or value == "":
+        raise WebhookRequestError("MISSING_HEADER", "the Webhook-Event-Id header is required", "Webhook-Event-Id")
+    if not _UUID.fullmatch(value):
+        raise WebhookRequestError("INVALID_EVENT_ID", "Webhook-Event-Id is not a UUID", "Webhook-Event-Id")
+    parsed = uuid.UUID(value)
+    if parsed.version != 4 or parsed.variant != uuid.RFC_4122:
+        raise WebhookRequestError(
+            "INVALID_EVENT_ID",
+            f"Webhook-Event-Id must be a UUID version 4, not version {parsed.version}",
+            "Webhook-Event-Id",
+        )
+    return parsed
+
+
+def check_content_type(value: str | None) -> None:
+    """`Content-Type` must be `application/json` (parameters such as charset allowed)."""
+    if value is None or value.strip() == "":
+        raise WebhookRequestError("MISSING_HEADER", "the Content-Type header is required", "Content-Type")
+    if value.split(";")[0].strip().lower() != "application/json":
+        raise WebhookRequestError("INVALID_CONTENT_TYPE", "Content-Type must be application/json", "Content-Type")
