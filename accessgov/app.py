@@ -26,6 +26,7 @@ from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
+from accessgov.http.load import InFlight
 from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
 from accessgov.storage import credentials, events, settings
@@ -58,7 +59,8 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     listeners = ListenerCache(db)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
     authenticator = BearerAuthenticator(tokens)
-    runner = RunRunner(db, listeners, **timed)
+    in_flight = InFlight()
+    runner = RunRunner(db, listeners, busy=in_flight.busy, **timed)
     webhook = WebhookHandler(
         db,
         listeners,
@@ -115,6 +117,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         handlers,
         authenticators={"bearerAuth": authenticator, "oauth": authenticator},
         lifespan=lifespan,
+        in_flight=in_flight,
     )
     app.state.db = db
     app.state.sessions = db.sessions

@@ -39,6 +39,7 @@ from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
 from accessgov.http.errors import error_response, http_exception, unexpected
 from accessgov.http.fastcheck import Check, compile_check
+from accessgov.http.load import InFlight
 from accessgov.http.responses import JSONResponse
 
 __all__ = [
@@ -153,7 +154,9 @@ class _Operation:
         registry: Registry,
         handler: HandlerSpec | None,
         authenticators: Mapping[str, Authenticator],
+        in_flight: InFlight,
     ) -> None:
+        self.in_flight = in_flight
         self.entry = entry
         self.handler = handler
         self.authenticators = authenticators
@@ -178,10 +181,13 @@ class _Operation:
         return best_match(self.validators[pointer].iter_errors(value))
 
     async def endpoint(self, request: Request) -> Response:
+        self.in_flight.count += 1
         try:
             return await self._handle(request)
         except ApiError as error:
             return error_response(error)
+        finally:
+            self.in_flight.count -= 1
 
     async def _handle(self, request: Request) -> Response:
         ctx = RequestContext(request=request, operation_id=self.entry["operation_id"])
@@ -309,6 +315,7 @@ def build_app(
     *,
     authenticators: Mapping[str, Authenticator] | None = None,
     lifespan: Any = None,
+    in_flight: InFlight | None = None,
 ) -> Starlette:
     """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`."""
     handlers = dict(handlers or {})
@@ -316,10 +323,11 @@ def build_app(
     if unknown:
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
     registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
+    in_flight = in_flight or InFlight()
     routes = [
         Route(
             entry["path"],
-            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}).endpoint,
+            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}, in_flight).endpoint,
             methods=[entry["method"]],
             name=entry["operation_id"],
         )

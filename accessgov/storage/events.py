@@ -58,6 +58,7 @@ class ClaimedRun:
     context: Any
     attempt: int
     lease_until: datetime
+    queued_at: datetime
 
 
 _CLAIM_EVENT: dict[str, Any] = {}  # dialect name -> prepared INSERT ... ON CONFLICT DO NOTHING RETURNING
@@ -151,7 +152,7 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
     `MAX_ATTEMPTS` times already are finished as FAILED instead.
     """
     stmt = (
-        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts)
+        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts, _RUNS.c.created_at)
         .where(_claimable(now))
         .order_by(_RUNS.c.status, _RUNS.c.created_at)  # 'QUEUED' < 'RUNNING': fresh work first
         .limit(limit)
@@ -168,7 +169,9 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
         session.execute(
             update(_RUNS).where(_RUNS.c.id == row.id).values(status=RUNNING, attempts=attempt, lease_until=lease_until)
         )
-        claimed.append(ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until))
+        claimed.append(
+            ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until, row.created_at)
+        )
     return claimed
 
 
