@@ -58,8 +58,8 @@ generate: overlays ## Regenerate models, client and stub server from the bundle 
 check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces
 	$(PY) -m scripts.check_generated
 
-diff: $(STAMP) ## Contract changelog vs BASE (FORMAT=text|markdown); exit 1 on breaking unless ALLOW_BREAKING=1
-	$(PY) -m scripts.breaking_changes $(BASE) --format $(FORMAT)
+diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on breaking unless ALLOW_BREAKING=1
+	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)
 
 chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
