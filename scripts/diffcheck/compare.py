@@ -401,7 +401,8 @@ class Comparison:
         b_map = {str(k).lower(): (k, v) for k, v in base.items()}
         h_map = {str(k).lower(): (k, v) for k, v in head.items()}
         for name in sorted(set(b_map) | set(h_map)):
-            label = f"response {status} header `{name}`"
+            shown = (h_map.get(name) or b_map[name])[0]
+            label = f"response {status} header `{shown}`"
             if name not in h_map:
                 b, _ = self.base.deref(b_map[name][1], ())
                 check = "required-response-header-removed" if b.get("required") else "optional-response-header-removed"
@@ -432,7 +433,7 @@ class Comparison:
                     (*b_ptr, "schema"),
                     h["schema"],
                     (*h_ptr, "schema"),
-                    Where(RESPONSE, "header", name, f"response {status} header "),
+                    Where(RESPONSE, "header", str(shown), f"response {status} header "),
                 )
 
     # --- schemas ----------------------------------------------------------------------------------------------

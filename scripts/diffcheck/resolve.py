@@ -79,7 +79,7 @@ def _is_null(node: Any) -> bool:
 
 
 def unwrap_nullable(doc: Document, node: Any, pointer: Pointer) -> tuple[Any, Pointer, bool]:
-    """`anyOf|oneOf: [X, {type: null}]` (nothing else that constrains) -> (X, its pointer, True)."""
+    """`anyOf|oneOf: [X, {type: null}]` (nothing else that constrains) -> (X, its pointer, True); `[X]` -> X."""
     nullable = False
     while True:
         target, target_ptr = doc.deref(node, pointer)
@@ -90,9 +90,11 @@ def unwrap_nullable(doc: Document, node: Any, pointer: Pointer) -> tuple[Any, Po
             if not isinstance(members, list) or set(target) - ANNOTATIONS - {key}:
                 continue
             rest = [(m, (*target_ptr, key, str(i))) for i, m in enumerate(members) if not _is_null(doc.deref(m, ())[0])]
-            if len(rest) == 1 and len(rest) < len(members):
+            # `[X, null]` means a nullable X; a lone `$ref` member means its target (inline lone members stay
+            # a union, so that `oneOf: [A, B]` -> `[A]` reads as "B removed").
+            if len(rest) == 1 and (len(rest) < len(members) or component_name(rest[0][0])):
                 node, pointer = rest[0]
-                nullable = True
+                nullable = nullable or len(rest) < len(members)
                 break
         else:
             return node, pointer, nullable
