@@ -37,8 +37,8 @@ bundle: $(STAMP) ## Bundle spec/ into generated/openapi.{yaml,json} (prance)
 validate: bundle ## Validate the bundle with openapi-spec-validator
 	$(PY) -m scripts.validate $(BUNDLE)
 
-lint: bundle ## House lint rules on the bundle, ruff on the code
-	$(PY) -m scripts.lint $(BUNDLE)
+lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff on the code
+	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests
 	$(BIN)/ruff format --check accessgov scripts tests
 
@@ -90,7 +90,9 @@ bench-webhook: $(STAMP) ## Accepted deliveries/s (HMAC, JWT) vs a bare Starlette
 
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
-	$(PY) -m scripts.lint $(BUNDLE)
+	$(PY) -m scripts.lint --redocly $(BUNDLE)
+	$(BIN)/ruff check accessgov scripts tests
+	$(BIN)/ruff format --check accessgov scripts tests
 	$(PY) -m scripts.check_generated
 	$(BIN)/pytest -q
 
