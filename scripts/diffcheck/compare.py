@@ -164,8 +164,8 @@ class Comparison:
         for flow in sorted(set(base_flows) & set(head_flows)):
             bf, hf = base_flows[flow] or {}, head_flows[flow] or {}
             at = (*pointer, "flows", flow)
-            for url in ("tokenUrl", "authorizationUrl", "refreshUrl"):
-                if bf.get(url) != hf.get(url) and url != "refreshUrl":
+            for url in ("tokenUrl", "authorizationUrl"):
+                if bf.get(url) != hf.get(url):
                     self.emit(
                         "api-security-component-oauth-token-url-changed",
                         f"security scheme `{name}` {flow}: `{url}` changed"

@@ -46,7 +46,3 @@ class Finding:
 
     def sort_key(self) -> tuple[int, str, int, str, str]:
         return (self.severity.rank, self.file or "", self.line or 0, self.check, self.message)
-
-
-def pointer_str(pointer: Pointer) -> str:
-    return "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in pointer)
