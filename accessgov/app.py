@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -45,6 +46,9 @@ TOKEN = "svc.api.auth.v1.AuthService.Token"
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
+    # The event loop hands every database unit to a pool thread and takes the result back: with the default
+    # 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
+    sys.setswitchinterval(config.gil_switch_interval)
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}

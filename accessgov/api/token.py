@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs
 
 from sqlalchemy.orm import Session
-from starlette.responses import JSONResponse
 
 from accessgov.http.context import RequestContext
+from accessgov.http.responses import JSONResponse
 from accessgov.storage import credentials
 from accessgov.storage.database import Database
 
