@@ -481,10 +481,20 @@ class OAuthTokenRequest(BaseModel):
         validate_by_name=True,
     )
     grant_type: Annotated[GrantType, Field(description="Always `client_credentials`.")]
-    client_id: Annotated[str, Field(description="The OAuth client ID.", min_length=1)]
+    client_id: Annotated[
+        str | MISSING,
+        Field(
+            description="The OAuth client ID (body authentication; with HTTP Basic optional and equal to its ID).",
+            min_length=1,
+        ),
+    ] = MISSING
     client_secret: Annotated[
-        str, Field(description="The OAuth client secret.", min_length=1)
-    ]
+        str | MISSING,
+        Field(
+            description="The OAuth client secret (body authentication only).",
+            min_length=1,
+        ),
+    ] = MISSING
     scope: Annotated[
         str | MISSING, Field(description="Ignored; tokens carry the client's roles.")
     ] = MISSING

@@ -214,4 +214,4 @@ OPERATIONS = [{'body': None,
                                     'error_description': 'unknown client or wrong secret'}},
                 '413': {'example': {'code': 'PAYLOAD_TOO_LARGE',
                                     'message': 'the request body exceeds 65536 bytes'}}},
-  'security': []}]
+  'security': [[], ['oauthClientBasic']]}]
