@@ -33,16 +33,19 @@ FAST = Retry(total=3, backoff_factor=0.5)
 
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> Sleeps:
-    """Waits between retries are recorded, not slept (sync and async)."""
-    import httpx_retries.retry as retry_module
-
+    """Waits between retries are recorded, not slept (sync and async); only the retry library's waits, so the
+    server threads' own sleeps stay untouched."""
     recorded = Sleeps()
 
-    async def asleep(seconds: float) -> None:
-        recorded(seconds)
+    def wait(retry: Retry, response: httpx.Response | Exception) -> None:
+        # The pinned httpx-retries computes the wait (Retry-After, else jittered backoff) in _calculate_sleep.
+        recorded(retry._calculate_sleep(response.headers if isinstance(response, httpx.Response) else {}))
 
-    monkeypatch.setattr(retry_module.time, "sleep", recorded)
-    monkeypatch.setattr(retry_module.asyncio, "sleep", asleep)
+    async def await_wait(retry: Retry, response: httpx.Response | Exception) -> None:
+        wait(retry, response)
+
+    monkeypatch.setattr(Retry, "sleep", wait)
+    monkeypatch.setattr(Retry, "asleep", await_wait)
     return recorded
 
 
