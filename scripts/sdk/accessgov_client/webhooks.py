@@ -67,7 +67,8 @@ class WebhookSender:
     """Signs and delivers webhooks to one listener URL.
 
     HMAC: `secret=` (the listener's signing secret). JWT: `private_key=` (PEM), `kid=` (its key id in your JWKS)
-    and `tenant_base_url=` (the `sub` claim). `retry`: the policy for deliveries (`None`: send once).
+    and `tenant_base_url=` (the `sub` claim); `audience` is the `aud` claim when the listener knows its URL by
+    another address than `url` (behind a proxy). `retry`: the policy for deliveries (`None`: send once).
     """
 
     url: str
@@ -75,6 +76,7 @@ class WebhookSender:
     private_key: bytes | str | None = field(default=None, repr=False)
     kid: str | None = None
     tenant_base_url: str | None = None
+    audience: str | None = None
     jwt_lifetime_seconds: int = 300
     retry: Retry | bool | None = DEFAULT_RETRY
     timeout: httpx.Timeout | float = field(default_factory=lambda: DEFAULT_TIMEOUT)
@@ -103,7 +105,7 @@ class WebhookSender:
             return headers
         claims = {
             "sub": self.tenant_base_url,
-            "aud": self.url,
+            "aud": self.audience or self.url,
             "iat": now,
             "exp": now + self.jwt_lifetime_seconds,
             "jti": event_id,
