@@ -396,6 +396,26 @@ def test_jwt_from_the_signing_helper(env: Env) -> None:
     expect(post(url, BODY, headers), 200)
 
 
+def test_jwt_from_the_sdk_sender(env: Env) -> None:
+    # The SDK's own signer (generated/client, no accessgov import) as a real sender: every algorithm, and a
+    # repeat of the same event id is the listener's 409.
+    from tests.sdk.conftest import CLIENT_DIR
+
+    sys.path.insert(0, str(CLIENT_DIR))
+    from accessgov_client import ConflictError, WebhookSender
+
+    for key, kid in ((env.keys.rsa, "rsa-1"), (env.keys.ec, "ec-1"), (env.keys.ed, "ed-1")):
+        sender = WebhookSender(
+            env.url("jwt"), private_key=key, kid=kid, tenant_base_url=TENANT, audience=env.url("jwt", TENANT)
+        )
+        event_id = str(uuid.uuid4())
+        response = sender.send(json.loads(BODY), event_id=event_id)
+        assert response.status_code == 200, response.text
+        with pytest.raises(ConflictError) as raised:
+            sender.send(json.loads(BODY), event_id=event_id)
+        assert raised.value.code == "DUPLICATE_EVENT"
+
+
 def test_jwks_is_fetched_once(env: Env) -> None:
     for _ in range(3):
         headers, url = jwt_delivery(env, env.keys.rsa, "rsa-1")
