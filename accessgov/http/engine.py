@@ -14,6 +14,7 @@ import json
 import logging
 import re
 from collections.abc import Mapping
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-BUNDLE_PATH = Path(__file__).resolve().parents[2] / "generated" / "openapi.json"
+# The bundle ships as package data of `generated` (pyproject.toml), so an installed server finds it too.
+BUNDLE_PATH = Path(str(files("generated").joinpath("openapi.json")))
 BUNDLE_URI = "urn:accessgov:bundle"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from accessgov.http.engine import HandlerSpec, build_app, load_bundle, stub_authenticators
-
+from .mock import MockApp
 from .operations import OPERATIONS
 
-
-def create_app(handlers: dict[str, HandlerSpec] | None = None, **options: Any):
-    """The contract's routes; operations without a handler answer with their documented example."""
-    options.setdefault("authenticators", stub_authenticators())
-    return build_app(OPERATIONS, load_bundle(), handlers, **options)
+BUNDLE = Path(__file__).resolve().parent.parent / "openapi.json"
 
 
-app = create_app()
+def load_bundle() -> dict[str, Any]:
+    return json.loads(BUNDLE.read_text(encoding="utf-8"))
+
+
+def create_app(*, seed: int | None = None, dynamic: bool = False) -> MockApp:
+    """The contract's mock: validated requests, documented examples (or schema-generated bodies)."""
+    return MockApp(OPERATIONS, load_bundle(), seed=seed, dynamic=dynamic)

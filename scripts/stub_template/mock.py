@@ -1,0 +1,471 @@
+"""A mock server of an OpenAPI 3.1 bundle: an ASGI app that validates requests and answers with examples.
+
+Copied verbatim into the generated stub package by `make generate` (scripts/generate_stub.py): it depends on
+nothing but the bundle, jsonschema/referencing and orjson.
+
+Per request: route (404/405 in the `Error` shape), the `Prefer` header (422 `MOCK_INVALID_PREFER` for an
+unknown or impossible preference), credentials present for one security requirement (401), parameters and
+body against their schemas (400), then the response:
+
+- `Prefer: code=<status>` picks a documented status, `example=<name>` a named example (any status);
+- `Prefer: dynamic=true` generates the body from the response schema (valid against it), deterministic when a
+  seed is given (`Prefer: seed=<int>` or the app's `seed`); otherwise the status's first example;
+- path parameter values are written into the example's matching ids (`task_id` -> `task.id` and every
+  `taskId`), so an id taken from one response comes back from the next.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+import orjson
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from .dynamic import generate
+
+BUNDLE_URI = "urn:mock:bundle"
+HTTP_METHODS = ("get", "put", "post", "delete", "patch")
+MAX_BODY_BYTES = 64 * 1024
+PREFERENCES = ("code", "example", "dynamic", "seed")
+DYNAMIC_ATTEMPTS = 20
+INTEGER = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
+JSON_HEADERS = [(b"content-type", b"application/json")]
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _pointer(doc: Any, pointer: str) -> Any:
+    node = doc
+    for part in pointer.lstrip("#").lstrip("/").split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _deref(doc: dict[str, Any], node: Any, where: str) -> tuple[Any, str]:
+    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
+        where = node["$ref"][1:]
+        node = _pointer(doc, where)
+    return node, where
+
+
+def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The operations of `doc` as plain data (schemas as JSON pointers into it): what the generator prints."""
+    schemes = doc.get("components", {}).get("securitySchemes", {})
+    table = []
+    for path, item in doc.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            base = f"/paths/{_escape(path)}/{method}"
+            params = []
+            for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
+                param, where = _deref(doc, raw, f"{base}/parameters/{index}")
+                schema = _deref(doc, param.get("schema", {}), f"{where}/schema")[0]
+                params.append(
+                    {
+                        "name": param["name"],
+                        "in": param["in"],
+                        "required": bool(param.get("required", False)),
+                        "schema": f"{where}/schema",
+                        "type": schema.get("type", "string"),
+                        "error_code": param.get("x-error-code"),
+                    }
+                )
+            body = None
+            if "requestBody" in op:
+                request_body, where = _deref(doc, op["requestBody"], f"{base}/requestBody")
+                body = {
+                    "required": bool(request_body.get("required", False)),
+                    "content": {m: f"{where}/content/{_escape(m)}/schema" for m in request_body.get("content", {})},
+                }
+            responses = {}
+            for status, raw in op.get("responses", {}).items():
+                response, where = _deref(doc, raw, f"{base}/responses/{status}")
+                media = response.get("content", {}).get("application/json")
+                examples: dict[str, Any] = {}
+                schema = None
+                if media is not None:
+                    schema = f"{where}/content/application~1json/schema"
+                    if "example" in media:
+                        examples["default"] = media["example"]
+                    for name, candidate in media.get("examples", {}).items():
+                        examples[name] = _deref(doc, candidate, "")[0].get("value")
+                headers = {}
+                for name, raw_header in response.get("headers", {}).items():
+                    header = _deref(doc, raw_header, "")[0]
+                    schema_of_header = _deref(doc, header.get("schema", {}), "")[0]
+                    headers[name] = str(header.get("example", schema_of_header.get("example", "mock")))
+                responses[str(status)] = {"examples": examples, "schema": schema, "headers": headers}
+            security = [
+                sorted(
+                    (name, _credential(schemes.get(name, {})))
+                    for name in requirement  # what each scheme needs to be present
+                )
+                for requirement in op.get("security", doc.get("security", []))
+            ]
+            table.append(
+                {
+                    "operation_id": op["operationId"],
+                    "method": method.upper(),
+                    "path": path,
+                    "parameters": params,
+                    "body": body,
+                    "security": security,
+                    "responses": responses,
+                }
+            )
+    return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
+
+
+def _credential(scheme: dict[str, Any]) -> str:
+    """`bearer`, `basic` or `header:<name>`: what presence of the scheme's credentials means."""
+    if scheme.get("type") == "apiKey" and scheme.get("in") == "header":
+        return f"header:{scheme['name'].lower()}"
+    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+        return "basic"
+    return "bearer"
+
+
+class MockError(Exception):
+    """A response decided before the example: 400/401 from the contract, 404/405/413/422 from the mock."""
+
+    def __init__(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(status)
+        self.status, self.body, self.headers = status, body, dict(headers or {})
+
+
+def _error(status: int, code: str, message: str, **detail: str) -> MockError:
+    return MockError(status, {"code": code, "message": message, "details": [detail] if detail else []})
+
+
+def parse_prefer(header: str) -> dict[str, str]:
+    """`Prefer: code=404, example=lastPage` -> {"code": "404", "example": "lastPage"} (RFC 7240 syntax)."""
+    prefs: dict[str, str] = {}
+    for part in re.split(r"[,;]", header):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        name, value = name.strip().lower(), value.strip().strip('"')
+        if name not in PREFERENCES:
+            raise _error(
+                422,
+                "MOCK_INVALID_PREFER",
+                f"unknown preference {name!r}: the mock understands {', '.join(PREFERENCES)}",
+                location="header",
+                name="Prefer",
+            )
+        prefs[name] = value
+    if "dynamic" in prefs and prefs["dynamic"] not in ("true", "false"):
+        raise _error(422, "MOCK_INVALID_PREFER", "dynamic must be true or false", location="header", name="Prefer")
+    if "seed" in prefs and not prefs["seed"].lstrip("-").isdigit():
+        raise _error(422, "MOCK_INVALID_PREFER", "seed must be an integer", location="header", name="Prefer")
+    return prefs
+
+
+class _Operation:
+    """One operation: validators compiled once, responses rendered per request."""
+
+    def __init__(self, entry: dict[str, Any], doc: dict[str, Any], registry: Registry) -> None:
+        self.entry = entry
+        self.doc = doc
+        self.regex = re.compile("^" + re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(entry["path"])) + "$")
+        self.validators = {
+            pointer: Draft202012Validator(
+                {"$ref": f"{BUNDLE_URI}#{pointer}"},
+                registry=registry,
+                format_checker=Draft202012Validator.FORMAT_CHECKER,
+            )
+            for pointer in [
+                *(p["schema"] for p in entry["parameters"]),
+                *(entry["body"] or {}).get("content", {}).values(),
+                *(r["schema"] for r in entry["responses"].values() if r["schema"]),
+            ]
+        }
+        self.success = next((s for s in sorted(entry["responses"]) if s.startswith("2")), None)
+        # The shape of this operation's 400 body: the contract's `Error`, or RFC 6749's for the token endpoint.
+        bad_request = entry["responses"].get("400", {}).get("schema")
+        shape = _pointer(doc, bad_request) if bad_request else {}
+        shape = _deref(doc, shape, "")[0]
+        self.oauth_errors = "error" in shape.get("required", [])
+        self.rendered: dict[tuple[str, str, tuple[str, ...]], bytes] = {}
+
+    def bad_request(self, code: str, message: str, **detail: str) -> MockError:
+        if self.oauth_errors:
+            return MockError(400, {"error": "invalid_request", "error_description": message})
+        return _error(400, code, message, **detail)
+
+    def authenticate(self, headers: dict[str, str]) -> None:
+        requirements = self.entry["security"]
+        if not requirements or any(not requirement for requirement in requirements):
+            return
+        for requirement in requirements:
+            if all(_present(headers, credential) for _, credential in requirement):
+                return
+        unauthorized = self.entry["responses"].get("401")
+        body = next(iter(unauthorized["examples"].values()), None) if unauthorized else None
+        if body is None:
+            body = {"code": "UNAUTHENTICATED", "message": "credentials are required", "details": []}
+        raise MockError(401, body, (unauthorized or {}).get("headers") or {"WWW-Authenticate": "Bearer"})
+
+    def check_parameters(self, path_params: dict[str, str], query: dict[str, str], headers: dict[str, str]) -> None:
+        sources = {"path": path_params, "query": query, "header": headers}
+        for param in self.entry["parameters"]:
+            name, where = param["name"], param["in"]
+            if where not in sources:
+                continue
+            raw = sources[where].get(name.lower() if where == "header" else name)
+            if raw is None:
+                if param["required"]:
+                    code = "MISSING_HEADER" if where == "header" else "MISSING_PARAMETER"
+                    raise self.bad_request(code, f"the {name} {where} parameter is required", location=where, name=name)
+                continue
+            value: Any = raw
+            if param["type"] == "integer":
+                if not INTEGER.fullmatch(raw):
+                    raise self.bad_request(
+                        param["error_code"] or "INVALID_ARGUMENT",
+                        f"{where} parameter {name} must be an integer",
+                        location=where,
+                        name=name,
+                    )
+                value = int(raw)
+            elif param["type"] == "boolean" and raw in ("true", "false"):
+                value = raw == "true"
+            error = best_match(self.validators[param["schema"]].iter_errors(value))
+            if error is not None:
+                raise self.bad_request(
+                    param["error_code"] or "INVALID_ARGUMENT",
+                    f"{where} parameter {name}: {error.message}",
+                    location=where,
+                    name=name,
+                )
+
+    def check_body(self, raw: bytes, content_type: str) -> None:
+        spec = self.entry["body"]
+        if spec is None or (not raw and not spec["required"]):
+            return
+        media = content_type.split(";")[0].strip().lower()
+        if media not in spec["content"]:
+            expected = ", ".join(spec["content"])
+            raise self.bad_request(
+                "INVALID_CONTENT_TYPE", f"Content-Type must be {expected}", location="header", name="Content-Type"
+            )
+        if media == "application/json":
+            try:
+                body = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+            except (UnicodeDecodeError, ValueError, RecursionError) as error:
+                raise self.bad_request(
+                    "INVALID_JSON", f"the request body is not valid JSON: {error}", location="body"
+                ) from None
+        elif media == "application/x-www-form-urlencoded":
+            body = dict(parse_qsl(raw.decode("latin-1")))
+        else:
+            return
+        error = best_match(self.validators[spec["content"][media]].iter_errors(body))
+        if error is not None:
+            at = "/" + "/".join(map(str, error.absolute_path))
+            raise self.bad_request("INVALID_ARGUMENT", f"body: {at} {error.message}", location="body", name=at)
+
+    def choose(self, prefs: dict[str, str]) -> tuple[str, str | None]:
+        """The status and example name the preferences select (422 when they select nothing)."""
+        responses = self.entry["responses"]
+        status = prefs.get("code")
+        if status is not None and status not in responses:
+            documented = ", ".join(sorted(responses))
+            raise _error(422, "MOCK_INVALID_PREFER", f"code={status} is not documented here (documented: {documented})")
+        name = prefs.get("example")
+        if name is not None:
+            candidates = [status] if status else sorted(responses, key=lambda s: (not s.startswith("2"), s))
+            for candidate in candidates:
+                if name in responses[candidate]["examples"]:
+                    return candidate, name
+            known = sorted({n for s in candidates for n in responses[s]["examples"]})
+            raise _error(422, "MOCK_INVALID_PREFER", f"no example named {name!r} (known: {', '.join(known)})")
+        status = status or self.success
+        if status is None:
+            raise _error(422, "MOCK_INVALID_PREFER", "the operation documents no success response")
+        return status, None
+
+    def example(self, status: str, name: str | None, path_params: dict[str, str]) -> bytes | None:
+        """The example body, rendered once per (status, name, path parameters)."""
+        key = (status, name or "", tuple(path_params.values()))
+        rendered = self.rendered.get(key)
+        if rendered is None:
+            examples = self.entry["responses"][status]["examples"]
+            if not examples:
+                return None
+            value = examples[name] if name else next(iter(examples.values()))
+            rendered = orjson.dumps(substitute_ids(value, path_params))
+            if len(self.rendered) < 4096:
+                self.rendered[key] = rendered
+        return rendered
+
+    def dynamic(self, status: str, rng: random.Random, path_params: dict[str, str]) -> bytes | None:
+        pointer = self.entry["responses"][status]["schema"]
+        if pointer is None:
+            return None
+        validator = self.validators[pointer]
+        resolve = _resolver(self.doc)
+        for _ in range(DYNAMIC_ATTEMPTS):
+            value = substitute_ids(generate(_pointer(self.doc, pointer), resolve, rng), path_params)
+            if validator.is_valid(value):
+                return orjson.dumps(value)
+        # The schema uses keywords the generator does not cover: the documented example is valid too.
+        return self.example(status, None, path_params)
+
+
+def _resolver(doc: dict[str, Any]) -> Callable[[str], Any]:
+    return lambda ref: _pointer(doc, ref)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _present(headers: dict[str, str], credential: str) -> bool:
+    if credential.startswith("header:"):
+        return bool(headers.get(credential.removeprefix("header:")))
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    if not value.strip() or scheme.lower() != credential:
+        return False
+    if credential == "basic":
+        try:
+            return ":" in base64.b64decode(value.strip(), validate=True).decode("utf-8")
+        except ValueError:
+            return False
+    return True
+
+
+def substitute_ids(value: Any, path_params: Mapping[str, str]) -> Any:
+    """The example with `<name>_id` path parameters written into `<name>Id` fields and `<name>.id`."""
+    targets = {name.removesuffix("_id"): v for name, v in path_params.items() if name.endswith("_id")}
+    if not targets:
+        return value
+    camel = {_camel(name) + "Id": v for name, v in targets.items()}
+    nested = {_camel(name): v for name, v in targets.items()}
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, item in node.items():
+            if key in camel and isinstance(item, str):
+                out[key] = camel[key]
+            elif key in nested and isinstance(item, dict) and isinstance(item.get("id"), str):
+                out[key] = {**walk(item), "id": nested[key]}
+            else:
+                out[key] = walk(item)
+        return out
+
+    return walk(value)
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+class MockApp:
+    """The ASGI app: `MockApp(route_table(doc), doc, seed=None, dynamic=False)`."""
+
+    def __init__(
+        self, operations: list[dict[str, Any]], doc: dict[str, Any], *, seed: int | None = None, dynamic: bool = False
+    ) -> None:
+        registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
+        self.operations = [_Operation(entry, doc, registry) for entry in operations]
+        self.seed = seed
+        self.dynamic = dynamic
+        self.requests = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        try:
+            status, body, headers = await self._respond(scope, receive)
+        except MockError as error:
+            status, body, headers = error.status, orjson.dumps(error.body), error.headers
+        raw_headers = [*JSON_HEADERS, *((k.lower().encode(), v.encode()) for k, v in headers.items())]
+        if body is None:
+            raw_headers = [(k, v) for k, v in raw_headers if k != b"content-type"]
+            body = b""
+        raw_headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _respond(self, scope: Scope, receive: Receive) -> tuple[int, bytes | None, dict[str, str]]:
+        path, method = scope["path"], scope["method"]
+        allowed = []
+        for operation in self.operations:
+            match = operation.regex.match(path)
+            if match is None:
+                continue
+            if operation.entry["method"] != method:
+                allowed.append(operation.entry["method"])
+                continue
+            return await self._operation(operation, match.groupdict(), scope, receive)
+        if allowed:
+            raise MockError(
+                405,
+                {"code": "METHOD_NOT_ALLOWED", "message": "Method Not Allowed", "details": []},
+                {"Allow": ", ".join(allowed)},
+            )
+        raise _error(404, "NOT_FOUND", "Not Found")
+
+    async def _operation(
+        self, operation: _Operation, path_params: dict[str, str], scope: Scope, receive: Receive
+    ) -> tuple[int, bytes | None, dict[str, str]]:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        prefs = parse_prefer(headers["prefer"]) if "prefer" in headers else {}
+        operation.authenticate(headers)
+        query = dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
+        operation.check_parameters(path_params, query, headers)
+        if operation.entry["body"] is not None:
+            operation.check_body(await _read_body(receive), headers.get("content-type", ""))
+        status, name = operation.choose(prefs)
+        dynamic = prefs["dynamic"] == "true" if "dynamic" in prefs else self.dynamic
+        if dynamic and name is None:
+            seed = int(prefs["seed"]) if "seed" in prefs else self.seed
+            body = operation.dynamic(status, random.Random(seed), path_params)
+        else:
+            body = operation.example(status, name, path_params)
+        return int(status), body, operation.entry["responses"][status]["headers"]
+
+
+async def _read_body(receive: Receive) -> bytes:
+    parts, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _error(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {MAX_BODY_BYTES} bytes")
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
