@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 
 from accessgov.api.bearer_auth import BearerAuthenticator
+from accessgov.api.contract_docs import ContractDocs
 from accessgov.api.entitlements import ListEntitlementsHandler
 from accessgov.api.restart import RestartHandler
 from accessgov.api.token import TokenEndpoint
@@ -43,6 +44,8 @@ RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
 TOKEN = "svc.api.auth.v1.AuthService.Token"
+GET_OPENAPI = "svc.api.meta.v1.ContractService.GetOpenApi"
+GET_DOCS = "svc.api.meta.v1.ContractService.GetDocs"
 
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
@@ -72,11 +75,14 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         on_queued=runner.wake if config.run_automations else None,
         **timed,
     )
+    contract_docs = ContractDocs()
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
         LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
         RECEIVE_WEBHOOK: HandlerSpec(webhook, max_body_bytes=MAX_BODY_BYTES),
         TOKEN: HandlerSpec(TokenEndpoint(db, config.access_token_ttl_seconds, **timed), parse_body=False),
+        GET_OPENAPI: HandlerSpec(contract_docs.openapi),
+        GET_DOCS: HandlerSpec(contract_docs.docs),
     }
 
     async def purge() -> None:

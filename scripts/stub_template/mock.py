@@ -9,7 +9,8 @@ body against their schemas (400), then the response:
 
 - `Prefer: code=<status>` picks a documented status, `example=<name>` a named example (any status);
 - `Prefer: dynamic=true` generates the body from the response schema (valid against it), deterministic when a
-  seed is given (`Prefer: seed=<int>` or the app's `seed`); otherwise the status's first example;
+  seed is given (`Prefer: seed=<int>` or the app's `seed`); otherwise the status's first example (a body
+  generated with the app's seed when the status documents none);
 - path parameter values are written into the example's matching ids (`task_id` -> `task.id` and every
   `taskId`), so an id taken from one response comes back from the next.
 """
@@ -97,11 +98,13 @@ def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
             responses = {}
             for status, raw in op.get("responses", {}).items():
                 response, where = _deref(doc, raw, f"{base}/responses/{status}")
-                media = response.get("content", {}).get("application/json")
+                content = response.get("content", {})
+                media_type = "application/json" if "application/json" in content else next(iter(content), None)
+                media = content.get(media_type) if media_type else None
                 examples: dict[str, Any] = {}
                 schema = None
-                if media is not None:
-                    schema = f"{where}/content/application~1json/schema"
+                if media is not None and "schema" in media:
+                    schema = f"{where}/content/{_escape(str(media_type))}/schema"
                     if "example" in media:
                         examples["default"] = media["example"]
                     for name, candidate in media.get("examples", {}).items():
@@ -111,6 +114,8 @@ def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     header = _deref(doc, raw_header, "")[0]
                     schema_of_header = _deref(doc, header.get("schema", {}), "")[0]
                     headers[name] = str(header.get("example", schema_of_header.get("example", "mock")))
+                if media_type:
+                    headers["Content-Type"] = media_type
                 responses[str(status)] = {"examples": examples, "schema": schema, "headers": headers}
             security = [
                 sorted(
@@ -312,10 +317,16 @@ class _Operation:
             if not examples:
                 return None
             value = examples[name] if name else next(iter(examples.values()))
-            rendered = orjson.dumps(substitute_ids(value, path_params))
+            rendered = self.encode(status, substitute_ids(value, path_params))
             if len(self.rendered) < 4096:
                 self.rendered[key] = rendered
         return rendered
+
+    def encode(self, status: str, value: Any) -> bytes:
+        media = self.entry["responses"][status]["headers"].get("Content-Type", "application/json")
+        if isinstance(value, str) and not media.endswith("json"):
+            return value.encode()
+        return orjson.dumps(value)
 
     def dynamic(self, status: str, rng: random.Random, path_params: dict[str, str]) -> bytes | None:
         pointer = self.entry["responses"][status]["schema"]
@@ -326,7 +337,7 @@ class _Operation:
         for _ in range(DYNAMIC_ATTEMPTS):
             value = substitute_ids(generate(_pointer(self.doc, pointer), resolve, rng), path_params)
             if validator.is_valid(value):
-                return orjson.dumps(value)
+                return self.encode(status, value)
         # The schema uses keywords the generator does not cover: the documented example is valid too.
         return self.example(status, None, path_params)
 
@@ -411,10 +422,12 @@ class MockApp:
             status, body, headers = await self._respond(scope, receive)
         except MockError as error:
             status, body, headers = error.status, orjson.dumps(error.body), error.headers
-        raw_headers = [*JSON_HEADERS, *((k.lower().encode(), v.encode()) for k, v in headers.items())]
+        raw_headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
         if body is None:
             raw_headers = [(k, v) for k, v in raw_headers if k != b"content-type"]
             body = b""
+        elif not any(k == b"content-type" for k, _ in raw_headers):
+            raw_headers.extend(JSON_HEADERS)
         raw_headers.append((b"content-length", str(len(body)).encode()))
         await send({"type": "http.response.start", "status": status, "headers": raw_headers})
         await send({"type": "http.response.body", "body": body})
@@ -455,6 +468,8 @@ class MockApp:
             body = operation.dynamic(status, random.Random(seed), path_params)
         else:
             body = operation.example(status, name, path_params)
+            if body is None:  # no documented example: one generated from the schema, the same every time
+                body = operation.dynamic(status, random.Random(self.seed or 0), path_params)
         return int(status), body, operation.entry["responses"][status]["headers"]
 
 

@@ -1,0 +1,66 @@
+"""`GET /openapi.json` and `GET /docs`: the server serves the public variant of its contract.
+
+`/openapi.json` is `generated/variants/public.json` (package data, so an installed server has it). `/docs` is
+the Redocly page `make docs` renders (`build/docs/index.html`, or the file `ACCESSGOV_DOCS_HTML` names) when it
+exists, else a plain page listing the public operations and linking the JSON.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from starlette.responses import Response
+
+from accessgov.http.context import RequestContext
+
+BUILT_DOCS = Path(__file__).resolve().parents[2] / "build" / "docs" / "index.html"
+PUBLIC_VARIANT = "variants/public.json"
+
+
+def public_document() -> bytes:
+    return files("generated").joinpath(PUBLIC_VARIANT).read_bytes()
+
+
+def fallback_page(doc: dict[str, Any]) -> str:
+    """A self-contained HTML index of the document's operations (no scripts, no network)."""
+    info = doc.get("info", {})
+    rows = []
+    for path, item in doc.get("paths", {}).items():
+        for method, op in item.items():
+            if isinstance(op, dict) and "operationId" in op:
+                rows.append(
+                    f"<tr><td><code>{html.escape(method.upper())}</code></td><td><code>{html.escape(path)}</code>"
+                    f"</td><td>{html.escape(op.get('summary', ''))}</td></tr>"
+                )
+    title = html.escape(f"{info.get('title', 'API')} {info.get('version', '')}".strip())
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head><body>'
+        f"<h1>{title}</h1><p>{html.escape(info.get('summary', ''))}</p>"
+        '<p>The machine-readable contract: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Run '
+        "<code>make docs</code> for the rendered reference.</p>"
+        f"<table><tr><th>method</th><th>path</th><th>summary</th></tr>{''.join(rows)}</table></body></html>"
+    )
+
+
+class ContractDocs:
+    """The two handlers, with their bodies read once."""
+
+    def __init__(self, docs_html: Path | None = None) -> None:
+        self.document = public_document()
+        configured = os.environ.get("ACCESSGOV_DOCS_HTML")
+        page = docs_html or (Path(configured) if configured else BUILT_DOCS)
+        if page.is_file():
+            self.page = page.read_bytes()
+        else:
+            self.page = fallback_page(json.loads(self.document)).encode()
+
+    async def openapi(self, ctx: RequestContext) -> Response:
+        return Response(self.document, media_type="application/json")
+
+    async def docs(self, ctx: RequestContext) -> Response:
+        return Response(self.page, media_type="text/html; charset=utf-8")
