@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
+
+from jsonschema import Draft202012Validator
 
 Check = Callable[[Any], bool]
 Resolve = Callable[[str], Any]
@@ -53,6 +56,11 @@ def _uuid(value: str) -> bool:
 
 
 FORMATS: dict[str, Check] = {"uuid": _uuid}
+FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
+
+
+def _conforms(value: str, name: str) -> bool:
+    return FORMAT_CHECKER.conforms(value, name)
 
 
 def _is_type(kind: str, value: Any) -> bool:
@@ -135,7 +143,11 @@ def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
         pattern = re.compile(schema["pattern"])
         checks.append(lambda value: not isinstance(value, str) or pattern.search(value) is not None)
     if "format" in schema:
-        fmt = FORMATS.get(schema["format"])
+        name = schema["format"]
+        fmt = FORMATS.get(name)
+        if fmt is None and name in FORMAT_CHECKER.checkers:
+            # jsonschema's own format function: the same verdict by construction.
+            fmt = partial(_conforms, name=name)
         if fmt is None:
             raise _Unsupported("format")
         checks.append(lambda value: not isinstance(value, str) or fmt(value))
