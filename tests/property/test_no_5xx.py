@@ -215,3 +215,15 @@ def test_signed_deliveries_are_accepted_and_their_runs_finish(client: httpx.Clie
             return
         assert time.monotonic() < deadline, f"run {run_id} still {status} after {RUN_WITHIN} s"
         time.sleep(0.02)
+
+
+@SETTINGS
+@given(authorization=header_text, restart=st.booleans())
+@example(authorization="Bearer " + "a" * 5000, restart=False)
+@example(authorization="Basic ÿÿÿ", restart=True)
+def test_any_authorization_never_5xx(client: httpx.Client, authorization: str, restart: bool) -> None:
+    headers = {"Authorization": authorization.encode("latin-1"), "Content-Type": "application/json"}
+    if restart:
+        check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=b"{}", headers=headers))
+    else:
+        check(client.get(f"/api/v1/apps/{APP}/entitlements", headers=headers))
