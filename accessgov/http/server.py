@@ -106,6 +106,11 @@ class H11EdgeProtocol(_Deadlines, H11Protocol):
         else:
             self._cancel_deadlines()
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0] and not self.transport.is_closing():
+            self._arm_head()  # part of a pipelined head arrived with the previous request
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_deadlines()
         super().connection_lost(exc)

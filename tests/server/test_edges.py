@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.webhooks import signing
@@ -25,14 +26,23 @@ from tests.server._process import (
 
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
 DISCONNECT_WITHIN = 30
+HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])
 
 
-def test_partial_request_head_is_disconnected(tmp_path: Path) -> None:
-    with accessgov_serve(tmp_path, "--head-timeout", "1", "--keep-alive", "60") as served:
+@HTTP
+def test_partial_request_head_is_disconnected(tmp_path: Path, http: str) -> None:
+    with accessgov_serve(tmp_path, "--http", http, "--head-timeout", "1", "--keep-alive", "60") as served:
         for partial in (b"", b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bea"):
             with served.connect() as sock:
                 sock.sendall(partial)
                 assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
+        # The next head on a kept-alive connection is bounded too, also when it came pipelined with a request.
+        request = (
+            b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-admin-token\r\n\r\n"
+        )
+        with served.connect() as sock:
+            sock.sendall(request + b"GET / HTTP/1.1\r\nHo")
+            assert read_until_closed(sock, DISCONNECT_WITHIN).startswith(b"HTTP/1.1 200 ")
         # A head that keeps arriving byte by byte is bounded as a whole, not per byte.
         with served.connect() as sock:
             sock.settimeout(DISCONNECT_WITHIN)
@@ -48,12 +58,13 @@ def test_partial_request_head_is_disconnected(tmp_path: Path) -> None:
         assert httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
 
 
-def test_stalled_request_body_is_disconnected(tmp_path: Path) -> None:
+@HTTP
+def test_stalled_request_body_is_disconnected(tmp_path: Path, http: str) -> None:
     body = json.dumps({"orderId": "A-1"}).encode()
     headers = signing.hmac_headers(DEMO_HMAC_SECRET, body)
     head = [f"POST {WEBHOOK} HTTP/1.1", "Host: x", "Content-Type: application/json", f"Content-Length: {len(body)}"]
     head += [f"{name}: {value}" for name, value in headers.items()]
-    with accessgov_serve(tmp_path, "--body-timeout", "1") as served:
+    with accessgov_serve(tmp_path, "--http", http, "--body-timeout", "1") as served:
         with served.connect() as sock:
             sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[:5])
             assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
