@@ -24,7 +24,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -281,7 +281,12 @@ class _Operation:
         declared = ctx.request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
-        ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        try:
+            ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        except ClientDisconnect:  # e.g. closed by the body-idle deadline: nobody is left to answer, nothing to log
+            raise InvalidRequest(
+                ErrorCode.INVALID_ARGUMENT, "the client disconnected before sending the whole body", location="body"
+            ) from None
         if self.handler is not None and not self.handler.parse_body:
             return
         media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()

@@ -522,13 +522,17 @@ def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
 
 def test_cli_serve_turns_uvicorn_proxy_headers_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from accessgov import cli
+    from accessgov.http import server
 
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    configs: list[uvicorn.Config] = []
+    monkeypatch.setattr(server.uvicorn.Server, "run", lambda self, *args, **kwargs: configs.append(self.config))
+    monkeypatch.setattr(server.Multiprocess, "run", lambda self: configs.append(self.config))
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
-    assert cli.main(["serve", "--port", "1"]) == 0
-    assert cli.main(["serve", "--port", "1", "--workers", "2"]) == 0
-    assert [call["proxy_headers"] for call in calls] == [False, False]
+    monkeypatch.setenv(server.SUPERVISOR_PID_ENV, "")
+    assert cli.main(["serve", "--port", "0"]) == 0
+    assert cli.main(["serve", "--port", "0", "--workers", "2"]) == 0
+    assert [config.proxy_headers for config in configs] == [False, False]
+    assert [config.workers for config in configs] == [1, 2]
 
 
 def test_source_inside_allowed_range(env: Env) -> None:
