@@ -8,6 +8,7 @@ accessgov runs list [--listener ID] [--status QUEUED|RUNNING|SUCCEEDED|SKIPPED|F
 accessgov worker [--batch N]
 accessgov webhook send URL (--hmac-secret S | --jwt-key PEM --kid K [--tenant-base-url U]) --data @file.json|JSON
 accessgov tokens create --name N --role admin|operator|viewer
+accessgov proxy --upstream URL [--host H] [--port P] [--errors]
 """
 
 from __future__ import annotations
@@ -241,6 +242,27 @@ def cmd_tokens(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
+def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
+    """The validation proxy in front of `--upstream`: one JSON line per violation on stderr, counts at
+    `GET /__proxy/violations`."""
+    import logging
+
+    import uvicorn
+
+    from accessgov.proxy import create_proxy
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    proxy_log = logging.getLogger("accessgov.proxy")
+    proxy_log.addHandler(handler)
+    proxy_log.setLevel(logging.WARNING)
+    proxy_log.propagate = False
+    print(f"validating {args.upstream} against the contract on http://{args.host}:{args.port}", flush=True)
+    app = create_proxy(args.upstream, errors=args.errors)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False, proxy_headers=False)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="accessgov", description=__doc__.splitlines()[0])
     sub = root.add_subparsers(dest="command", required=True)
@@ -296,6 +318,13 @@ def parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="run queued automations (with ACCESSGOV_RUN_AUTOMATIONS=0 on servers)")
     worker.add_argument("--batch", type=int, default=32, help="runs claimed per round")
     worker.set_defaults(func=cmd_worker)
+
+    proxy = sub.add_parser("proxy", help="validation proxy: forward to an implementation, check against the contract")
+    proxy.add_argument("--upstream", required=True, help="base URL of the implementation, e.g. http://127.0.0.1:8080")
+    proxy.add_argument("--host", default="127.0.0.1")
+    proxy.add_argument("--port", type=int, default=4011)
+    proxy.add_argument("--errors", action="store_true", help="answer a violating response with a 502 report")
+    proxy.set_defaults(func=cmd_proxy)
 
     hook = sub.add_parser("webhook", help="sender side: sign and send a webhook")
     hook.add_argument("action", choices=["send"])
