@@ -19,3 +19,6 @@ def load_bundle() -> dict[str, Any]:
 def create_app(*, seed: int | None = None, dynamic: bool = False) -> MockApp:
     """The contract's mock: validated requests, documented examples (or schema-generated bodies)."""
     return MockApp(OPERATIONS, load_bundle(), seed=seed, dynamic=dynamic)
+
+
+app = create_app()  # for `uvicorn generated.stub_server.app:app`
