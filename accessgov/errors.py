@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     SOURCE_NOT_ALLOWED = "SOURCE_NOT_ALLOWED"
     NOT_FOUND = "NOT_FOUND"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    NOT_ACCEPTABLE = "NOT_ACCEPTABLE"
     DUPLICATE_EVENT = "DUPLICATE_EVENT"
     TASK_NOT_RESTARTABLE = "TASK_NOT_RESTARTABLE"
     PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
@@ -115,6 +116,12 @@ class NotFound(ApiError):
 
 class MethodNotAllowed(ApiError):
     status = 405
+
+
+class NotAcceptable(ApiError):
+    """The `Accept` header excludes what the operation answers with (406)."""
+
+    status = 406
 
 
 class Conflict(ApiError):

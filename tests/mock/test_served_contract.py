@@ -57,3 +57,12 @@ def test_internal_in_the_bundle_dropped_from_public_and_sdk_variants(path: str) 
     assert path not in PUBLIC["paths"]
     assert path not in SDK["paths"]
     assert "Contract" not in {tag["name"] for tag in PUBLIC.get("tags", []) + SDK.get("tags", [])}
+
+
+def test_an_accept_header_that_rules_the_media_type_out_is_406(server: httpx.Client) -> None:
+    response = server.get("/openapi.json", headers={"Accept": "text/html"})
+    assert (response.status_code, response.json()["code"]) == (406, "NOT_ACCEPTABLE")
+    assert server.get("/docs", headers={"Accept": "application/json"}).status_code == 406
+    assert server.get("/docs", headers={"Accept": "text/html;q=0.9, */*;q=0.1"}).status_code == 200
+    assert server.get("/openapi.json", headers={"Accept": "application/*"}).status_code == 200
+    assert server.get("/openapi.json", headers={"Accept": "application/json;q=0, text/html"}).status_code == 406

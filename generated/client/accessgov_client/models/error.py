@@ -48,6 +48,7 @@ class Error:
     | `SOURCE_NOT_ALLOWED` | 403 | The source address is outside the listener's allowed CIDR ranges. |
     | `NOT_FOUND` | 404 | No such task, app, listener or route. |
     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method. |
+    | `NOT_ACCEPTABLE` | 406 | The `Accept` header rules out the only media type the operation answers with. |
     | `DUPLICATE_EVENT` | 409 | The listener already received this `Webhook-Event-Id` (within 7 days). |
     | `TASK_NOT_RESTARTABLE` | 409 | The task is closed or deleted, has no policy workflow, or its baseline policy chain
     is broken. |
