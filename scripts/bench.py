@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import math
 import os
 import platform
@@ -44,6 +45,7 @@ from pathlib import Path
 import httpx
 
 from scripts import bench_deliveries as deliveries
+from scripts import bench_profile
 from scripts.bench_openloop import OpenLoopResult, percentile, run_open_loop
 from scripts.bench_servers import (
     DEFAULT_POSTGRES_URL,
@@ -63,6 +65,7 @@ OPEN_LOOP_RATES = (200, 500)
 DRIP_REQUESTS = 45
 DRIP_PROBES = 10  # of each kind (GET page, HMAC delivery), sequential
 DRIP_TARGET_MS = 100.0
+PROFILED = ("hmac", "restart")
 SINGLE_USE = ("hmac", "jwt", "workers")  # deliveries: a replay would be a 409, not an accepted delivery
 # Issue targets: minimum ratio to the bare endpoint measured in the same run.
 RATIO_TARGETS = {"hmac": 0.30, "jwt": 0.25, "page": 0.35, "restart": 0.20}
@@ -123,6 +126,7 @@ class Bench:
         self.signer = deliveries.JwtSigner(TENANT_BASE_URL)
         self.targets = set(args.targets)
         self.task_ids: list[str] = []
+        self.profiles: list[tuple[str, Path]] = []
 
     def log(self, message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
@@ -187,6 +191,14 @@ class Bench:
                     f"{db:8} round {round_number} {target:8} {result.rate:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  "
                     f"p99 {result.p99_ms:7.1f} ms  non-2xx {result.non2xx}  {_statuses(result)}"
                 )
+        if self.args.profile:  # an extra run per target: sampling slows the server, so it is kept out of the table
+            for target, gil_only in itertools.product(PROFILED, (False, True)):
+                if target in wanted:
+                    kind = "GIL holder only" if gil_only else "all threads"
+                    output = self.args.profile / f"{db}-{target}-{'gil' if gil_only else 'threads'}.txt"
+                    with bench_profile.recording(server.process.pid, output, self.args.duration, gil_only=gil_only):
+                        run(target, self.args.duration)
+                    self.profiles.append((f"{target} on {db}, {kind} (py-spy: {output})", output))
 
     # -- PostgreSQL with several workers --------------------------------------------------------------------------
 
@@ -398,6 +410,8 @@ def print_report(bench: Bench) -> None:
             f"all {DRIP_REQUESTS} still hung); attack answered {drip.attack_statuses}"
         )
     print_targets(bench)
+    for title, output in bench.profiles:
+        print("\n" + bench_profile.report(title, bench_profile.summarise(output.read_text().splitlines())))
     print(f"\n{machine_line()} at the end. The machine may be shared: compare medians and ratios.")
 
 
@@ -462,6 +476,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--targets", default=",".join(ALL_TARGETS), help=f"comma-separated subset of {','.join(ALL_TARGETS)}"
     )
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="also sample the server with py-spy under HMAC and restart load"
+    )
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", DEFAULT_POSTGRES_URL))
     args = parser.parse_args(argv)
     args.targets = [t.strip() for t in args.targets.split(",") if t.strip()]
@@ -472,6 +489,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.repeat = args.repeat or (1 if args.quick else 3)
     args.warmup = 1 if args.quick else 2
     args.open_loop_seconds = 3 if args.quick else 10
+    if args.profile:
+        bench_profile.py_spy()  # fail before starting anything
     return args
 
 
