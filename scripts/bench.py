@@ -496,12 +496,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM/SIGHUP unwind like Ctrl-C, so the `finally` blocks stop servers and drop databases."""
+    """SIGINT (even when inherited as ignored, e.g. started with `&`), SIGTERM and SIGHUP unwind like Ctrl-C,
+    so the `finally` blocks stop servers and drop databases."""
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
