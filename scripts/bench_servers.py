@@ -135,6 +135,32 @@ def create_jwt_listener(database_url: str, jwks_url: str, steps: Sequence[str]) 
     return match.group(1)
 
 
+def run_counts(database_url: str) -> dict[str, int]:
+    """Automation runs by status, from `accessgov runs stats`."""
+    command = [sys.executable, "-m", "accessgov.cli", "runs", "stats"]
+    done = subprocess.run(
+        command, cwd=REPO, env={**os.environ, **server_env(database_url)}, capture_output=True, text=True, check=True
+    )
+    return {status: int(count) for status, count in (line.split("\t") for line in done.stdout.splitlines() if line)}
+
+
+def wait_for_runs(database_url: str, timeout: float = 300.0) -> float:
+    """Seconds until no automation run is QUEUED or RUNNING (NaN on timeout).
+
+    A poll is one `accessgov runs stats` (~0.5 s, most of it start-up); the queue emptied somewhere during
+    the first poll that finds it empty, so its midpoint is taken (accurate to half a poll).
+    """
+    started = time.monotonic()
+    while True:
+        launched = time.monotonic()
+        counts = run_counts(database_url)
+        if not counts.get("QUEUED") and not counts.get("RUNNING"):
+            return (launched + time.monotonic()) / 2 - started
+        if launched - started > timeout:
+            return float("nan")
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def scratch_database(kind: str, postgres_url: str = DEFAULT_POSTGRES_URL) -> Iterator[str]:
     """A SQLite file in a temporary directory, or a fresh PostgreSQL database dropped afterwards."""
