@@ -254,9 +254,10 @@ class Bench:
             result = asyncio.run(run_open_loop(server.base_url, requests, rate))
             drain = wait_for_runs(db_url)  # and the next run starts with an empty queue
             self.report.open_loop[(db, rate)] = (result, drain)
+            failures = f" {result.failures}" if result.failures else ""
             self.log(
                 f"{db:8} open loop {rate} req/s: p50 {result.p50_ms:.1f} ms  p99 {result.p99_ms:.1f} ms  "
-                f"max {result.max_ms:.1f} ms  late {result.late}  failed {result.failed}  "
+                f"max {result.max_ms:.1f} ms  late {result.late}  failed {result.failed}{failures}  "
                 f"connections {result.connections}  automations drained {drain:.1f} s after"
             )
 

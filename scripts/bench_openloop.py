@@ -13,9 +13,8 @@ Requests are pre-serialized HTTP/1.1 on keep-alive connections (asyncio streams,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from scripts.bench_wrk import HttpRequest
@@ -62,6 +61,7 @@ class OpenLoopResult:
     late: int
     connections: int
     latencies_ms: list[float]
+    failures: dict[str, int] = field(default_factory=dict)  # non-2xx status or exception name -> count
 
     @property
     def p50_ms(self) -> float:
@@ -76,29 +76,36 @@ class OpenLoopResult:
         return max(self.latencies_ms, default=float("nan"))
 
 
+Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
 class _Pool:
     """Keep-alive connections, opened on demand up to a cap; waiting for one is part of the latency."""
 
     def __init__(self, host: str, port: int, limit: int) -> None:
         self.host, self.port, self.limit = host, port, limit
-        self.idle: asyncio.LifoQueue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.LifoQueue()
+        self.idle: asyncio.LifoQueue[Connection] = asyncio.LifoQueue()
         self.opened = 0
         self.peak = 0
 
-    async def acquire(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        with contextlib.suppress(asyncio.QueueEmpty):
-            return self.idle.get_nowait()
+    async def acquire(self, *, fresh: bool = False) -> tuple[Connection, bool]:
+        """A connection, and whether it was used before (and so may have been closed by the server)."""
+        while not fresh and not self.idle.empty():
+            connection = self.idle.get_nowait()
+            if not connection[0].at_eof():  # the server closes keep-alive connections idle for 5 s
+                return connection, True
+            self.release(connection, reusable=False)
         if self.opened < self.limit:
             self.opened += 1
             self.peak = max(self.peak, self.opened)
             try:
-                return await asyncio.open_connection(self.host, self.port)
+                return await asyncio.open_connection(self.host, self.port), False
             except OSError:
                 self.opened -= 1
                 raise
-        return await self.idle.get()
+        return await self.idle.get(), True
 
-    def release(self, connection: tuple[asyncio.StreamReader, asyncio.StreamWriter], reusable: bool) -> None:
+    def release(self, connection: Connection, reusable: bool) -> None:
         if reusable:
             self.idle.put_nowait(connection)
             return
@@ -111,8 +118,21 @@ class _Pool:
 
 
 async def _exchange(pool: _Pool, payload: bytes) -> int:
-    """Send one request, read its response; the HTTP status."""
-    connection = await pool.acquire()
+    """Send one request, read its response; the HTTP status. Like HTTP client libraries, a request that got
+    no answer at all on a reused keep-alive connection (the server closed it meanwhile) is sent once more on
+    a new connection; the time lost stays in the latency."""
+    connection, reused = await pool.acquire()
+    try:
+        return await _send(pool, connection, payload)
+    except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError) as error:
+        nothing_received = not isinstance(error, asyncio.IncompleteReadError) or not error.partial
+        if not (reused and nothing_received):
+            raise
+    connection, _ = await pool.acquire(fresh=True)
+    return await _send(pool, connection, payload)
+
+
+async def _send(pool: _Pool, connection: Connection, payload: bytes) -> int:
     reader, writer = connection
     reusable = False
     try:
@@ -145,21 +165,28 @@ async def run_open_loop(
     payloads = [serialize(request, url.netloc) for request in requests]
     pool = _Pool(host, port, max_connections)
     for _ in range(min(warm_connections, max_connections)):
-        pool.release(await pool.acquire(), True)
+        pool.release((await pool.acquire(fresh=True))[0], True)
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
-    counts = {"ok": 0, "failed": 0, "late": 0}
+    counts = {"ok": 0, "late": 0}
+    failures: dict[str, int] = {}
+
+    def failed(reason: str) -> None:
+        failures[reason] = failures.get(reason, 0) + 1
 
     async def fire(scheduled: float, payload: bytes) -> None:
         if (loop.time() - scheduled) * 1000 > LATE_AFTER_MS:
             counts["late"] += 1
         try:
             status = await _exchange(pool, payload)
-        except (OSError, ValueError, asyncio.IncompleteReadError):
-            counts["failed"] += 1
+        except (OSError, ValueError, asyncio.IncompleteReadError) as error:
+            failed(type(error).__name__)
             return
         latencies.append(latency_ms(scheduled, loop.time()))
-        counts["ok" if 200 <= status < 300 else "failed"] += 1
+        if 200 <= status < 300:
+            counts["ok"] += 1
+        else:
+            failed(str(status))
 
     tasks: list[asyncio.Task[None]] = []
     t0 = loop.time() + 0.05
@@ -171,6 +198,9 @@ async def run_open_loop(
     _, pending = await asyncio.wait(tasks, timeout=drain_seconds) if tasks else (set(), set())
     for task in pending:
         task.cancel()
-    counts["failed"] += len(pending)
+    if pending:
+        failures["unanswered"] = len(pending)
     await pool.close()
-    return OpenLoopResult(rate, len(payloads), counts["ok"], counts["failed"], counts["late"], pool.peak, latencies)
+    return OpenLoopResult(
+        rate, len(payloads), counts["ok"], sum(failures.values()), counts["late"], pool.peak, latencies, failures
+    )
