@@ -37,8 +37,8 @@ bundle: $(STAMP) ## Bundle spec/ into generated/openapi.{yaml,json} (prance)
 validate: bundle ## Validate the bundle with openapi-spec-validator
 	$(PY) -m scripts.validate $(BUNDLE)
 
-lint: bundle ## House lint rules on the bundle, ruff on the code
-	$(PY) -m scripts.lint $(BUNDLE)
+lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff on the code
+	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests
 	$(BIN)/ruff format --check accessgov scripts tests
 
@@ -58,8 +58,8 @@ generate: overlays ## Regenerate models, client and stub server from the bundle 
 check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces
 	$(PY) -m scripts.check_generated
 
-diff: $(STAMP) ## Contract changelog vs BASE (FORMAT=text|markdown); exit 1 on breaking unless ALLOW_BREAKING=1
-	$(PY) -m scripts.breaking_changes $(BASE) --format $(FORMAT)
+diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on breaking unless ALLOW_BREAKING=1
+	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)
 
 chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
@@ -93,7 +93,9 @@ bench: $(STAMP) wrk ## wrk against the server vs a bare endpoint, SQLite + Postg
 
 test: $(STAMP) chromium wrk $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
-	$(PY) -m scripts.lint $(BUNDLE)
+	$(PY) -m scripts.lint --redocly $(BUNDLE)
+	$(BIN)/ruff check accessgov scripts tests
+	$(BIN)/ruff format --check accessgov scripts tests
 	$(PY) -m scripts.check_generated
 	$(BIN)/pytest -q
 

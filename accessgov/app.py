@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
+from accessgov.http.load import InFlight
 from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
 from accessgov.storage import credentials, events, settings
@@ -45,6 +47,9 @@ TOKEN = "svc.api.auth.v1.AuthService.Token"
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
+    # The event loop hands every database unit to a pool thread and takes the result back: with the default
+    # 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
+    sys.setswitchinterval(config.gil_switch_interval)
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}
@@ -54,7 +59,8 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     listeners = ListenerCache(db)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
     authenticator = BearerAuthenticator(tokens)
-    runner = RunRunner(db, listeners, **timed)
+    in_flight = InFlight()
+    runner = RunRunner(db, listeners, busy=in_flight.busy, **timed)
     webhook = WebhookHandler(
         db,
         listeners,
@@ -111,6 +117,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         handlers,
         authenticators={"bearerAuth": authenticator, "oauth": authenticator},
         lifespan=lifespan,
+        in_flight=in_flight,
     )
     app.state.db = db
     app.state.sessions = db.sessions

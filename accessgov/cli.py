@@ -1,6 +1,6 @@
 """`accessgov`: serve the reference server, manage webhook listeners, send signed webhooks.
 
-accessgov serve [--host H] [--port P] [--workers N] [--demo]
+accessgov serve [--host H] [--port P] [--workers N] [--demo] [--head-timeout S] [--limit-concurrency N] ...
 accessgov migrate | seed-demo
 accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
 accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID
@@ -17,7 +17,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +38,9 @@ def _listener_url(config: ServerConfig, listener_id: str, host: str = "127.0.0.1
 
 
 def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
-    """Run uvicorn with its proxy-headers middleware off: by default it would rewrite the client address from
-    X-Forwarded-For for loopback peers, bypassing the listener CIDR checks and ACCESSGOV_TRUSTED_PROXIES (the
-    only place where forwarded addresses are trusted)."""
-    import uvicorn
+    """Run the server under uvicorn with the edges of `accessgov.http.server` (deadlines, connection cap, draining
+    shutdown, workers that die with their supervisor); proxy headers stay off (see `uvicorn_config`)."""
+    from accessgov.http.server import serve
 
     if args.demo:
         from accessgov.demo.seed import seed_demo
@@ -49,21 +48,39 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
         with _sessions(config).begin() as session:
             summary = seed_demo(session)
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, args.host, args.port)), flush=True)
-    if args.workers > 1:
-        uvicorn.run(
-            "accessgov.app:app_from_env",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            log_level=args.log_level,
-            proxy_headers=False,
-        )
+    options = serve_options(args)
+    if options.workers > 1:
+        serve(None, options)
     else:
         from accessgov.app import create_app
 
-        uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level, proxy_headers=False)
+        serve(create_app(config), options)
     return 0
+
+
+def serve_options(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Any:
+    """Command-line options over `ACCESSGOV_*` variables over defaults."""
+    from dataclasses import replace
+
+    from accessgov.http.server import ServeOptions
+
+    chosen = {name: value for name, value in vars(args).items() if value is not None and name in SERVE_FIELDS}
+    return replace(ServeOptions.from_env(env), **chosen)
+
+
+SERVE_FIELDS = (
+    "host",
+    "port",
+    "workers",
+    "http",
+    "head_timeout",
+    "body_timeout",
+    "keep_alive",
+    "limit_concurrency",
+    "backlog",
+    "graceful_shutdown",
+    "log_level",
+)
 
 
 def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
@@ -231,7 +248,24 @@ def parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the reference server")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--workers", type=int, help="worker processes under uvicorn's supervisor [ACCESSGOV_WORKERS, 1]")
+    serve.add_argument("--http", choices=["httptools", "h11"], help="HTTP/1.1 parser [ACCESSGOV_HTTP, httptools]")
+    serve.add_argument("--head-timeout", type=float, help="seconds for a request head [ACCESSGOV_HEAD_TIMEOUT, 10]")
+    serve.add_argument(
+        "--body-timeout", type=float, help="seconds between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]"
+    )
+    serve.add_argument("--keep-alive", type=int, help="idle keep-alive seconds [ACCESSGOV_KEEP_ALIVE, 5]")
+    serve.add_argument(
+        "--limit-concurrency",
+        type=int,
+        help="connections/requests per worker before 503; 0: no cap [ACCESSGOV_LIMIT_CONCURRENCY, 1000]",
+    )
+    serve.add_argument("--backlog", type=int, help="listen(2) backlog [ACCESSGOV_BACKLOG, 2048]")
+    serve.add_argument(
+        "--graceful-shutdown",
+        type=int,
+        help="seconds in-flight requests get to finish after SIGTERM [ACCESSGOV_GRACEFUL_SHUTDOWN, 10]",
+    )
     serve.add_argument("--demo", action="store_true", help="seed the demo tenant first (idempotent)")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=cmd_serve)

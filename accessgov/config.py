@@ -31,6 +31,7 @@ class ServerConfig:
     run_automations: bool = True
     db_readers: int = 4
     db_writers: int = 4  # PostgreSQL only: SQLite has one writer
+    gil_switch_interval: float = 0.001
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -59,4 +60,5 @@ class ServerConfig:
             run_automations=env.get("ACCESSGOV_RUN_AUTOMATIONS", "1").lower() in TRUE,
             db_readers=int(env.get("ACCESSGOV_DB_READERS", "4")),
             db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "4")),
+            gil_switch_interval=float(env.get("ACCESSGOV_GIL_SWITCH_INTERVAL", "0.001")),
         )

@@ -23,6 +23,8 @@ DOCS_TOOLING = REPO / "scripts" / "docs"
 REDOCLY = DOCS_TOOLING / "node_modules" / ".bin" / "redocly"
 DEFAULT_INPUT = REPO / "generated" / "openapi.yaml"
 DEFAULT_OUTPUT = REPO / "build" / "docs" / "index.html"
+# Redocly's page template plus a style that wraps code blocks instead of cutting long lines off.
+TEMPLATE = DOCS_TOOLING / "template.hbs"
 # A page that still loads its script from elsewhere would not work offline.
 _REMOTE_SCRIPT = re.compile(r"<script[^>]*\ssrc=\"https?://|<link[^>]*modulepreload[^>]*https?://|from \"https?://")
 
@@ -42,6 +44,8 @@ def build_docs(source: Path = DEFAULT_INPUT, output: Path = DEFAULT_OUTPUT, redo
         "build-docs",
         str(source.resolve()),
         "--inlineBundle",
+        "--template",
+        str(TEMPLATE),
         "--lint-config",
         "off",
         "--output",

@@ -8,7 +8,11 @@ variant exists) and writes, replacing whatever was there:
   non-null target" (`not: {anyOf: [pairs]}`) by the custom template in `scripts/templates/datamodel/`, fed with the
   member lists computed here. Open enums (`x-open-enum`) become `KnownValues | str` fields whose StrEnum carries the
   schema's name.
-- `<out>/client/`: an installable client project `accessgov-client` (openapi-python-client, `--meta setup`).
+- `<out>/client/`: the installable SDK project `accessgov-client`: openapi-python-client (`--meta setup`, with the
+  templates in `scripts/templates/client/` for the package's `__init__`, `pyproject.toml` with the pinned
+  dependencies and `setup.py`), plus the hand-written SDK modules and README of `scripts/sdk/` copied in, plus
+  `accessgov_client/operations.py`: the operation table (method, path, idempotency, paging) the SDK runs on,
+  computed here from the SDK variant's `x-paginated` / `x-idempotent` extensions.
 
 Both generators run concurrently in a private staging directory, with formatters that read no settings from the
 surroundings, so the output does not depend on where it is written (the drift check regenerates into a temporary
@@ -40,6 +44,10 @@ DEFAULT_OUT = REPO / "generated"
 BIN = Path(sys.executable).parent
 TEMPLATE_DIR = REPO / "scripts" / "templates" / "datamodel"
 CLIENT_CONFIG = REPO / "scripts" / "openapi-python-client.yaml"
+CLIENT_TEMPLATES = REPO / "scripts" / "templates" / "client"
+SDK_SOURCE = REPO / "scripts" / "sdk"
+CLIENT_PACKAGE = "accessgov_client"
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 PINNED = {"datamodel-code-generator": "0.89.0", "openapi-python-client": "0.29.1"}
 
 MODELS_HEADER = (
@@ -205,6 +213,129 @@ def client_document(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return result, changed
 
 
+def _python_name(value: str) -> str:
+    from openapi_python_client.strings import PythonIdentifier
+
+    return str(PythonIdentifier(value, prefix="field_"))
+
+
+def _resolve(doc: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        *_, kind, name = node["$ref"].split("/")
+        node = doc["components"][kind][name]
+    return node
+
+
+def operation_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One entry per operation of the client's document: python name, module, method, path, idempotency, paging.
+
+    `x-paginated: {tokenParam, nextToken, items}` must name a query parameter of the operation and two properties
+    of its 200 response's schema; the entry carries their python names as openapi-python-client spells them.
+    """
+    entries = []
+    for path, item in sorted(doc.get("paths", {}).items()):
+        for method in HTTP_METHODS:
+            operation = item.get(method)
+            if operation is None:
+                continue
+            name = _python_name(operation["operationId"])
+            tag = _python_name_tag(operation)
+            where = f"{method.upper()} {path} ({name})"
+            paging = None
+            marked = operation.get("x-paginated")
+            if marked is not None:
+                params = {p["name"]: p for p in (_resolve(doc, p) for p in operation.get("parameters", []))}
+                if params.get(marked.get("tokenParam"), {}).get("in") != "query":
+                    raise GenerationError(f"{where}: x-paginated.tokenParam names no query parameter")
+                schema = _resolve(doc, operation["responses"]["200"]["content"]["application/json"]["schema"])
+                properties = schema.get("properties", {})
+                for key in ("nextToken", "items"):
+                    if marked.get(key) not in properties:
+                        raise GenerationError(f"{where}: x-paginated.{key} is not a property of the 200 body")
+                paging = {
+                    "token_param": _python_name(marked["tokenParam"]),
+                    "next_token": _python_name(marked["nextToken"]),
+                    "items": _python_name(marked["items"]),
+                }
+            idempotent = method.upper() in {"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"}
+            entries.append(
+                {
+                    "name": name,
+                    "module": f"{CLIENT_PACKAGE}.api.{tag}.{name}",
+                    "method": method.upper(),
+                    "path": path,
+                    "idempotent": bool(operation.get("x-idempotent", idempotent)),
+                    "paging": paging,
+                }
+            )
+    return entries
+
+
+def _python_name_tag(operation: dict[str, Any]) -> str:
+    from openapi_python_client.strings import PythonIdentifier
+
+    tags = operation.get("tags") or ["default"]
+    return str(PythonIdentifier(tags[0], prefix="tag"))
+
+
+def operations_module(doc: dict[str, Any]) -> str:
+    """`accessgov_client/operations.py`: the operation table as Python source."""
+    lines = [
+        '"""The operations of the contract, generated by scripts/generate.py from the SDK variant. Do not edit."""',
+        "",
+        "from .catalog import Catalog, Operation, Paging",
+        "",
+        "OPERATIONS: tuple[Operation, ...] = (",
+    ]
+    for entry in operation_entries(doc):
+        paging = entry["paging"]
+        paging_source = (
+            "None"
+            if paging is None
+            else "Paging(token_param={token_param!r}, next_token={next_token!r}, items={items!r})".format(**paging)
+        )
+        lines += [
+            "    Operation(",
+            f"        name={entry['name']!r},",
+            f"        module={entry['module']!r},",
+            f"        method={entry['method']!r},",
+            f"        path={entry['path']!r},",
+            f"        idempotent={entry['idempotent']!r},",
+            f"        paging={paging_source},",
+            "    ),",
+        ]
+    lines += [")", "CATALOG = Catalog(OPERATIONS)", ""]
+    return "\n".join(lines)
+
+
+def add_sdk(client_dir: Path, doc: dict[str, Any], env: dict[str, str]) -> None:
+    """Copy the hand-written SDK (`scripts/sdk/`) into the generated project and write its operation table.
+
+    A hand-written module may not replace a generated one (only the README is replaced on purpose); every module
+    the table names must exist in the generated package.
+    """
+    for source in sorted(SDK_SOURCE.rglob("*")):
+        relative = source.relative_to(SDK_SOURCE)
+        if source.is_dir() or "__pycache__" in relative.parts:
+            continue
+        target = client_dir / relative
+        if target.exists() and relative != Path("README.md"):
+            raise GenerationError(f"scripts/sdk/{relative} would replace a generated file")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    table = client_dir / CLIENT_PACKAGE / "operations.py"
+    if table.exists():
+        raise GenerationError(f"{table.name} would replace a generated file")
+    for entry in operation_entries(doc):
+        module_file = client_dir / Path(*entry["module"].split(".")).with_suffix(".py")
+        if not module_file.is_file():
+            raise GenerationError(f"operation {entry['name']}: the generator wrote no {module_file.name}")
+    table.write_text(operations_module(doc), encoding="utf-8")
+    code, output, _ = _run([str(BIN / "ruff"), "format", "--no-cache", "--quiet", str(table)], client_dir, env)
+    if code != 0:
+        raise GenerationError(f"ruff format {table.name} failed:\n{output}")
+
+
 def load_inputs(out_dir: Path) -> Inputs:
     """The bundle in `out_dir` and the client's source document (the SDK variant when there is one)."""
     bundle_path = out_dir / "openapi.json"
@@ -295,6 +426,7 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
             "--meta=setup",
             f"--config={client_config_path}",
             f"--output-path={stage / 'client'}",
+            f"--custom-template-path={CLIENT_TEMPLATES}",
             "--fail-on-warning",
         ]
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -309,6 +441,7 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
         ]
         if failures:
             raise GenerationError("\n".join(failures))
+        add_sdk(stage / "client", client_doc, env)
         for name in ("models", "client"):
             _clean(stage / name)
             _replace(stage / name, out_dir / name)

@@ -44,20 +44,29 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def seeded_server(data_dir: Path) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
-    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded."""
-    from accessgov.app import create_app
+def seeded_database(data_dir: Path) -> Iterator[tuple[str, sessionmaker[Session]]]:
+    """A fresh, migrated SQLite database in `data_dir` with the demo tenant loaded: (url, sessions)."""
     from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
 
-    config = ServerConfig(database_url=f"sqlite:///{data_dir / 'accessgov.db'}")
-    engine = create_engine(config.database_url)
+    url = f"sqlite:///{data_dir / 'accessgov.db'}"
+    engine = create_engine(url)
     migrate(engine)
     sessions = session_factory(engine)
     with sessions.begin() as session:
         seed_demo(session)
     try:
-        with serve(create_app(config)) as base_url:
-            yield base_url, config, sessions
+        yield url, sessions
     finally:
         engine.dispose()
+
+
+@contextlib.contextmanager
+def seeded_server(data_dir: Path) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
+    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded."""
+    from accessgov.app import create_app
+
+    with seeded_database(data_dir) as (url, sessions):
+        config = ServerConfig(database_url=url)
+        with serve(create_app(config)) as base_url:
+            yield base_url, config, sessions

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, select
 
 from accessgov.errors import NotFound
 from accessgov.http.context import RequestContext
-from accessgov.paging import PageRequest, PageTokenCodec, keyset_page, page_response, parse_page_request
-from accessgov.storage import directory
+from accessgov.jsoncodec import loads
+from accessgov.paging import PageTokenCodec, page_response, parse_page_request
+from accessgov.paging.errors import PageTokenError
 from accessgov.storage.database import Database
-from accessgov.storage.schema import AppEntitlement
+from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
-ORDER = (AppEntitlement.id,)
+_COLUMNS = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == bindparam("app_id"))
+# Keyset paging on the (app_id, id) primary key: a range scan whatever the depth, never OFFSET.
+FIRST_PAGE = _COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit"))
+NEXT_PAGE = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
+APP_DOCUMENT = select(App.document).where(App.id == bindparam("app_id"))
+DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
+    DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
+)
+TYPE_PREFIX = "type.googleapis.com/svc.api.app.v1"
 
 
 class ListEntitlementsHandler:
@@ -23,6 +33,10 @@ class ListEntitlementsHandler:
     def __init__(self, db: Database, codec: PageTokenCodec) -> None:
         self.db = db
         self.codec = codec
+        dialect = db.read_engine.dialect
+        self.first, self.next = PreparedQuery(FIRST_PAGE, dialect), PreparedQuery(NEXT_PAGE, dialect)
+        self.app_document = PreparedQuery(APP_DOCUMENT, dialect)
+        self.directory_document = PreparedQuery(DIRECTORY_DOCUMENT, dialect)
 
     async def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
         app_id = ctx.path_params["app_id"]
@@ -31,19 +45,82 @@ class ListEntitlementsHandler:
         page = parse_page_request(
             ctx.query.get("page_size"), ctx.query.get("page_token"), codec=self.codec, collection=collection
         )
+        after: str | None = None
+        if page.cursor is not None:
+            if len(page.cursor) != 1 or not isinstance(page.cursor[0], str):
+                raise PageTokenError("page_token's cursor does not fit this listing", reason="cursor")
+            after = page.cursor[0]
 
-        def read(session: Session) -> tuple[list[Any], Any] | None:
-            if not directory.app_exists(session, app_id):
+        def read(connection: Any) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]], list[dict[str, Any]]] | None:
+            # One query for the page (size + 1 rows tell whether more remain) and one for the app, which is both
+            # the 404 check and the first related object of `expanded`.
+            app = self.app_document.run(connection, app_id=app_id)
+            if not app:
                 return None
-            stmt = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == app_id)
-            return keyset_page(session, stmt, ORDER, page)
+            if after is None:
+                rows = self.first.run(connection, app_id=app_id, limit=page.size + 1)
+            else:
+                rows = self.next.run(connection, app_id=app_id, after=after, limit=page.size + 1)
+            expansion = Expansion(lambda kind, object_id: self._directory(connection, kind, object_id))
+            expansion.add("app", "App", _document(app[0][0]))
+            items = [expansion.view(_document(document)) for _id, document in rows[: page.size]]
+            return rows, items, expansion.objects
 
-        found = await self.db.read(read)
+        found = await self.db.read_raw(read)
         if found is None:
             raise NotFound(f"no app with id {app_id!r}")
-        rows, cursor = found
-        items = [{"appEntitlement": row.document} for row in rows]
-        return 200, page_response(items, cursor, codec=self.codec, collection=collection)
+        rows, items, expanded = found
+        cursor = (rows[page.size - 1][0],) if len(rows) > page.size else None
+        body = page_response(items, cursor, codec=self.codec, collection=collection)
+        body["expanded"] = expanded
+        return 200, body
+
+    def _directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
+        rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
+        return _document(rows[0][0]) if rows else None
 
 
-__all__ = ["ListEntitlementsHandler", "PageRequest"]
+class Expansion:
+    """The page's `expanded` array (each related object once) and the path fields that locate them: the app of
+    every item, and the app resource and its type when the entitlement names them and the directory has them."""
+
+    def __init__(self, lookup: Callable[[str, str], dict[str, Any] | None]) -> None:
+        self.objects: list[dict[str, Any]] = []
+        self._index: dict[tuple[str, str], int | None] = {}
+        self._lookup = lookup
+
+    def add(self, kind: str, type_name: str, document: dict[str, Any] | None) -> int | None:
+        if document is None:
+            return None
+        self._index[(kind, str(document.get("id", "")))] = len(self.objects)
+        self.objects.append({"@type": f"{TYPE_PREFIX}.{type_name}", **document})
+        return len(self.objects) - 1
+
+    def _find(self, kind: str, type_name: str, object_id: Any) -> int | None:
+        if not isinstance(object_id, str) or not object_id:
+            return None
+        if (kind, object_id) not in self._index:
+            self._index[(kind, object_id)] = self.add(kind, type_name, self._lookup(kind, object_id))
+        return self._index[(kind, object_id)]
+
+    def view(self, entitlement: dict[str, Any]) -> dict[str, Any]:
+        """The AppEntitlementView of one entitlement."""
+        item: dict[str, Any] = {"appEntitlement": entitlement}
+        app = self._index.get(("app", str(entitlement.get("appId", ""))))
+        if app is not None:
+            item["appPath"] = f"$.expanded[{app}]"
+        resource = self._find("resource", "AppResource", entitlement.get("appResourceId"))
+        if resource is not None:
+            item["appResourcePath"] = f"$.expanded[{resource}]"
+        type_id = entitlement.get("appResourceTypeId")
+        if not type_id and resource is not None:
+            type_id = self.objects[resource].get("resourceTypeId")
+        resource_type = self._find("resource_type", "AppResourceType", type_id)
+        if resource_type is not None:
+            item["appResourceTypePath"] = f"$.expanded[{resource_type}]"
+        return item
+
+
+def _document(value: Any) -> Any:
+    """SQLite hands JSON columns over as text; psycopg parses them already."""
+    return loads(value) if isinstance(value, str | bytes) else value

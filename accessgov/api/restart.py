@@ -57,21 +57,22 @@ class RestartHandler:
         step_id = f"step-{uuid.uuid4().hex[:20]}"
 
         def restart_task(session: Session) -> tuple[dict[str, Any], str]:
-            row = tasks.get_task_by_id_or_numeric(session, task_id, for_update=True)
-            if row is None:
+            found = tasks.lock_task(session, task_id)
+            if found is None:
                 raise NotFound(f"no task with id {task_id!r}")
+            row_id, document = found
             updated = restart.restart(
-                dict(row.document),
+                document,
                 load_policy=lambda policy_id: directory.get_document(session, "policy", policy_id),
                 new_step_id=step_id,
                 now=_rfc3339(now),
                 comment=comment,
             )
-            tasks.save_task(session, row.id, updated, now=now)
-            action = tasks.add_task_action(
-                session, task_id=row.id, kind="RESTART", comment=comment, actor=principal.subject, now=now
+            tasks.replace_task_document(session, row_id, updated, now)
+            action_id = tasks.record_task_action(
+                session, task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
             )
-            return updated, action.id
+            return updated, action_id
 
         updated, action_id = await self.db.write(restart_task)
         expanded, path_fields = [], {}

@@ -6,6 +6,7 @@ Pure functions over API-shaped documents; the HTTP handler loads and stores them
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -58,7 +59,7 @@ def select_steps(
                 continue
             try:
                 if variables is None:
-                    variables = to_cel({"task": dict(task)})
+                    variables = to_cel({"task": _named_fields(task, current.get("rules") or [])})
                 matched = run_program(compile_expression(condition), variables, condition) is True
             except ExpressionError:
                 matched = False  # A rule that cannot be evaluated does not match; the baseline applies.
@@ -78,6 +79,18 @@ def select_steps(
         if current is None:
             raise PolicyError(f"policy {seen[-1]} defers to missing policy {deferred}")
     return []
+
+
+def _named_fields(task: Mapping[str, Any], rules: list[Any]) -> dict[str, Any]:
+    """The task as rules see it: its top-level fields that some rule names. A field no condition mentions
+    cannot be read by it, and converting the whole task (its growing policy history above all) to CEL values
+    was the largest cost of a restart."""
+    text = " ".join(str(rule.get("condition") or "") for rule in rules if isinstance(rule, Mapping))
+    names = set(_IDENTIFIER.findall(text))
+    return {key: value for key, value in task.items() if key in names}
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _step_list(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -103,7 +116,7 @@ def restart(
     """
     if not is_restartable(task):
         raise TaskNotRestartable(f"task {task.get('numericId')} is closed or deleted")
-    result = copy.deepcopy(task)
+    result = dict(task)  # shallow: every nested value that changes is rebuilt below, none is mutated
     instance = result.get("policy") or {}
     policy = instance.get("policy")
     if not policy:

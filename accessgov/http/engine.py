@@ -23,8 +23,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from accessgov.errors import (
@@ -38,6 +38,9 @@ from accessgov.http.bearer import bearer_token
 from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
 from accessgov.http.errors import error_response, http_exception, unexpected
+from accessgov.http.fastcheck import Check, compile_check
+from accessgov.http.load import InFlight
+from accessgov.http.responses import JSONResponse
 
 __all__ = [
     "Authenticator",
@@ -72,6 +75,13 @@ def _deref(doc: dict[str, Any], node: Any) -> tuple[Any, str | None]:
         for part in pointer[1:].split("/"):
             node = node[part.replace("~1", "/").replace("~0", "~")]
     return node, pointer
+
+
+def _pointer(doc: Any, pointer: str) -> Any:
+    node = doc
+    for part in pointer.lstrip("/").split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
 
 
 def _escape(part: str) -> str:
@@ -144,25 +154,40 @@ class _Operation:
         registry: Registry,
         handler: HandlerSpec | None,
         authenticators: Mapping[str, Authenticator],
+        in_flight: InFlight,
     ) -> None:
+        self.in_flight = in_flight
         self.entry = entry
         self.handler = handler
         self.authenticators = authenticators
         self.validators: dict[str, Draft202012Validator] = {}
+        self.checks: dict[str, Check] = {}
         pointers = [p["schema"] for p in entry["parameters"]]
         pointers += list((entry["body"] or {}).get("content", {}).values())
+        doc = registry.contents(BUNDLE_URI)
         for pointer in pointers:
-            self.validators[pointer] = Draft202012Validator(
+            validator = self.validators[pointer] = Draft202012Validator(
                 {"$ref": f"{BUNDLE_URI}#{pointer}"},
                 registry=registry,
                 format_checker=Draft202012Validator.FORMAT_CHECKER,
             )
+            check = compile_check(_pointer(doc, pointer), lambda ref: _pointer(doc, ref.removeprefix("#")))
+            self.checks[pointer] = check or validator.is_valid
+
+    def _error(self, pointer: str, value: Any) -> Any:
+        """The jsonschema error of an invalid `value` (the fast check said it is invalid), else None."""
+        if self.checks[pointer](value):
+            return None
+        return best_match(self.validators[pointer].iter_errors(value))
 
     async def endpoint(self, request: Request) -> Response:
+        self.in_flight.count += 1
         try:
             return await self._handle(request)
         except ApiError as error:
             return error_response(error)
+        finally:
+            self.in_flight.count -= 1
 
     async def _handle(self, request: Request) -> Response:
         ctx = RequestContext(request=request, operation_id=self.entry["operation_id"])
@@ -216,7 +241,7 @@ class _Operation:
                     raise InvalidRequest(code, f"the {name} {where} parameter is required", location=where, name=name)
                 continue
             value = self._coerce(param, raw)
-            error = best_match(self.validators[param["schema"]].iter_errors(value))
+            error = self._error(param["schema"], value)
             if error is not None:
                 raise InvalidRequest(
                     param["error_code"] or ErrorCode.INVALID_ARGUMENT,
@@ -254,7 +279,12 @@ class _Operation:
         declared = ctx.request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
-        ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        try:
+            ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+        except ClientDisconnect:  # e.g. closed by the body-idle deadline: nobody is left to answer, nothing to log
+            raise InvalidRequest(
+                ErrorCode.INVALID_ARGUMENT, "the client disconnected before sending the whole body", location="body"
+            ) from None
         if self.handler is not None and not self.handler.parse_body:
             return
         media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
@@ -271,7 +301,7 @@ class _Operation:
         if media != "application/json":
             return
         ctx.body = parse_json_body(ctx.raw_body)  # strict: UTF-8 only, no NaN, nesting-safe
-        error = best_match(self.validators[body_spec["content"][media]].iter_errors(ctx.body))
+        error = self._error(body_spec["content"][media], ctx.body)
         if error is not None:
             at = "/" + "/".join(map(str, error.absolute_path))
             raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {error.message}", location="body", name=at)
@@ -290,6 +320,7 @@ def build_app(
     *,
     authenticators: Mapping[str, Authenticator] | None = None,
     lifespan: Any = None,
+    in_flight: InFlight | None = None,
 ) -> Starlette:
     """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`."""
     handlers = dict(handlers or {})
@@ -297,10 +328,11 @@ def build_app(
     if unknown:
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
     registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
+    in_flight = in_flight or InFlight()
     routes = [
         Route(
             entry["path"],
-            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}).endpoint,
+            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}, in_flight).endpoint,
             methods=[entry["method"]],
             name=entry["operation_id"],
         )

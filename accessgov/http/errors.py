@@ -6,9 +6,10 @@ import logging
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from accessgov.errors import ApiError, ErrorCode, InternalError, MethodNotAllowed, NotFound
+from accessgov.http.responses import JSONResponse
 
 log = logging.getLogger(__name__)
 

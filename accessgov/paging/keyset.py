@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import NoSuchColumnError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import operators
@@ -103,7 +104,7 @@ def keyset_statement(
 
 
 def keyset_page(
-    session: Session,
+    session: Session | Connection,
     stmt: sa.Select[Any],
     order_by: Sequence[Any],
     request: PageRequest,

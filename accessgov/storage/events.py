@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -58,23 +58,38 @@ class ClaimedRun:
     context: Any
     attempt: int
     lease_until: datetime
+    queued_at: datetime
 
 
-def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
-    """Insert the event record unless it exists; True when this call inserted it."""
-    values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
-    dialect = session.get_bind().dialect.name
-    if dialect in ON_CONFLICT_DIALECTS:
+_CLAIM_EVENT: dict[str, Any] = {}  # dialect name -> prepared INSERT ... ON CONFLICT DO NOTHING RETURNING
+_INSERT_RUN = insert(_RUNS)
+
+
+def _claim_statement(dialect: str) -> Any:
+    stmt = _CLAIM_EVENT.get(dialect)
+    if stmt is None:
         dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         # Only a primary-key conflict is ignored; a foreign-key violation (unknown listener) still raises.
         # RETURNING tells whether a row went in (rowcount is not reported for this statement everywhere).
-        stmt = (
+        stmt = _CLAIM_EVENT[dialect] = (
             dialect_insert(_EVENTS)
-            .values(values)
             .on_conflict_do_nothing(index_elements=["listener_id", "event_id"])
             .returning(_EVENTS.c.event_id)
         )
-        return session.execute(stmt).first() is not None
+    return stmt
+
+
+def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
+    """Insert the event record unless it exists; True when this call inserted it.
+
+    Statements are built once and executed on the session's connection with parameters: the hot path of
+    every delivery skips the ORM and SQL compilation.
+    """
+    values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
+    connection = session.connection()
+    dialect = connection.dialect.name
+    if dialect in ON_CONFLICT_DIALECTS:
+        return connection.execute(_claim_statement(dialect), values).first() is not None
     # Other backends: let the constraint fail, in a savepoint so the transaction survives.
     try:
         with session.begin_nested():
@@ -105,19 +120,21 @@ def record_delivery(
         return DeliveryResult(accepted=False)
     run_id = ids.sortable_id(now)
     status = SKIPPED if skip_reason else QUEUED
-    session.execute(
-        insert(_RUNS).values(
-            id=run_id,
-            listener_id=listener_id,
-            event_id=event_id,
-            status=status,
-            reason=skip_reason,
-            context=payload,
-            outputs={},
-            created_at=now,
-            attempts=0,
-            finished_at=now if skip_reason else None,
-        )
+    session.connection().execute(
+        _INSERT_RUN,
+        {
+            "id": run_id,
+            "listener_id": listener_id,
+            "event_id": event_id,
+            "status": status,
+            "reason": skip_reason,
+            "context": payload,
+            "outputs": {},
+            "created_at": now,
+            "attempts": 0,
+            "lease_until": None,
+            "finished_at": now if skip_reason else None,
+        },
     )
     return DeliveryResult(accepted=True, run_id=run_id, status=status, reason=skip_reason)
 
@@ -135,7 +152,7 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
     `MAX_ATTEMPTS` times already are finished as FAILED instead.
     """
     stmt = (
-        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts)
+        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts, _RUNS.c.created_at)
         .where(_claimable(now))
         .order_by(_RUNS.c.status, _RUNS.c.created_at)  # 'QUEUED' < 'RUNNING': fresh work first
         .limit(limit)
@@ -152,8 +169,27 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
         session.execute(
             update(_RUNS).where(_RUNS.c.id == row.id).values(status=RUNNING, attempts=attempt, lease_until=lease_until)
         )
-        claimed.append(ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until))
+        claimed.append(
+            ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until, row.created_at)
+        )
     return claimed
+
+
+_FINISH = (
+    update(_RUNS)
+    .where(
+        _RUNS.c.id == bindparam("run_id"),
+        _RUNS.c.attempts == bindparam("attempt"),
+        _RUNS.c.status.in_((QUEUED, RUNNING)),
+    )
+    .values(
+        status=bindparam("new_status"),
+        reason=bindparam("new_reason"),
+        outputs=bindparam("new_outputs", type_=_RUNS.c.outputs.type),
+        lease_until=None,
+        finished_at=bindparam("now", type_=_RUNS.c.finished_at.type),
+    )
+)
 
 
 def _finish(
@@ -165,12 +201,15 @@ def _finish(
     outputs: Mapping[str, Any],
     now: datetime,
 ) -> bool:
-    stmt = (
-        update(_RUNS)
-        .where(_RUNS.c.id == run_id, _RUNS.c.attempts == attempt, _RUNS.c.status.in_((QUEUED, RUNNING)))
-        .values(status=status, reason=reason, outputs=dict(outputs), lease_until=None, finished_at=now)
-    )
-    return bool(session.execute(stmt).rowcount)
+    params = {
+        "run_id": run_id,
+        "attempt": attempt,
+        "new_status": status,
+        "new_reason": reason,
+        "new_outputs": dict(outputs),
+        "now": now,
+    }
+    return bool(session.connection().execute(_FINISH, params).rowcount)
 
 
 def finish_run(

@@ -202,6 +202,27 @@ class AppEntitlementView(BaseModel):
         AppEntitlement | None | MISSING,
         Field(alias="appEntitlement", description="The entitlement."),
     ] = MISSING
+    app_path: Annotated[
+        str | MISSING,
+        Field(
+            alias="appPath",
+            description="JSONPath expression locating the entitlement's app in `expanded`.",
+        ),
+    ] = MISSING
+    app_resource_path: Annotated[
+        str | MISSING,
+        Field(
+            alias="appResourcePath",
+            description="JSONPath expression locating the app resource the entitlement belongs to in `expanded`.",
+        ),
+    ] = MISSING
+    app_resource_type_path: Annotated[
+        str | MISSING,
+        Field(
+            alias="appResourceTypePath",
+            description="JSONPath expression locating that resource's type in `expanded`.",
+        ),
+    ] = MISSING
 
 
 class AppResourceRef(BaseModel):
@@ -460,10 +481,20 @@ class OAuthTokenRequest(BaseModel):
         validate_by_name=True,
     )
     grant_type: Annotated[GrantType, Field(description="Always `client_credentials`.")]
-    client_id: Annotated[str, Field(description="The OAuth client ID.", min_length=1)]
+    client_id: Annotated[
+        str | MISSING,
+        Field(
+            description="The OAuth client ID (body authentication; with HTTP Basic optional and equal to its ID).",
+            min_length=1,
+        ),
+    ] = MISSING
     client_secret: Annotated[
-        str, Field(description="The OAuth client secret.", min_length=1)
-    ]
+        str | MISSING,
+        Field(
+            description="The OAuth client secret (body authentication only).",
+            min_length=1,
+        ),
+    ] = MISSING
     scope: Annotated[
         str | MISSING, Field(description="Ignored; tokens carry the client's roles.")
     ] = MISSING
@@ -1095,6 +1126,12 @@ class AppEntitlementsServiceListResponse(BaseModel):
             title="NextPageToken",
         ),
     ]
+    expanded: Annotated[
+        list[TypedObject] | None | MISSING,
+        Field(
+            description="Related objects of this page's entitlements (their app, app resource and resource type), each included once and located through the path fields of the items. Each object has a string `@type` and further arbitrary properties."
+        ),
+    ] = MISSING
 
 
 class AutomationRun(BaseModel):

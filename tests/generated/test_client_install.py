@@ -10,7 +10,8 @@ from pathlib import Path
 from tests.generated._contract import CLIENT_DIR
 
 SMOKE = """
-from accessgov_client import AuthenticatedClient, Client
+from accessgov_client import AccessGov, AuthenticatedClient, Client, WebhookSender
+from accessgov_client.operations import CATALOG
 from accessgov_client.api.app_entitlements import list_app_entitlements
 from accessgov_client.api.auth import get_token
 from accessgov_client.api.task import restart_task
@@ -21,6 +22,9 @@ client = AuthenticatedClient(base_url="http://127.0.0.1:9", token="t")
 assert client.get_httpx_client().headers["Authorization"] == "Bearer t"
 task = Task.from_dict({"state": "TASK_STATE_NEW_ONE", "actions": ["TASK_ACTION_TYPE_CLOSE"]})
 assert task.state == "TASK_STATE_NEW_ONE" and task.actions == [TaskActionType.TASK_ACTION_TYPE_CLOSE]
+assert CATALOG.get("list_app_entitlements").paging is not None
+assert AccessGov("http://127.0.0.1:9", token="t").client is not None
+assert WebhookSender("http://127.0.0.1:9", secret="s").headers(b"{}")["Webhook-Signature"]
 import accessgov_client
 print(accessgov_client.__file__)
 """

@@ -1,16 +1,22 @@
 """The rendered reference (`scripts.build_docs`): built with Redocly CLI, opened in headless Chromium.
 
+Besides the DOM, the layout is measured in the page itself: a copy of the built page gets a script that, once Redoc
+has rendered, records every element whose content is wider than its box while its overflow is not visible (a code
+block that scrolls sideways or an ellipsis hides part of it) and the page's `innerText` (visible text only).
+
 Needs npm (for `npm ci --prefix scripts/docs`) and Chromium (Debian package `chromium`). Without them the test
 is skipped, except under `CI=true`, where a missing tool is a failure: CI installs both.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -47,6 +53,7 @@ class _Page(HTMLParser):
         super().__init__()
         self.text: list[str] = []
         self.links: set[str] = set()
+        self.raw = ""
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -69,6 +76,29 @@ class _Page(HTMLParser):
         return re.sub(r"\s+", " ", " ".join(self.text))
 
 
+# Appended to a copy of the page: after Redoc rendered, write the measurements into <pre id="layout-report">.
+_MEASURE = """
+<script>
+setTimeout(function () {
+  var cut = [];
+  document.querySelectorAll('*').forEach(function (el) {
+    var box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).overflowX === 'visible') return;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      cut.push({tag: el.tagName, text: el.textContent.slice(0, 80), scrollWidth: el.scrollWidth,
+                clientWidth: el.clientWidth});
+    }
+  });
+  var out = document.createElement('pre');
+  out.id = 'layout-report';
+  out.textContent = JSON.stringify({cut: cut, text: document.body.innerText});
+  document.body.appendChild(out);
+}, 4000);
+</script>
+"""
+_REPORT = re.compile(r'<pre id="layout-report">(.*?)</pre>', re.DOTALL)
+
+
 def _dump_dom(chromium: str, url: str, profile: Path) -> _Page:
     """The DOM after the page's scripts ran, as Chromium serialises it."""
     result = subprocess.run(
@@ -80,6 +110,7 @@ def _dump_dom(chromium: str, url: str, profile: Path) -> _Page:
             "--disable-dev-shm-usage",
             "--no-first-run",
             f"--user-data-dir={profile}",
+            "--window-size=1280,900",
             "--virtual-time-budget=10000",
             "--dump-dom",
             url,
@@ -92,7 +123,20 @@ def _dump_dom(chromium: str, url: str, profile: Path) -> _Page:
     assert result.returncode == 0, result.stderr[-2000:]
     page = _Page()
     page.feed(result.stdout)
+    page.raw = result.stdout
     return page
+
+
+def _measure(chromium: str, docs: Path, fragment: str, profile: Path) -> dict:
+    """`{cut: [...], text: innerText}` for the page at `#<fragment>`, desktop width."""
+    instrumented = profile.with_suffix(".html")
+    html = docs.read_text(encoding="utf-8")
+    end = html.rindex("</body>")
+    instrumented.write_text(html[:end] + _MEASURE + html[end:], encoding="utf-8")
+    page = _dump_dom(chromium, f"{instrumented.resolve().as_uri()}#{fragment}", profile)
+    match = _REPORT.search(page.raw)
+    assert match, f"the measuring script did not run on #{fragment}"
+    return json.loads(unescape(match.group(1)))
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +171,47 @@ def test_every_operation_summary_is_rendered(docs: Path, tmp_path: Path) -> None
     rendered = " ".join(page.visible for page in [home, *pages])
     missing = {op: summary for op, summary in summaries.items() if summary not in rendered}
     assert not missing, f"operation summaries not in the rendered DOM: {missing}"
+
+
+def test_authentication_chapter_is_visible_without_a_pop_up(docs: Path, tmp_path: Path) -> None:
+    """The chapter from `info.description`: credentials, the one-header rule, HMAC recipe and vector, JWT claims."""
+    chromium = _chromium()
+    spec = load_document(BUNDLE)
+    vector = spec["paths"]["/api/v1/webhooks/incoming/{listener_id}"]["post"]["x-hmac-test-vector"]
+    page = _measure(chromium, docs, "/section/authentication", tmp_path / "auth")
+    text = re.sub(r"\s+", " ", page["text"])
+    for expected in (
+        "Authentication",
+        "Tenant API credentials",
+        "Authorization: Bearer <token>",
+        "POST /auth/v1/token",
+        "one token of either kind satisfies the requirement",
+        "Webhook signatures: HMAC",
+        "{timestamp}.{event id}.{body}",
+        "Webhook signatures: JWT",
+        "htb_s256",
+        *(vector[key] for key in ("secret", "timestamp", "eventId", "body", "signature")),
+    ):
+        assert expected in text, f"{expected!r} is not visible on #/section/authentication"
+    assert page["cut"] == [], f"cut off on #/section/authentication: {page['cut']}"
+    # The seed's single requirement naming both schemes stays as it is.
+    restart = spec["paths"]["/api/v1/tasks/{task_id}/action/restart"]["post"]
+    assert restart["security"] == [{"bearerAuth": [], "oauth": []}]
+
+
+def test_no_code_block_or_example_is_cut_off(docs: Path, tmp_path: Path) -> None:
+    chromium = _chromium()
+    spec = load_document(BUNDLE)
+    pages = ["/section/authentication", *(f"/{tag['name'].lower().replace(' ', '-')}" for tag in spec["tags"])]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        measured = list(
+            pool.map(lambda p: _measure(chromium, docs, p, tmp_path / p.strip("/").replace("/", "-")), pages)
+        )
+    for page, result in zip(pages, measured, strict=True):
+        assert len(result["text"]) > 200, f"#{page} did not render"
+    # Where an operation's security names `bearerAuth and oauth`, its page says that one header carries either.
+    for page, result in zip(pages, measured, strict=True):
+        if page in ("/task", "/app-entitlements"):
+            assert "That is why the security requirement names both schemes" in result["text"], page
+    cut = {page: result["cut"] for page, result in zip(pages, measured, strict=True) if result["cut"]}
+    assert not cut, f"content wider than its box (scrolls or is clipped): {cut}"

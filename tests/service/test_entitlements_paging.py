@@ -58,10 +58,42 @@ def test_last_page_has_empty_token(admin: httpx.Client) -> None:
     assert len(small["list"]) == 12 and small["nextPageToken"] == ""
 
 
-def test_items_wrap_app_entitlement(admin: httpx.Client) -> None:
-    item = page(admin, page_size=10).json()["list"][0]
-    assert set(item) == {"appEntitlement"}
+def test_items_wrap_app_entitlement_and_locate_their_app_in_expanded(admin: httpx.Client) -> None:
+    body = page(admin, page_size=10).json()
+    item = body["list"][0]
+    assert set(item) == {"appEntitlement", "appPath"}
     assert item["appEntitlement"]["appId"] == demo.PAGING_APP_ID
+    # The app is expanded once for the page, and every item's appPath resolves to it.
+    assert body["expanded"] == [
+        {"@type": "type.googleapis.com/svc.api.app.v1.App", "id": "app-github", "displayName": "GitHub"}
+    ]
+    assert {entry["appPath"] for entry in body["list"]} == {"$.expanded[0]"}
+
+
+def test_resource_and_resource_type_paths(admin: httpx.Client, server: Server) -> None:
+    from accessgov.storage import directory, entitlements
+
+    app_id = "app-slack"
+    with server.sessions.begin() as session:  # type: ignore[attr-defined]
+        entitlements.insert_entitlements(
+            session,
+            app_id,
+            [
+                {"id": "zz-res-1", "appId": app_id, "displayName": "Channel admin", "appResourceId": "chan-1"},
+                {"id": "zz-res-2", "appId": app_id, "displayName": "Channel member", "appResourceId": "chan-1"},
+                {"id": "zz-res-3", "appId": app_id, "displayName": "Gone", "appResourceId": "chan-unknown"},
+            ],
+        )
+        directory.put_document(session, "resource", {"id": "chan-1", "resourceTypeId": "channel"})
+        directory.put_document(session, "resource_type", {"id": "channel", "displayName": "Channel"})
+    body = admin.get(f"/api/v1/apps/{app_id}/entitlements", params={"page_size": 100}).json()
+    items = {entry["appEntitlement"]["id"]: entry for entry in body["list"]}
+    expanded = body["expanded"]
+    assert [obj["@type"].rsplit(".", 1)[1] for obj in expanded] == ["App", "AppResource", "AppResourceType"]
+    assert items["zz-res-1"]["appResourcePath"] == items["zz-res-2"]["appResourcePath"] == "$.expanded[1]"
+    assert items["zz-res-1"]["appResourceTypePath"] == "$.expanded[2]" and expanded[2]["id"] == "channel"
+    assert "appResourcePath" not in items["zz-res-3"] and "appResourceTypePath" not in items["zz-res-3"]
+    assert items["zz-res-3"]["appPath"] == "$.expanded[0]"
 
 
 def test_inserts_while_walking_never_duplicate_or_skip(admin: httpx.Client, server: Server) -> None:

@@ -7,31 +7,26 @@ from pathlib import Path
 
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
-from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, seed_demo
+from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID
 from accessgov.storage import events
-from accessgov.storage.engine import create_engine, migrate, session_factory
-from tests.harness import serve
+from tests.harness import seeded_database, serve
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
 def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    engine = create_engine(url)
-    migrate(engine)
-    sessions = session_factory(engine)
-    with sessions.begin() as session:
-        seed_demo(session)
+    with seeded_database(tmp_path) as (url, sessions):
 
-    def deliver(event_id: str, at: datetime) -> None:
-        with sessions.begin() as session:
-            events.record_delivery(session, listener_id=DEMO_HMAC_LISTENER_ID, event_id=event_id, payload={}, now=at)
+        def deliver(event_id: str, at: datetime) -> None:
+            with sessions.begin() as session:
+                events.record_delivery(
+                    session, listener_id=DEMO_HMAC_LISTENER_ID, event_id=event_id, payload={}, now=at
+                )
 
-    deliver("old", NOW - timedelta(days=8))
-    deliver("recent", NOW - timedelta(days=6))
-    with serve(create_app(ServerConfig(database_url=url), clock=NOW.timestamp)):
-        pass
-    with sessions() as session:
-        assert not events.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")
-        assert events.event_seen(session, DEMO_HMAC_LISTENER_ID, "recent")
-    engine.dispose()
+        deliver("old", NOW - timedelta(days=8))
+        deliver("recent", NOW - timedelta(days=6))
+        with serve(create_app(ServerConfig(database_url=url), clock=NOW.timestamp)):
+            pass
+        with sessions() as session:
+            assert not events.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")
+            assert events.event_seen(session, DEMO_HMAC_LISTENER_ID, "recent")

@@ -96,6 +96,14 @@ def test_viewer_may_not_restart(viewer: httpx.Client) -> None:
     assert response.json()["code"] == "PERMISSION_DENIED"
 
 
+def test_a_caller_without_the_right_gets_403_before_any_409_or_404(viewer: httpx.Client) -> None:
+    closed = task_number(7)
+    assert closed["state"] == "TASK_STATE_CLOSED"
+    for task_id in (closed["id"], "does-not-exist"):
+        response = restart(viewer, task_id)
+        assert (response.status_code, response.json()["code"]) == (403, "PERMISSION_DENIED")
+
+
 @pytest.mark.parametrize("task_id", ["does-not-exist", "999999999", "9" * 30])
 def test_unknown_task_is_404(admin: httpx.Client, task_id: str) -> None:
     response = restart(admin, task_id)

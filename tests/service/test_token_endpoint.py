@@ -41,13 +41,20 @@ def test_wrong_secret_is_401_invalid_client(server: Server) -> None:
     [
         ({"grant_type": "password", "client_id": "a", "client_secret": "b"}, "unsupported_grant_type"),
         ({"client_id": "a", "client_secret": "b"}, "invalid_request"),
-        ({"grant_type": "client_credentials"}, "invalid_request"),
+        ({"grant_type": "client_credentials", "client_id": "a"}, "invalid_request"),
     ],
 )
 def test_malformed_token_requests_are_400(server: Server, form: dict[str, str], error: str) -> None:
     response = token_request(server, **form)
     assert response.status_code == 400
     assert response.json()["error"] == error
+
+
+def test_no_client_authentication_is_401_invalid_client(server: Server) -> None:
+    response = token_request(server, grant_type="client_credentials")
+    assert response.status_code == 401
+    assert response.json()["error"] == "invalid_client"
+    assert response.headers["www-authenticate"].startswith("Basic")
 
 
 def test_token_endpoint_wants_a_form_body(server: Server) -> None:

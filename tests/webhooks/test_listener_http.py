@@ -396,6 +396,26 @@ def test_jwt_from_the_signing_helper(env: Env) -> None:
     expect(post(url, BODY, headers), 200)
 
 
+def test_jwt_from_the_sdk_sender(env: Env) -> None:
+    # The SDK's own signer (generated/client, no accessgov import) as a real sender: every algorithm, and a
+    # repeat of the same event id is the listener's 409.
+    from tests.sdk.conftest import CLIENT_DIR
+
+    sys.path.insert(0, str(CLIENT_DIR))
+    from accessgov_client import ConflictError, WebhookSender
+
+    for key, kid in ((env.keys.rsa, "rsa-1"), (env.keys.ec, "ec-1"), (env.keys.ed, "ed-1")):
+        sender = WebhookSender(
+            env.url("jwt"), private_key=key, kid=kid, tenant_base_url=TENANT, audience=env.url("jwt", TENANT)
+        )
+        event_id = str(uuid.uuid4())
+        response = sender.send(json.loads(BODY), event_id=event_id)
+        assert response.status_code == 200, response.text
+        with pytest.raises(ConflictError) as raised:
+            sender.send(json.loads(BODY), event_id=event_id)
+        assert raised.value.code == "DUPLICATE_EVENT"
+
+
 def test_jwks_is_fetched_once(env: Env) -> None:
     for _ in range(3):
         headers, url = jwt_delivery(env, env.keys.rsa, "rsa-1")
@@ -502,13 +522,17 @@ def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
 
 def test_cli_serve_turns_uvicorn_proxy_headers_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from accessgov import cli
+    from accessgov.http import server
 
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    configs: list[uvicorn.Config] = []
+    monkeypatch.setattr(server.uvicorn.Server, "run", lambda self, *args, **kwargs: configs.append(self.config))
+    monkeypatch.setattr(server.Multiprocess, "run", lambda self: configs.append(self.config))
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
-    assert cli.main(["serve", "--port", "1"]) == 0
-    assert cli.main(["serve", "--port", "1", "--workers", "2"]) == 0
-    assert [call["proxy_headers"] for call in calls] == [False, False]
+    monkeypatch.setenv(server.SUPERVISOR_PID_ENV, "")
+    assert cli.main(["serve", "--port", "0"]) == 0
+    assert cli.main(["serve", "--port", "0", "--workers", "2"]) == 0
+    assert [config.proxy_headers for config in configs] == [False, False]
+    assert [config.workers for config in configs] == [1, 2]
 
 
 def test_source_inside_allowed_range(env: Env) -> None:

@@ -17,13 +17,22 @@ T = TypeVar("T", bound="AppEntitlementView")
 
 @_attrs_define
 class AppEntitlementView:
-    """One item of an entitlement list, wrapping the entitlement.
+    """One item of an entitlement list: the entitlement, and JSONPath expressions that locate its related objects in the
+    response's `expanded` array. A path field is set only when the related object exists; it then resolves against the
+    response body (for example `$.expanded[0]`).
 
-    Attributes:
-        app_entitlement (AppEntitlement | None | Unset): The entitlement.
+        Attributes:
+            app_entitlement (AppEntitlement | None | Unset): The entitlement.
+            app_path (str | Unset): JSONPath expression locating the entitlement's app in `expanded`.
+            app_resource_path (str | Unset): JSONPath expression locating the app resource the entitlement belongs to in
+                `expanded`.
+            app_resource_type_path (str | Unset): JSONPath expression locating that resource's type in `expanded`.
     """
 
     app_entitlement: AppEntitlement | None | Unset = UNSET
+    app_path: str | Unset = UNSET
+    app_resource_path: str | Unset = UNSET
+    app_resource_type_path: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,11 +46,23 @@ class AppEntitlementView:
         else:
             app_entitlement = self.app_entitlement
 
+        app_path = self.app_path
+
+        app_resource_path = self.app_resource_path
+
+        app_resource_type_path = self.app_resource_type_path
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
         if app_entitlement is not UNSET:
             field_dict["appEntitlement"] = app_entitlement
+        if app_path is not UNSET:
+            field_dict["appPath"] = app_path
+        if app_resource_path is not UNSET:
+            field_dict["appResourcePath"] = app_resource_path
+        if app_resource_type_path is not UNSET:
+            field_dict["appResourceTypePath"] = app_resource_type_path
 
         return field_dict
 
@@ -68,8 +89,17 @@ class AppEntitlementView:
 
         app_entitlement = _parse_app_entitlement(d.pop("appEntitlement", UNSET))
 
+        app_path = d.pop("appPath", UNSET)
+
+        app_resource_path = d.pop("appResourcePath", UNSET)
+
+        app_resource_type_path = d.pop("appResourceTypePath", UNSET)
+
         app_entitlement_view = cls(
             app_entitlement=app_entitlement,
+            app_path=app_path,
+            app_resource_path=app_resource_path,
+            app_resource_type_path=app_resource_type_path,
         )
 
         app_entitlement_view.additional_properties = d

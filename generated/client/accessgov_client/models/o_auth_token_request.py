@@ -14,19 +14,20 @@ T = TypeVar("T", bound="OAuthTokenRequest")
 
 @_attrs_define
 class OAuthTokenRequest:
-    """OAuth2 client-credentials grant (RFC 6749 section 4.4), form-encoded. The client authenticates with `client_id` and
-    `client_secret` in the body.
+    """OAuth2 client-credentials grant (RFC 6749 section 4.4), form-encoded. The client authenticates either with HTTP
+    Basic (then the body has no `client_secret`) or with `client_id` and `client_secret` here.
 
         Attributes:
             grant_type (OAuthTokenRequestGrantType): Always `client_credentials`.
-            client_id (str): The OAuth client ID.
-            client_secret (str): The OAuth client secret.
+            client_id (str | Unset): The OAuth client ID (body authentication; with HTTP Basic optional and equal to its
+                ID).
+            client_secret (str | Unset): The OAuth client secret (body authentication only).
             scope (str | Unset): Ignored; tokens carry the client's roles.
     """
 
     grant_type: OAuthTokenRequestGrantType
-    client_id: str
-    client_secret: str
+    client_id: str | Unset = UNSET
+    client_secret: str | Unset = UNSET
     scope: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -44,10 +45,12 @@ class OAuthTokenRequest:
         field_dict.update(
             {
                 "grant_type": grant_type,
-                "client_id": client_id,
-                "client_secret": client_secret,
             }
         )
+        if client_id is not UNSET:
+            field_dict["client_id"] = client_id
+        if client_secret is not UNSET:
+            field_dict["client_secret"] = client_secret
         if scope is not UNSET:
             field_dict["scope"] = scope
 
@@ -58,9 +61,9 @@ class OAuthTokenRequest:
         d = dict(src_dict)
         grant_type = OAuthTokenRequestGrantType(d.pop("grant_type"))
 
-        client_id = d.pop("client_id")
+        client_id = d.pop("client_id", UNSET)
 
-        client_secret = d.pop("client_secret")
+        client_secret = d.pop("client_secret", UNSET)
 
         scope = d.pop("scope", UNSET)
 

@@ -72,19 +72,29 @@ def _build_response(
 
 def sync_detailed(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
     body: OAuthTokenRequest,
 ) -> Response[Error | OAuthError | OAuthTokenResponse]:
     """Get an OAuth2 access token
 
      The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
     scheme.
-    Send the client ID and secret in the form body; use the returned `access_token` as
-    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+    The client authenticates with HTTP Basic (`oauthClientBasic`, RFC 6749 section 2.3.1, what standard
+    OAuth
+    client libraries send by default) or with `client_id` and `client_secret` in the form body — one
+    method
+    per request: both at once is 400 `invalid_request` (a body `client_id` naming the Basic client is
+    allowed).
+    No client authentication, or a wrong secret, is 401 `invalid_client` with `WWW-Authenticate: Basic`.
+    Use
+    the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
+    it
+    expires.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
-            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+            encoded. The client authenticates either with HTTP Basic (then the body has no
+            `client_secret`) or with `client_id` and `client_secret` here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -107,19 +117,29 @@ def sync_detailed(
 
 def sync(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
     body: OAuthTokenRequest,
 ) -> Error | OAuthError | OAuthTokenResponse | None:
     """Get an OAuth2 access token
 
      The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
     scheme.
-    Send the client ID and secret in the form body; use the returned `access_token` as
-    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+    The client authenticates with HTTP Basic (`oauthClientBasic`, RFC 6749 section 2.3.1, what standard
+    OAuth
+    client libraries send by default) or with `client_id` and `client_secret` in the form body — one
+    method
+    per request: both at once is 400 `invalid_request` (a body `client_id` naming the Basic client is
+    allowed).
+    No client authentication, or a wrong secret, is 401 `invalid_client` with `WWW-Authenticate: Basic`.
+    Use
+    the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
+    it
+    expires.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
-            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+            encoded. The client authenticates either with HTTP Basic (then the body has no
+            `client_secret`) or with `client_id` and `client_secret` here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -137,19 +157,29 @@ def sync(
 
 async def asyncio_detailed(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
     body: OAuthTokenRequest,
 ) -> Response[Error | OAuthError | OAuthTokenResponse]:
     """Get an OAuth2 access token
 
      The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
     scheme.
-    Send the client ID and secret in the form body; use the returned `access_token` as
-    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+    The client authenticates with HTTP Basic (`oauthClientBasic`, RFC 6749 section 2.3.1, what standard
+    OAuth
+    client libraries send by default) or with `client_id` and `client_secret` in the form body — one
+    method
+    per request: both at once is 400 `invalid_request` (a body `client_id` naming the Basic client is
+    allowed).
+    No client authentication, or a wrong secret, is 401 `invalid_client` with `WWW-Authenticate: Basic`.
+    Use
+    the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
+    it
+    expires.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
-            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+            encoded. The client authenticates either with HTTP Basic (then the body has no
+            `client_secret`) or with `client_id` and `client_secret` here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -170,19 +200,29 @@ async def asyncio_detailed(
 
 async def asyncio(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
     body: OAuthTokenRequest,
 ) -> Error | OAuthError | OAuthTokenResponse | None:
     """Get an OAuth2 access token
 
      The OAuth2 client-credentials token endpoint (RFC 6749 section 4.4) named by the `oauth` security
     scheme.
-    Send the client ID and secret in the form body; use the returned `access_token` as
-    `Authorization: Bearer <access_token>` on tenant API operations until it expires.
+    The client authenticates with HTTP Basic (`oauthClientBasic`, RFC 6749 section 2.3.1, what standard
+    OAuth
+    client libraries send by default) or with `client_id` and `client_secret` in the form body — one
+    method
+    per request: both at once is 400 `invalid_request` (a body `client_id` naming the Basic client is
+    allowed).
+    No client authentication, or a wrong secret, is 401 `invalid_client` with `WWW-Authenticate: Basic`.
+    Use
+    the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
+    it
+    expires.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
-            encoded. The client authenticates with `client_id` and `client_secret` in the body.
+            encoded. The client authenticates either with HTTP Basic (then the body has no
+            `client_secret`) or with `client_id` and `client_secret` here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

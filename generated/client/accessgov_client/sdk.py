@@ -1,0 +1,205 @@
+"""`AccessGov` and `AsyncAccessGov`: the generated operations behind one object with authentication, default
+timeouts, retries for idempotent calls, typed errors and paging.
+
+    api = AccessGov("http://127.0.0.1:8080", token="...")
+    for item in api.paginate("list_app_entitlements", app_id="app-github"):
+        ...
+    api.restart_task("1001", body=TaskActionsServiceRestartRequest(comment="retry"))
+
+Every operation of the catalogue is an attribute (`api.<operation>(...)`, the generated function's arguments
+without `client`), so an operation added to the contract is callable without SDK code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from types import ModuleType
+from typing import Any, Final
+
+import httpx
+
+from .client import AuthenticatedClient
+from .exceptions import error_from_response
+from .oauth import ClientCredentials
+from .operations import CATALOG
+from .paging import aiterate, iterate
+from .retries import (
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    Retry,
+    RetryChooser,
+    async_transport,
+    call_retry,
+    retry_policy,
+    sync_transport,
+)
+from .types import Response
+
+Operation = str | ModuleType
+_DEFAULT: Final = object()
+
+
+class _Base:
+    """What the sync and async facades share: configuration, the generated client, results and errors."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        credentials: ClientCredentials | None = None,
+        timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
+        retry: Retry | bool | None = DEFAULT_RETRY,
+        raise_errors: bool = True,
+        headers: Mapping[str, str] | None = None,
+        verify_ssl: bool | str = True,
+    ) -> None:
+        if (token is None) == (credentials is None):
+            raise ValueError("give exactly one of token= (an API or access token) and credentials= (OAuth2)")
+        self.base_url = base_url.rstrip("/")
+        self.credentials = credentials
+        self.raise_errors = raise_errors
+        self.retry = retry_policy(retry)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._chooser = RetryChooser(self.retry, CATALOG)
+        self._headers = {**(headers or {}), **({"Authorization": f"Bearer {token}"} if token else {})}
+        self._verify = verify_ssl
+        # The generated client only carries the base URL here: the httpx client below does the sending.
+        self.client = AuthenticatedClient(base_url=self.base_url, token=token or "", timeout=self.timeout)
+
+    def _httpx_options(self, transport: Any, hook: Callable[..., Any]) -> dict[str, Any]:
+        return {
+            "headers": self._headers,
+            "timeout": self.timeout,
+            "transport": transport,
+            "event_hooks": {"request": [hook]},
+        }
+
+    def _override(self, retry: object) -> Retry | object | None:
+        """The retry choice of one call: `_DEFAULT` (by idempotency), a policy, or `None` (no retry)."""
+        if retry is _DEFAULT:
+            return _DEFAULT
+        return retry_policy(retry) if retry is not True else (self.retry or DEFAULT_RETRY)  # type: ignore[arg-type]
+
+    def _result(self, name: str, response: Response[Any]) -> Any:
+        """The parsed body of a 2xx answer; otherwise the typed error (or, with `raise_errors=False`, whatever
+        the generated code parsed: the `Error` model, or `None` for an undocumented status)."""
+        status = int(response.status_code)
+        if 200 <= status < 300 or not self.raise_errors:
+            return response.parsed
+        raise error_from_response(status, response.headers, response.content, operation=name)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_") or name not in CATALOG:
+            raise AttributeError(f"{type(self).__name__!r} has no attribute or operation {name!r}")
+        return functools.partial(self.call, name)  # type: ignore[attr-defined]
+
+
+class AccessGov(_Base):
+    """Synchronous SDK client. Give `token=` (an API token) or `credentials=ClientCredentials(...)` (OAuth2).
+
+    `timeout`: an `httpx.Timeout` or seconds (default: 5 s to connect, 30 s to read). `retry`: the policy for
+    idempotent calls (`DEFAULT_RETRY`; `None` turns retries off). `raise_errors`: raise `ApiError` subclasses
+    for non-2xx answers (default) instead of returning the parsed `Error`.
+    """
+
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        httpx_options = self._httpx_options(sync_transport(self._verify), self._chooser)
+        self.http: httpx.Client = (
+            self.credentials.sync_client(self.base_url, **httpx_options)
+            if self.credentials
+            else httpx.Client(base_url=self.base_url, **httpx_options)
+        )
+        self.client.set_httpx_client(self.http)
+
+    def call(self, operation: Operation, /, *args: Any, retry: Any = _DEFAULT, **kwargs: Any) -> Any:
+        """Call an operation by name or generated module with its arguments (no `client`). `retry`: `False` to
+        send once, `True` to retry even a non-idempotent call, or a `Retry` policy for this call."""
+        op = CATALOG.get(operation)
+        choice = self._override(retry)
+        with call_retry(choice) if choice is not _DEFAULT else contextlib.nullcontext():
+            self._ensure_token()
+            response = op.load().sync_detailed(*args, client=self.client, **kwargs)
+        return self._result(op.name, response)
+
+    def paginate(
+        self, operation: Operation, /, *args: Any, max_pages: int | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Every item of a list operation, page after page (`page_size` and filters go in `kwargs`)."""
+        op = CATALOG.get(operation)
+        if op.paging is None:
+            raise ValueError(f"{op.name} is not a paged operation")
+        return iterate(lambda extra: self.call(op.name, *args, **kwargs, **extra), op.paging, max_pages=max_pages)
+
+    def _ensure_token(self) -> None:
+        if self.credentials is not None and not self.http.token:  # type: ignore[attr-defined]
+            self.http.fetch_token()  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> AccessGov:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncAccessGov(_Base):
+    """`AccessGov` for asyncio: `await api.call(...)`, `await api.<operation>(...)`, `async for item in
+    api.paginate(...)`; OAuth2 tokens are fetched and refreshed with awaited requests."""
+
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        httpx_options = self._httpx_options(async_transport(self._verify), self._chooser.hook_async)
+        self.http: httpx.AsyncClient = (
+            self.credentials.async_client(self.base_url, **httpx_options)
+            if self.credentials
+            else httpx.AsyncClient(base_url=self.base_url, **httpx_options)
+        )
+        self.client.set_async_httpx_client(self.http)
+        self._token_lock: asyncio.Lock | None = None
+
+    async def call(self, operation: Operation, /, *args: Any, retry: Any = _DEFAULT, **kwargs: Any) -> Any:
+        """`AccessGov.call`, awaited."""
+        op = CATALOG.get(operation)
+        choice = self._override(retry)
+        with call_retry(choice) if choice is not _DEFAULT else contextlib.nullcontext():
+            await self._ensure_token()
+            response = await op.load().asyncio_detailed(*args, client=self.client, **kwargs)
+        return self._result(op.name, response)
+
+    def paginate(
+        self, operation: Operation, /, *args: Any, max_pages: int | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """`AccessGov.paginate` as an async iterator."""
+        op = CATALOG.get(operation)
+        if op.paging is None:
+            raise ValueError(f"{op.name} is not a paged operation")
+
+        async def fetch(extra: dict[str, Any]) -> Any:
+            return await self.call(op.name, *args, **kwargs, **extra)
+
+        return aiterate(fetch, op.paging, max_pages=max_pages)
+
+    async def _ensure_token(self) -> None:
+        if self.credentials is None:
+            return
+        if self._token_lock is None:
+            self._token_lock = asyncio.Lock()
+        async with self._token_lock:  # concurrent first calls fetch one token
+            if not self.http.token:  # type: ignore[attr-defined]
+                await self.http.fetch_token()  # type: ignore[attr-defined]
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def __aenter__(self) -> AsyncAccessGov:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

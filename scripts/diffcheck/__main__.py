@@ -1,0 +1,5 @@
+import sys
+
+from scripts.diffcheck.cli import main
+
+sys.exit(main())

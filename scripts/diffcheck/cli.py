@@ -1,0 +1,99 @@
+"""Compare the contract at a git ref (or a file) with the working tree's `spec/` (or a file); report findings.
+
+    python -m scripts.diffcheck BASE_REF [--format text|markdown|json|github] [--config FILE]
+    python -m scripts.diffcheck --base-file A.yaml --head-file B.yaml
+    python -m scripts.diffcheck --list-checks
+
+Exit status: 1 when a finding is `breaking` (after the overrides in `severities.yaml`) unless `ALLOW_BREAKING=1`;
+0 otherwise; 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scripts.bundle import DEFAULT_ROOT, REPO, bundle
+from scripts.diffcheck.checks import CHECKS
+from scripts.diffcheck.compare import compare
+from scripts.diffcheck.config import DEFAULT_CONFIG, ConfigError, load_severities
+from scripts.diffcheck.model import Finding, Severity
+from scripts.diffcheck.render import RENDERERS
+from scripts.diffcheck.sources import SourceMap
+
+
+def load_file(path: Path) -> dict[str, Any]:
+    """A bundled (or self-contained) OpenAPI document from YAML or JSON."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def bundle_at_ref(ref: str, repo: Path = REPO, spec_dir: str = "spec") -> dict[str, Any]:
+    """The bundle of `spec_dir` as it is in the commit `ref` (extracted with `git archive`, no checkout)."""
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", ref, spec_dir], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        raise SystemExit(f"error: cannot read {spec_dir}/ at {ref!r}: {archive.stderr.decode().strip()}")
+    with (
+        tempfile.TemporaryDirectory(prefix="contract-base-") as tmp,
+        tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar,
+    ):
+        tar.extractall(tmp, filter="data")
+        return bundle(Path(tmp) / spec_dir / "openapi.yaml")
+
+
+def locate(findings: list[Finding], sources: SourceMap) -> list[Finding]:
+    """Fill in each finding's source file and line; order by severity, then file and line."""
+    for finding in findings:
+        finding.file, finding.line = sources.locate(finding.pointer)
+    return sorted(findings, key=Finding.sort_key)
+
+
+def report(
+    base: dict[str, Any], head: dict[str, Any], head_root: Path, severities: dict[str, Severity], relative_to: Path
+) -> list[Finding]:
+    return locate(compare(base, head, severities), SourceMap(head_root, relative_to))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base_ref", nargs="?", help="git ref of the base contract (e.g. origin/main, HEAD~1)")
+    parser.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    parser.add_argument("--base-file", type=Path, help="base document instead of BASE_REF")
+    parser.add_argument("--head-file", type=Path, help="head document instead of the working tree's spec/")
+    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="root of the split spec for the head")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="severity overrides (YAML)")
+    parser.add_argument("--list-checks", action="store_true", help="print every check id and its severity")
+    args = parser.parse_args(argv)
+    try:
+        severities = load_severities(args.config)
+    except ConfigError as error:
+        parser.error(str(error))
+    if args.list_checks:
+        for check in CHECKS.values():
+            print(f"{check.id}\t{severities.get(check.id, check.severity).value}\t{check.summary}")
+        return 0
+    if (args.base_ref is None) == (args.base_file is None):
+        parser.error("give exactly one of BASE_REF or --base-file")
+    base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
+    head_root = args.head_file or args.root
+    head = load_file(args.head_file) if args.head_file else bundle(args.root)
+    findings = report(base, head, head_root, severities, Path.cwd().resolve())
+    sys.stdout.write(RENDERERS[args.format](findings))
+    breaking = [f for f in findings if f.severity is Severity.BREAKING]
+    if breaking:
+        if os.environ.get("ALLOW_BREAKING") == "1":
+            print(f"{len(breaking)} breaking change(s) allowed by ALLOW_BREAKING=1", file=sys.stderr)
+            return 0
+        print(f"{len(breaking)} breaking change(s); set ALLOW_BREAKING=1 to accept them", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,739 @@
+"""Walk two bundled documents operation by operation and report every difference as findings of checks.
+
+A schema is compared once per (base location, head location, direction, location kind) and the result is
+memoised, so a change in a shared component is one finding that lists every operation reaching it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
+from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
+from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
+
+FindingKey = tuple[str, Pointer, str]
+MemoKey = tuple[Pointer, Pointer, str, str]
+
+
+@dataclass(frozen=True)
+class Where:
+    """How a schema is met: the direction it travels, the kind of place (property/parameter/header), a label."""
+
+    direction: str
+    location: str
+    path: str
+    context: str = ""  # what the path is inside, e.g. "query parameter "
+
+    def to(self, suffix: str) -> Where:
+        return replace(self, path=f"{self.path}{suffix}")
+
+
+@dataclass
+class _Frame:
+    key: MemoKey
+    keys: set[FindingKey] = field(default_factory=set)
+    complete: bool = True
+
+
+def _show(value: Any) -> str:
+    return f"`{value}`" if not isinstance(value, (dict, list)) else f"`{value!r}`"
+
+
+def _names(values: Iterable[str]) -> str:
+    return ", ".join(f"`{v}`" for v in sorted(values))
+
+
+def _widen(types: frozenset[str]) -> frozenset[str]:
+    return types | {"integer"} if "number" in types else types
+
+
+class Comparison:
+    """One comparison of `base` with `head`; `run()` returns the findings."""
+
+    def __init__(self, base: dict[str, Any], head: dict[str, Any], severities: dict[str, Severity] | None = None):
+        self.base, self.head = Document(base), Document(head)
+        self.severities = {cid: check.severity for cid, check in CHECKS.items()} | (severities or {})
+        self.findings: dict[FindingKey, Finding] = {}
+        self._frames: list[_Frame] = []
+        self._memo: dict[MemoKey, set[FindingKey]] = {}
+        self._reach: set[FindingKey] | None = None
+
+    # --- plumbing ---------------------------------------------------------------------------------------------
+
+    def emit(self, check_id: str, message: str, pointer: Pointer) -> None:
+        if check_id not in CHECKS:
+            raise KeyError(f"check {check_id!r} is not registered in scripts/diffcheck/checks.py")
+        key = (check_id, tuple(pointer), message)
+        if key not in self.findings:
+            self.findings[key] = Finding(check_id, self.severities[check_id], message, tuple(pointer))
+        self._absorb({key})
+
+    def _absorb(self, keys: set[FindingKey]) -> None:
+        for frame in self._frames:
+            frame.keys |= keys
+        if self._reach is not None:
+            self._reach |= keys
+
+    def _reaching(self, label: str, action: Any, *args: Any) -> None:
+        """Run `action` and record that every finding it reaches reaches the operation `label`."""
+        self._reach = set()
+        try:
+            action(*args)
+        finally:
+            for key in self._reach:
+                if label not in self.findings[key].operations:
+                    self.findings[key].operations.append(label)
+            self._reach = None
+
+    # --- the document -----------------------------------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        base_ops, head_ops = self.base.operations(), self.head.operations()
+        self._security_schemes(base_ops, head_ops)
+        for key in sorted(set(base_ops) | set(head_ops)):
+            path, method = key
+            op = (head_ops.get(key) or base_ops[key])[0]
+            label = f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
+            pointer = ("paths", path, method)
+            if key not in head_ops:
+                deprecated = base_ops[key][0].get("deprecated") is True
+                check = "api-removed-with-deprecation" if deprecated else "api-removed-without-deprecation"
+                self._reaching(label, self.emit, check, f"`{label}` removed", pointer)
+            elif key not in base_ops:
+                self._reaching(label, self.emit, "endpoint-added", f"`{label}` added", pointer)
+            else:
+                self._reaching(label, self._operation, pointer, base_ops[key], head_ops[key])
+        self._version()
+        return sorted(self.findings.values(), key=lambda f: (f.severity.rank, f.check, f.pointer, f.message))
+
+    def _version(self) -> None:
+        breaking = [f for f in self.findings.values() if f.severity is Severity.BREAKING]
+        before, after = (
+            (self.base.raw.get("info") or {}).get("version"),
+            (self.head.raw.get("info") or {}).get("version"),
+        )
+        if breaking and before == after:
+            self.emit(
+                "api-version-not-bumped",
+                f"{len(breaking)} breaking change(s) but `info.version` is still {_show(after)}",
+                ("info", "version"),
+            )
+
+    def _security_schemes(self, base_ops: dict, head_ops: dict) -> None:
+        base = (self.base.raw.get("components") or {}).get("securitySchemes") or {}
+        head = (self.head.raw.get("components") or {}).get("securitySchemes") or {}
+        for name in sorted(set(base) | set(head)):
+            pointer = ("components", "securitySchemes", name)
+            users = self._scheme_users(
+                name, base_ops if name not in head else head_ops, self.base if name not in head else self.head
+            )
+            self._reach = set()
+            if name not in head:
+                self.emit("api-security-component-removed", f"security scheme `{name}` removed", pointer)
+            elif name not in base:
+                self.emit("api-security-component-added", f"security scheme `{name}` added", pointer)
+            else:
+                b, _ = self.base.deref(base[name], pointer)
+                h, _ = self.head.deref(head[name], pointer)
+                self._security_scheme(name, b, h, pointer)
+            for key in self._reach:
+                for label in users:
+                    if label not in self.findings[key].operations:
+                        self.findings[key].operations.append(label)
+            self._reach = None
+
+    def _scheme_users(self, name: str, ops: dict, doc: Document) -> list[str]:
+        return [
+            f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
+            for (path, method), (op, _) in sorted(ops.items())
+            if any(name in requirement for requirement in self._effective_security(doc, op))
+        ]
+
+    def _security_scheme(self, name: str, b: dict, h: dict, pointer: Pointer) -> None:
+        for key in ("type", "scheme", "in", "name", "bearerFormat"):
+            if b.get(key) != h.get(key):
+                self.emit(
+                    "api-security-component-type-changed",
+                    f"security scheme `{name}`: `{key}` changed from {_show(b.get(key))} to {_show(h.get(key))}",
+                    (*pointer, key) if key in h else pointer,
+                )
+        base_flows, head_flows = b.get("flows") or {}, h.get("flows") or {}
+        for flow in sorted(set(base_flows) & set(head_flows)):
+            bf, hf = base_flows[flow] or {}, head_flows[flow] or {}
+            at = (*pointer, "flows", flow)
+            for url in ("tokenUrl", "authorizationUrl"):
+                if bf.get(url) != hf.get(url):
+                    self.emit(
+                        "api-security-component-oauth-token-url-changed",
+                        f"security scheme `{name}` {flow}: `{url}` changed"
+                        f" from {_show(bf.get(url))} to {_show(hf.get(url))}",
+                        (*at, url),
+                    )
+            bs, hs = set(bf.get("scopes") or {}), set(hf.get("scopes") or {})
+            for scope in sorted(bs - hs):
+                self.emit(
+                    "api-security-component-oauth-scope-removed",
+                    f"`{name}` {flow}: scope `{scope}` removed",
+                    (*at, "scopes"),
+                )
+            for scope in sorted(hs - bs):
+                self.emit(
+                    "api-security-component-oauth-scope-added",
+                    f"`{name}` {flow}: scope `{scope}` added",
+                    (*at, "scopes", scope),
+                )
+        for flow in sorted(set(base_flows) ^ set(head_flows)):
+            self.emit(
+                "api-security-component-type-changed",
+                f"security scheme `{name}`: flow `{flow}` {'removed' if flow in base_flows else 'added'}",
+                (*pointer, "flows"),
+            )
+
+    # --- operations -------------------------------------------------------------------------------------------
+
+    def _operation(self, pointer: Pointer, base: tuple[dict, dict], head: tuple[dict, dict]) -> None:
+        (b_op, b_item), (h_op, h_item) = base, head
+        b_id, h_id = b_op.get("operationId"), h_op.get("operationId")
+        if b_id and b_id != h_id:
+            msg = f"operationId {_show(b_id)} " + (f"changed to {_show(h_id)}" if h_id else "removed")
+            self.emit(
+                "api-operation-id-removed",
+                msg + " (generated client method names follow it)",
+                (*pointer, "operationId"),
+            )
+        elif h_id and not b_id:
+            self.emit("api-operation-id-added", f"operationId {_show(h_id)} added", (*pointer, "operationId"))
+        if bool(b_op.get("deprecated")) != bool(h_op.get("deprecated")):
+            check = "endpoint-deprecated" if h_op.get("deprecated") else "endpoint-reactivated"
+            self.emit(
+                check,
+                "operation " + ("deprecated" if h_op.get("deprecated") else "no longer deprecated"),
+                (*pointer, "deprecated") if h_op.get("deprecated") else pointer,
+            )
+        b_tags, h_tags = set(b_op.get("tags") or []), set(h_op.get("tags") or [])
+        for tag in sorted(b_tags - h_tags):
+            self.emit("api-tag-removed", f"tag `{tag}` removed", (*pointer, "tags"))
+        for tag in sorted(h_tags - b_tags):
+            self.emit("api-tag-added", f"tag `{tag}` added", (*pointer, "tags"))
+        self._security(pointer, b_op, h_op)
+        self._parameters(pointer, b_op, b_item, h_op, h_item)
+        self._request_body(pointer, b_op.get("requestBody"), h_op.get("requestBody"))
+        self._responses(pointer, b_op.get("responses") or {}, h_op.get("responses") or {})
+
+    @staticmethod
+    def _effective_security(doc: Document, op: dict) -> list[dict[str, set[str]]]:
+        """The alternatives an operation accepts; `{}` is the anonymous one (no or empty requirement list)."""
+        value = op["security"] if "security" in op else doc.raw.get("security")
+        if not value:
+            return [{}]
+        return [{name: set(scopes or []) for name, scopes in (req or {}).items()} for req in value]
+
+    def _security(self, pointer: Pointer, b_op: dict, h_op: dict) -> None:
+        local = "security" in b_op or "security" in h_op
+        scope, at = ("api", (*pointer, "security")) if local else ("api-global", ("security",))
+        if "security" not in h_op and local:
+            at = pointer
+        base = {frozenset(r): r for r in self._effective_security(self.base, b_op)}
+        head = {frozenset(r): r for r in self._effective_security(self.head, h_op)}
+
+        def show(names: frozenset[str]) -> str:
+            return " + ".join(f"`{n}`" for n in sorted(names)) or "anonymous access"
+
+        for names in sorted(set(base) - set(head), key=sorted):
+            self.emit(f"{scope}-security-removed", f"security requirement {show(names)} no longer accepted", at)
+        for names in sorted(set(head) - set(base), key=sorted):
+            self.emit(f"{scope}-security-added", f"security requirement {show(names)} now accepted", at)
+        for names in sorted(set(base) & set(head), key=sorted):
+            for scheme in sorted(names):
+                added, removed = head[names][scheme] - base[names][scheme], base[names][scheme] - head[names][scheme]
+                if added:
+                    self.emit(f"{scope}-security-scope-added", f"`{scheme}` now needs scope(s) {_names(added)}", at)
+                if removed:
+                    self.emit(
+                        f"{scope}-security-scope-removed", f"`{scheme}` no longer needs scope(s) {_names(removed)}", at
+                    )
+
+    def _params(
+        self, doc: Document, pointer: Pointer, op: dict, item: dict
+    ) -> dict[tuple[str, str], tuple[dict, Pointer]]:
+        found: dict[tuple[str, str], tuple[dict, Pointer]] = {}
+        sources = [
+            ((*pointer[:2], "parameters"), item.get("parameters")),
+            ((*pointer, "parameters"), op.get("parameters")),
+        ]
+        for base_ptr, params in sources:
+            for i, raw in enumerate(params or []):
+                param, at = doc.deref(raw, (*base_ptr, str(i)))
+                if isinstance(param, dict) and "name" in param:
+                    where = str(param.get("in", ""))
+                    name = str(param["name"]).lower() if where == "header" else str(param["name"])
+                    found[(where, name)] = (param, at)
+        return found
+
+    def _parameters(self, pointer: Pointer, b_op: dict, b_item: dict, h_op: dict, h_item: dict) -> None:
+        base = self._params(self.base, pointer, b_op, b_item)
+        head = self._params(self.head, pointer, h_op, h_item)
+        for key in sorted(set(base) | set(head)):
+            where_in, name = key
+            label = f"{where_in} parameter `{name}`"
+            if key not in head:
+                self.emit("request-parameter-removed", f"{label} removed", (*pointer, "parameters"))
+                continue
+            h, h_at = head[key]
+            h_required = bool(h.get("required")) or where_in == "path"
+            if key not in base:
+                check = "new-required-request-parameter" if h_required else "new-optional-request-parameter"
+                self.emit(check, f"new {'required' if h_required else 'optional'} {label}", h_at)
+                continue
+            b, b_at = base[key]
+            b_required = bool(b.get("required")) or where_in == "path"
+            if h_required != b_required:
+                check = "request-parameter-became-required" if h_required else "request-parameter-became-optional"
+                self.emit(
+                    check,
+                    f"{label} is now {'required' if h_required else 'optional'}",
+                    (*h_at, "required") if "required" in h else h_at,
+                )
+            if bool(b.get("deprecated")) != bool(h.get("deprecated")):
+                dep = bool(h.get("deprecated"))
+                self.emit(
+                    "request-parameter-deprecated" if dep else "request-parameter-reactivated",
+                    f"{label} {'deprecated' if dep else 'no longer deprecated'}",
+                    (*h_at, "deprecated") if dep else h_at,
+                )
+            if "schema" in b and "schema" in h:
+                self.schema(
+                    b["schema"],
+                    (*b_at, "schema"),
+                    h["schema"],
+                    (*h_at, "schema"),
+                    Where(REQUEST, "parameter", name, f"{where_in} parameter "),
+                )
+
+    def _request_body(self, pointer: Pointer, b_raw: Any, h_raw: Any) -> None:
+        at = (*pointer, "requestBody")
+        b, b_at = self.base.deref(b_raw, at) if b_raw else (None, at)
+        h, h_at = self.head.deref(h_raw, at) if h_raw else (None, at)
+        if not b and not h:
+            return
+        if not b:
+            required = bool(h.get("required"))
+            self.emit(
+                "request-body-added-required" if required else "request-body-added-optional",
+                f"{'required' if required else 'optional'} request body added",
+                h_at,
+            )
+            return
+        if not h:
+            self.emit("request-body-removed", "request body removed", at)
+            return
+        if bool(b.get("required")) != bool(h.get("required")):
+            required = bool(h.get("required"))
+            self.emit(
+                "request-body-became-required" if required else "request-body-became-optional",
+                f"request body is now {'required' if required else 'optional'}",
+                (*h_at, "required") if "required" in h else h_at,
+            )
+        b_content, h_content = b.get("content") or {}, h.get("content") or {}
+        for media in sorted(set(b_content) | set(h_content)):
+            if media not in h_content:
+                self.emit(
+                    "request-body-media-type-removed", f"request media type `{media}` removed", (*h_at, "content")
+                )
+            elif media not in b_content:
+                self.emit(
+                    "request-body-media-type-added", f"request media type `{media}` added", (*h_at, "content", media)
+                )
+            elif "schema" in b_content[media] and "schema" in h_content[media]:
+                self.schema(
+                    b_content[media]["schema"],
+                    (*b_at, "content", media, "schema"),
+                    h_content[media]["schema"],
+                    (*h_at, "content", media, "schema"),
+                    Where(REQUEST, "property", f"request body {media}"),
+                )
+
+    def _responses(self, pointer: Pointer, base: dict, head: dict) -> None:
+        at = (*pointer, "responses")
+        for status in sorted(set(map(str, base)) | set(map(str, head))):
+            success = status.startswith(("2", "3"))
+            kind = "success" if success else "non-success"
+            b_raw, h_raw = (
+                base.get(status, base.get(int(status)) if status.isdigit() else None),
+                head.get(status, head.get(int(status)) if status.isdigit() else None),
+            )
+            if h_raw is None:
+                self.emit(f"response-{kind}-status-removed", f"response status {status} removed", at)
+                continue
+            if b_raw is None:
+                self.emit(f"response-{kind}-status-added", f"response status {status} added", (*at, status))
+                continue
+            b, b_at = self.base.deref(b_raw, (*at, status))
+            h, h_at = self.head.deref(h_raw, (*at, status))
+            self._headers(status, b.get("headers") or {}, b_at, h.get("headers") or {}, h_at)
+            b_content, h_content = b.get("content") or {}, h.get("content") or {}
+            for media in sorted(set(b_content) | set(h_content)):
+                if media not in h_content:
+                    self.emit(
+                        "response-media-type-removed",
+                        f"response {status}: media type `{media}` removed",
+                        (*h_at, "content") if h_content else h_at,
+                    )
+                elif media not in b_content:
+                    self.emit(
+                        "response-media-type-added",
+                        f"response {status}: media type `{media}` added",
+                        (*h_at, "content", media),
+                    )
+                elif "schema" in b_content[media] and "schema" in h_content[media]:
+                    self.schema(
+                        b_content[media]["schema"],
+                        (*b_at, "content", media, "schema"),
+                        h_content[media]["schema"],
+                        (*h_at, "content", media, "schema"),
+                        Where(RESPONSE, "property", f"response {status} {media}"),
+                    )
+
+    def _headers(self, status: str, base: dict, b_at: Pointer, head: dict, h_at: Pointer) -> None:
+        b_map = {str(k).lower(): (k, v) for k, v in base.items()}
+        h_map = {str(k).lower(): (k, v) for k, v in head.items()}
+        for name in sorted(set(b_map) | set(h_map)):
+            shown = (h_map.get(name) or b_map[name])[0]
+            label = f"response {status} header `{shown}`"
+            if name not in h_map:
+                b, _ = self.base.deref(b_map[name][1], ())
+                check = "required-response-header-removed" if b.get("required") else "optional-response-header-removed"
+                self.emit(check, f"{label} removed", (*h_at, "headers") if head else h_at)
+                continue
+            h, h_ptr = self.head.deref(h_map[name][1], (*h_at, "headers", h_map[name][0]))
+            if name not in b_map:
+                self.emit("response-header-added", f"{label} added", h_ptr)
+                continue
+            b, b_ptr = self.base.deref(b_map[name][1], (*b_at, "headers", b_map[name][0]))
+            if bool(b.get("required")) != bool(h.get("required")):
+                check = "response-header-became-required" if h.get("required") else "response-header-became-optional"
+                self.emit(
+                    check,
+                    f"{label} is now {'always sent' if h.get('required') else 'optional'}",
+                    (*h_ptr, "required") if "required" in h else h_ptr,
+                )
+            if bool(b.get("deprecated")) != bool(h.get("deprecated")):
+                dep = bool(h.get("deprecated"))
+                self.emit(
+                    "response-header-deprecated" if dep else "response-header-reactivated",
+                    f"{label} {'deprecated' if dep else 'no longer deprecated'}",
+                    (*h_ptr, "deprecated") if dep else h_ptr,
+                )
+            if "schema" in b and "schema" in h:
+                self.schema(
+                    b["schema"],
+                    (*b_ptr, "schema"),
+                    h["schema"],
+                    (*h_ptr, "schema"),
+                    Where(RESPONSE, "header", str(shown), f"response {status} header "),
+                )
+
+    # --- schemas ----------------------------------------------------------------------------------------------
+
+    def schema(self, b: Any, b_at: Pointer, h: Any, h_at: Pointer, where: Where) -> None:
+        """Compare two schemas met `where`; a named component is compared once and its findings reused."""
+        b, b_at, b_wrapped = unwrap_nullable(self.base, b, b_at)
+        h, h_at, h_wrapped = unwrap_nullable(self.head, h, h_at)
+        b_name, h_name = component_name(b), component_name(h)
+        if h_name:
+            where = replace(where, path=h_name, context="")
+        b_null = b_wrapped or view(self.base, b, b_at).nullable
+        h_view = view(self.head, h, h_at)
+        h_null = h_wrapped or h_view.nullable
+        if b_null != h_null:
+            prefix = schema_prefix(where.direction, where.location)
+            check = f"{prefix}-became-nullable" if h_null else f"{prefix}-became-not-nullable"
+            self.emit(
+                check,
+                f"{where.context}`{where.path}`: `null` {'now' if h_null else 'no longer'} allowed ({where.direction})",
+                h_view.where.get("nullable", h_view.at("type")) if h_null else h_at,
+            )
+        b_key = ("components", "schemas", b_name) if b_name else b_at
+        h_key = ("components", "schemas", h_name) if h_name else h_at
+        key: MemoKey = (b_key, h_key, where.direction, where.location)
+        if key in self._memo:
+            self._absorb(self._memo[key])
+            return
+        for index, frame in enumerate(self._frames):
+            if frame.key == key:  # a cycle: the frame already on the stack collects what lies below it
+                for later in self._frames[index + 1 :]:
+                    later.complete = False
+                return
+        frame = _Frame(key)
+        self._frames.append(frame)
+        try:
+            self._schema_body(view(self.base, b, b_at), h_view, where)
+        finally:
+            self._frames.pop()
+        if frame.complete:
+            self._memo[key] = frame.keys
+
+    def _schema_body(self, b: View, h: View, where: Where) -> None:
+        prefix = schema_prefix(where.direction, where.location)
+        self._types(prefix, b, h, where)
+        self._bounds(prefix, b, h, where)
+        self._enum(prefix, b, h, where)
+        self._simple_keywords(prefix, b, h, where)
+        self._unions(b, h, where)
+        self._additional_properties(prefix, b, h, where)
+        if "items" in b.keywords and "items" in h.keywords:
+            self.schema(b.keywords["items"], b.at("items"), h.keywords["items"], h.at("items"), where.to("[]"))
+        self._properties(b, h, where)
+
+    def _say(self, check: str, where: Where, text: str, pointer: Pointer) -> None:
+        self.emit(check, f"{where.context}`{where.path}`: {text} ({where.direction})", pointer)
+
+    def _types(self, prefix: str, b: View, h: View, where: Where) -> None:
+        if b.types == h.types:
+            pass
+        elif b.types is None or h.types is None:
+            relation = "specialized" if b.types is None else "generalized"
+            shown = _names(h.types or b.types or ())
+            text = f"type restricted to {shown}" if relation == "specialized" else f"type {shown} lifted (any type now)"
+            self._say(f"{prefix}-type-{relation}", where, text, h.at("type"))
+        else:
+            if b.types <= _widen(h.types):
+                relation = "generalized"
+            elif h.types <= _widen(b.types):
+                relation = "specialized"
+            else:
+                relation = "changed"
+            self._say(
+                f"{prefix}-type-{relation}",
+                where,
+                f"type changed from {_names(b.types)} to {_names(h.types)}",
+                h.at("type"),
+            )
+        bf, hf = b.keywords.get("format"), h.keywords.get("format")
+        if bf != hf:
+            if bf is None:
+                self._say(f"{prefix}-format-added", where, f"format {_show(hf)} added", h.at("format"))
+            elif hf is None:
+                self._say(f"{prefix}-format-removed", where, f"format {_show(bf)} removed", h.pointer)
+            else:
+                self._say(
+                    f"{prefix}-format-changed", where, f"format changed from {_show(bf)} to {_show(hf)}", h.at("format")
+                )
+
+    def _bounds(self, prefix: str, b: View, h: View, where: Where) -> None:
+        for keyword, (frag, _kind) in BOUNDS.items():
+            bv, hv = b.keywords.get(keyword), h.keywords.get(keyword)
+            if (not _number(bv) and not _number(hv)) or bv == hv:
+                continue
+            if not _number(bv):
+                self._say(f"{prefix}-{frag}-set", where, f"{keyword} set to {_show(hv)}", h.at(keyword))
+            elif not _number(hv):
+                self._say(f"{prefix}-{frag}-unset", where, f"{keyword} {_show(bv)} removed", h.pointer)
+            else:
+                change = "decreased" if hv < bv else "increased"
+                self._say(
+                    f"{prefix}-{frag}-{change}",
+                    where,
+                    f"{keyword} {change} from {_show(bv)} to {_show(hv)}",
+                    h.at(keyword),
+                )
+        bm, hm = b.keywords.get("multipleOf"), h.keywords.get("multipleOf")
+        if bm != hm:
+            if bm is None:
+                self._say(f"{prefix}-multiple-of-set", where, f"multipleOf set to {_show(hm)}", h.at("multipleOf"))
+            elif hm is None:
+                self._say(f"{prefix}-multiple-of-unset", where, f"multipleOf {_show(bm)} removed", h.pointer)
+            else:
+                self._say(
+                    f"{prefix}-multiple-of-changed",
+                    where,
+                    f"multipleOf changed from {_show(bm)} to {_show(hm)}",
+                    h.at("multipleOf"),
+                )
+        bu, hu = b.keywords.get("uniqueItems") is True, h.keywords.get("uniqueItems") is True
+        if bu != hu:
+            check = f"{prefix}-unique-items-set" if hu else f"{prefix}-unique-items-unset"
+            self._say(
+                check, where, "uniqueItems " + ("set" if hu else "removed"), h.at("uniqueItems") if hu else h.pointer
+            )
+        bp, hp = b.keywords.get("pattern"), h.keywords.get("pattern")
+        if bp != hp:
+            if bp is None:
+                self._say(f"{prefix}-pattern-added", where, f"pattern {_show(hp)} added", h.at("pattern"))
+            elif hp is None:
+                self._say(f"{prefix}-pattern-removed", where, f"pattern {_show(bp)} removed", h.pointer)
+            else:
+                self._say(
+                    f"{prefix}-pattern-changed",
+                    where,
+                    f"pattern changed from {_show(bp)} to {_show(hp)}",
+                    h.at("pattern"),
+                )
+
+    def _enum(self, prefix: str, b: View, h: View, where: Where) -> None:
+        if b.enum is None and h.enum is None:
+            return
+        if b.enum is None:
+            self._say(
+                f"{prefix}-became-enum", where, f"values restricted to {_names(map(str, h.enum or []))}", h.at("enum")
+            )
+            return
+        if h.enum is None:
+            self._say(f"{prefix}-enum-removed", where, "enumeration lifted", h.pointer)
+            return
+        for value in b.enum:
+            if value not in h.enum:
+                self._say(f"{prefix}-enum-value-removed", where, f"enum value {_show(value)} removed", h.at("enum"))
+        for value in h.enum:
+            if value not in b.enum:
+                check = f"{prefix}-open-enum-value-added" if h.open_enum else f"{prefix}-enum-value-added"
+                self._say(check, where, f"enum value {_show(value)} added", h.at("enum"))
+        if b.open_enum != h.open_enum:
+            check = f"{prefix}-enum-became-open" if h.open_enum else f"{prefix}-enum-became-closed"
+            self._say(check, where, "enumeration is now " + ("open" if h.open_enum else "closed"), h.at("enum"))
+
+    def _simple_keywords(self, prefix: str, b: View, h: View, where: Where) -> None:
+        missing = object()
+        bd, hd = b.keywords.get("default", missing), h.keywords.get("default", missing)
+        if bd != hd:
+            if bd is missing:
+                self._say(f"{prefix}-default-value-added", where, f"default {_show(hd)} added", h.at("default"))
+            elif hd is missing:
+                self._say(f"{prefix}-default-value-removed", where, f"default {_show(bd)} removed", h.pointer)
+            else:
+                self._say(
+                    f"{prefix}-default-value-changed",
+                    where,
+                    f"default changed from {_show(bd)} to {_show(hd)}",
+                    h.at("default"),
+                )
+        bdep, hdep = b.keywords.get("deprecated") is True, h.keywords.get("deprecated") is True
+        if bdep != hdep:
+            check = f"{prefix}-deprecated" if hdep else f"{prefix}-reactivated"
+            self._say(
+                check,
+                where,
+                "deprecated" if hdep else "no longer deprecated",
+                h.at("deprecated") if hdep else h.pointer,
+            )
+
+    def _unions(self, b: View, h: View, where: Where) -> None:
+        prefix = schema_prefix(where.direction, where.location)
+        for keyword, frag in (("anyOf", "any-of"), ("oneOf", "one-of")):
+            base = {m.key: m for m in b.unions.get(keyword, [])}
+            head = {m.key: m for m in h.unions.get(keyword, [])}
+            for key in base:
+                if key not in head:
+                    self._say(f"{prefix}-{frag}-removed", where, f"{keyword} member `{key}` removed", h.at(keyword))
+            for key, member in head.items():
+                if key not in base:
+                    self._say(f"{prefix}-{frag}-added", where, f"{keyword} member `{key}` added", member.pointer)
+                else:
+                    self.schema(
+                        base[key].node, base[key].pointer, member.node, member.pointer, where.to(f" ({keyword} {key})")
+                    )
+
+    def _additional_properties(self, prefix: str, b: View, h: View, where: Where) -> None:
+        ba, ha = b.keywords.get("additionalProperties", True), h.keywords.get("additionalProperties", True)
+        b_any, h_any = ba is True or ba == {}, ha is True or ha == {}
+        if ba == ha or (b_any and h_any):
+            return
+        if isinstance(ba, dict) and isinstance(ha, dict) and not b_any and not h_any:
+            self.schema(ba, b.at("additionalProperties"), ha, h.at("additionalProperties"), where.to(".*"))
+        elif ha is False or (b_any and isinstance(ha, dict)):
+            self._say(
+                f"{prefix}-additional-properties-narrowed",
+                where,
+                "additionalProperties narrowed",
+                h.at("additionalProperties"),
+            )
+        else:
+            self._say(
+                f"{prefix}-additional-properties-widened",
+                where,
+                "additionalProperties widened",
+                h.at("additionalProperties") if "additionalProperties" in h.keywords else h.pointer,
+            )
+
+    def _properties(self, b: View, h: View, where: Where) -> None:
+        request = where.direction == REQUEST
+        hidden = "readOnly" if request else "writeOnly"
+        for name in sorted(set(b.properties) | set(h.properties)):
+            sub = where.to(f".{name}")
+            at = (
+                h.properties[name][1]
+                if name in h.properties
+                else (*(h.properties_at or (*h.pointer, "properties")), name)
+            )
+            label = f"{where.context}`{sub.path}`"
+            if name not in h.properties:
+                if flag(self.base, b.properties[name][0], hidden):
+                    continue
+                if request:
+                    self.emit("request-property-removed", f"{label}: removed ({where.direction})", at)
+                else:
+                    check = (
+                        "response-required-property-removed"
+                        if name in b.required
+                        else "response-optional-property-removed"
+                    )
+                    self.emit(check, f"{label}: removed ({where.direction})", at)
+                continue
+            if name not in b.properties:
+                if flag(self.head, h.properties[name][0], hidden):
+                    continue
+                required = name in h.required
+                if request:
+                    check = "new-required-request-property" if required else "new-optional-request-property"
+                else:
+                    check = "response-required-property-added" if required else "response-optional-property-added"
+                self.emit(
+                    check, f"{label}: new {'required' if required else 'optional'} property ({where.direction})", at
+                )
+                continue
+            b_hidden, h_hidden = (
+                flag(self.base, b.properties[name][0], hidden),
+                flag(self.head, h.properties[name][0], hidden),
+            )
+            if b_hidden != h_hidden:
+                if request:
+                    check = "request-property-became-read-only" if h_hidden else "request-property-became-not-read-only"
+                else:
+                    check = (
+                        "response-property-became-write-only" if h_hidden else "response-property-became-not-write-only"
+                    )
+                self.emit(check, f"{label}: {'now' if h_hidden else 'no longer'} {hidden} ({where.direction})", at)
+            if b_hidden or h_hidden:
+                continue
+            b_req, h_req = name in b.required, name in h.required
+            if b_req != h_req:
+                if request:
+                    check = "request-property-became-required" if h_req else "request-property-became-optional"
+                else:
+                    check = "response-property-became-required" if h_req else "response-property-became-optional"
+                self.emit(
+                    check,
+                    f"{label}: now {'required' if h_req else 'optional'} ({where.direction})",
+                    h.where.get("required", at),
+                )
+            self.schema(b.properties[name][0], b.properties[name][1], h.properties[name][0], h.properties[name][1], sub)
+        # Required without being declared here (declared in a union member or nowhere) still binds a request.
+        if request:
+            for name in sorted(h.required - b.required - set(h.properties) - set(b.properties)):
+                self.emit(
+                    "request-property-became-required",
+                    f"{where.context}`{where.path}.{name}`: now required ({where.direction})",
+                    h.at("required"),
+                )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def compare(base: dict[str, Any], head: dict[str, Any], severities: dict[str, Severity] | None = None) -> list[Finding]:
+    """Every finding from `base` to `head`, most severe first."""
+    return Comparison(base, head, severities).run()

@@ -1,0 +1,235 @@
+"""Reading a bundled document: following `$ref`, merging `allOf`, unwrapping nullable unions, open enums.
+
+A `View` is what one schema means once its `allOf` parts and `$ref` siblings are merged; every keyword keeps
+the JSON pointer it was written at, so that a finding can name the line in `spec/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from scripts.diffcheck.model import Pointer
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+SCHEMAS = ("components", "schemas")
+# Keywords that only annotate: they never change what a schema accepts.
+ANNOTATIONS = frozenset({"description", "title", "examples", "example", "$comment", "x-lint-skip"})
+
+
+class Document:
+    """One bundled OpenAPI document with local `$ref` resolution."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+
+    def at(self, pointer: Pointer) -> Any:
+        node: Any = self.raw
+        for token in pointer:
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return None
+        return node
+
+    def deref(self, node: Any, pointer: Pointer) -> tuple[Any, Pointer]:
+        """Follow `$ref`s (ignoring siblings) to the node they name; a dangling or cyclic one gives `{}`."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
+            ref = node["$ref"]
+            if ref in seen:
+                return {}, pointer
+            seen.add(ref)
+            pointer = ref_pointer(ref)
+            node = self.at(pointer)
+            if node is None:
+                return {}, pointer
+        return node, pointer
+
+    def operations(self) -> dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]]:
+        """(path, method) -> (operation, path item)."""
+        found = {}
+        for path, raw_item in (self.raw.get("paths") or {}).items():
+            item, _ = self.deref(raw_item, ("paths", path))
+            for method in HTTP_METHODS:
+                if isinstance((item or {}).get(method), dict):
+                    found[(path, method)] = (item[method], item)
+        return found
+
+
+def ref_pointer(ref: str) -> Pointer:
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")) if ref != "#" else ()
+
+
+def component_name(node: Any) -> str | None:
+    """`X` for a pure `{$ref: '#/components/schemas/X'}`."""
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        pointer = ref_pointer(node["$ref"]) if node["$ref"].startswith("#/") else ()
+        if len(pointer) == 3 and pointer[:2] == SCHEMAS:
+            return pointer[2]
+    return None
+
+
+def _is_null(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("type") == "null" and not (set(node) - ANNOTATIONS - {"type"})
+
+
+def unwrap_nullable(doc: Document, node: Any, pointer: Pointer) -> tuple[Any, Pointer, bool]:
+    """`anyOf|oneOf: [X, {type: null}]` (nothing else that constrains) -> (X, its pointer, True); `[X]` -> X."""
+    nullable = False
+    while True:
+        target, target_ptr = doc.deref(node, pointer)
+        if not isinstance(target, dict):
+            return node, pointer, nullable
+        for key in ("anyOf", "oneOf"):
+            members = target.get(key)
+            if not isinstance(members, list) or set(target) - ANNOTATIONS - {key}:
+                continue
+            rest = [(m, (*target_ptr, key, str(i))) for i, m in enumerate(members) if not _is_null(doc.deref(m, ())[0])]
+            # `[X, null]` means a nullable X; a lone `$ref` member means its target (inline lone members stay
+            # a union, so that `oneOf: [A, B]` -> `[A]` reads as "B removed").
+            if len(rest) == 1 and (len(rest) < len(members) or component_name(rest[0][0])):
+                node, pointer = rest[0]
+                nullable = nullable or len(rest) < len(members)
+                break
+        else:
+            return node, pointer, nullable
+
+
+@dataclass
+class Member:
+    """One `anyOf`/`oneOf` member, keyed by what it is (its `$ref` target or its content), not its position."""
+
+    key: str
+    node: Any
+    pointer: Pointer
+
+
+@dataclass
+class View:
+    """A schema with its `allOf` parts merged; each keyword remembers where it was written."""
+
+    pointer: Pointer
+    keywords: dict[str, Any] = field(default_factory=dict)
+    where: dict[str, Pointer] = field(default_factory=dict)
+    properties: dict[str, tuple[Any, Pointer]] = field(default_factory=dict)
+    properties_at: Pointer | None = None
+    required: set[str] = field(default_factory=set)
+    types: frozenset[str] | None = None
+    nullable: bool = False
+    enum: list[Any] | None = None
+    open_enum: bool = False
+    unions: dict[str, list[Member]] = field(default_factory=dict)
+
+    def at(self, keyword: str) -> Pointer:
+        return self.where.get(keyword, self.pointer)
+
+
+def member_key(doc: Document, node: Any) -> str:
+    """How union members are matched between base and head."""
+    name = component_name(node)
+    if name:
+        return f"$ref {name}"
+    if isinstance(node, dict) and "$ref" in node and len(node) == 1:
+        return f"$ref {node['$ref']}"
+    if isinstance(node, dict):
+        meaningful = set(node) - ANNOTATIONS
+        if meaningful == {"required"}:
+            return "required " + ",".join(sorted(map(str, node["required"])))
+        if "title" in node:
+            return f"title {node['title']}"
+        if meaningful == {"type"} or (meaningful == {"type", "format"}):
+            return f"type {json.dumps(node.get('type'))} {node.get('format', '')}".strip()
+        if "const" in node:
+            return f"const {json.dumps(node['const'])}"
+    text = json.dumps(_strip(node), sort_keys=True)
+    return "content " + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _strip(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip(v) for k, v in node.items() if k not in ANNOTATIONS}
+    if isinstance(node, list):
+        return [_strip(v) for v in node]
+    return node
+
+
+def _open_enum(doc: Document, members: list[Any]) -> list[Any] | None:
+    """The known values of `anyOf: [{type: string, enum: [...]}, {type: string}]`, else None."""
+    resolved = [doc.deref(m, ())[0] for m in members]
+    known = [m for m in resolved if isinstance(m, dict) and "enum" in m]
+    plain = [m for m in resolved if isinstance(m, dict) and not (set(m) - ANNOTATIONS - {"type"}) and "type" in m]
+    if len(known) == 1 and len(plain) == 1 and len(resolved) == 2 and plain[0].get("type") == "string":
+        return list(known[0]["enum"])
+    return None
+
+
+def _parts(doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer]) -> list[tuple[dict, Pointer]]:
+    """The schema objects that make up `node`: itself, its `$ref` target, its `allOf` members, recursively."""
+    if not isinstance(node, dict) or pointer in seen:
+        return []
+    seen = seen | {pointer}
+    parts: list[tuple[dict, Pointer]] = []
+    ref = node.get("$ref")
+    own = {k: v for k, v in node.items() if k not in ("$ref", "allOf")}
+    parts.append((own, pointer))
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target_ptr = ref_pointer(ref)
+        parts += _parts(doc, doc.at(target_ptr), target_ptr, seen)
+    for i, member in enumerate(node.get("allOf") or []):
+        parts += _parts(doc, member, (*pointer, "allOf", str(i)), seen)
+    return parts
+
+
+def view(doc: Document, node: Any, pointer: Pointer) -> View:
+    """Merge `node` into one `View` (first part to set a keyword wins; properties and required are united)."""
+    result = View(pointer)
+    for part, part_ptr in _parts(doc, node, pointer, frozenset()):
+        for key, value in part.items():
+            if key == "properties" and isinstance(value, dict):
+                if result.properties_at is None:
+                    result.properties_at = (*part_ptr, "properties")
+                for name, sub in value.items():
+                    result.properties.setdefault(name, (sub, (*part_ptr, "properties", name)))
+            elif key == "required" and isinstance(value, list):
+                result.required.update(map(str, value))
+                result.where.setdefault(key, (*part_ptr, key))
+            elif key in ("anyOf", "oneOf") and isinstance(value, list):
+                _union(doc, result, key, value, part_ptr)
+            elif key not in result.keywords:
+                result.keywords[key] = value
+                result.where[key] = (*part_ptr, key)
+    types = result.keywords.get("type")
+    if types is not None and result.types is None:
+        listed = {types} if isinstance(types, str) else set(types)
+        result.nullable = result.nullable or "null" in listed
+        result.types = frozenset(listed - {"null"}) or None
+    if "enum" in result.keywords and result.enum is None:
+        values = list(result.keywords["enum"])
+        result.nullable = result.nullable or None in values
+        result.enum = [v for v in values if v is not None]
+    return result
+
+
+def _union(doc: Document, result: View, key: str, members: list[Any], part_ptr: Pointer) -> None:
+    rest = [(m, (*part_ptr, key, str(i))) for i, m in enumerate(members) if not _is_null(doc.deref(m, ())[0])]
+    if len(rest) < len(members):
+        result.nullable = True
+        result.where.setdefault("nullable", (*part_ptr, key))
+    values = _open_enum(doc, [m for m, _ in rest])
+    if values is not None:
+        result.enum, result.open_enum = values, True
+        result.types = frozenset({"string"})
+        result.where.setdefault("enum", (*part_ptr, key))
+        return
+    result.where.setdefault(key, (*part_ptr, key))
+    result.unions.setdefault(key, []).extend(Member(member_key(doc, m), m, ptr) for m, ptr in rest)
+
+
+def flag(doc: Document, node: Any, keyword: str) -> bool:
+    """Whether `keyword` (readOnly, writeOnly, deprecated) is true on the schema or any of its parts."""
+    return any(part.get(keyword) is True for part, _ in _parts(doc, node, (), frozenset()))

@@ -1,0 +1,120 @@
+"""Typed errors: a non-2xx answer becomes an `ApiError` subclass per status carrying the parsed `Error` body."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from .models.error import Error
+
+
+class ApiError(Exception):
+    """A non-2xx answer. `code`, `message`, `details` come from the `Error` body (`error`) when the server sent one
+    (the token endpoint's RFC 6749 body gives `code` = `error`, `message` = `error_description`)."""
+
+    def __init__(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        operation: str | None = None,
+    ) -> None:
+        self.status = status
+        self.headers = httpx.Headers(headers)
+        self.body = body
+        self.operation = operation
+        self.error: Error | None = None
+        self.code = ""
+        self.message = ""
+        self.details: list[Any] = []
+        parsed = _json(body)
+        if isinstance(parsed, dict) and isinstance(parsed.get("code"), str) and isinstance(parsed.get("message"), str):
+            try:
+                self.error = Error.from_dict(parsed)
+            except (KeyError, TypeError, ValueError):
+                self.error = None
+            self.code, self.message = parsed["code"], parsed["message"]
+            if self.error is not None and isinstance(self.error.details, list):
+                self.details = list(self.error.details)
+        elif isinstance(parsed, dict) and isinstance(parsed.get("error"), str):
+            self.code, self.message = parsed["error"], str(parsed.get("error_description") or "")
+        where = f"{operation}: " if operation else ""
+        summary = f"{self.code}: {self.message}" if self.code else body[:200].decode("utf-8", "replace")
+        super().__init__(f"{where}HTTP {status} {summary}".rstrip())
+
+
+class ClientError(ApiError):
+    """A 4xx answer: the request must change before it can succeed (except 429)."""
+
+
+class BadRequestError(ClientError):
+    """400: the request breaks the contract (`details` names the field)."""
+
+
+class AuthenticationError(ClientError):
+    """401: missing, unknown or expired credentials."""
+
+
+class PermissionDeniedError(ClientError):
+    """403: the credentials are valid but lack the permission (or the source address is not allowed)."""
+
+
+class NotFoundError(ClientError):
+    """404: no such resource."""
+
+
+class ConflictError(ClientError):
+    """409: the resource's state forbids the request (a closed task, a duplicate webhook event)."""
+
+
+class PayloadTooLargeError(ClientError):
+    """413: the body exceeds the operation's limit."""
+
+
+class RateLimitError(ClientError):
+    """429: too many requests; `retry_after` is the server's requested wait in seconds, when it sent one."""
+
+    @property
+    def retry_after(self) -> float | None:
+        value = self.headers.get("Retry-After", "").strip()
+        return float(value) if value.isdigit() else None
+
+
+class ServerError(ApiError):
+    """5xx: a fault of the server or an overload; idempotent calls are retried before this is raised."""
+
+
+_BY_STATUS: dict[int, type[ApiError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    429: RateLimitError,
+}
+
+
+def error_class(status: int) -> type[ApiError]:
+    """The exception class for a status: the specific one, else the family's (`ClientError`, `ServerError`)."""
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return ServerError if status >= 500 else ClientError if status >= 400 else ApiError
+
+
+def error_from_response(
+    status: int, headers: Mapping[str, str], body: bytes, *, operation: str | None = None
+) -> ApiError:
+    """The typed error of a non-2xx answer."""
+    return error_class(status)(status, headers, body, operation=operation)
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None

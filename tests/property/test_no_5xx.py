@@ -1,0 +1,229 @@
+"""No client input gets a 5xx: every operation of the contract, fed arbitrary JSON bodies, header values and
+query values, answers 2xx or 4xx, and every 4xx body is the contract's Error (RFC 6749's on the token endpoint).
+Signed deliveries with arbitrary JSON are accepted and their runs finish without stopping the runner."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import struct
+import time
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from accessgov.demo import tenant as demo
+from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
+from accessgov.http.engine import load_bundle
+from accessgov.paging import PageTokenCodec
+from accessgov.paging.limits import TOKEN_VERSION
+from accessgov.storage import events
+from accessgov.storage import settings as stored_settings
+from accessgov.webhooks.signing import hmac_headers
+from tests.property.conftest import Served
+
+BUNDLE = load_bundle()
+ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
+OAUTH_ERROR = Draft202012Validator({"$ref": "#/components/schemas/OAuthError", "components": BUNDLE["components"]})
+ADMIN = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}
+TASK_ID = demo.build().tasks[0]["id"]
+APP = "app-github"
+COLLECTION = f"apps/{APP}/entitlements"
+FINAL = ("SUCCEEDED", "FAILED", "SKIPPED")
+RUN_WITHIN = 30.0
+
+SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=2**63 - 2, max_value=2**80)
+    | st.integers(min_value=-(2**80), max_value=-(2**63) + 2)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+json_values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=24,
+)
+restart_bodies = json_values | st.fixed_dictionaries(
+    {}, optional={"comment": json_values, "expandMask": json_values, "policyStepId": json_values}
+)
+# Printable latin-1: what an HTTP/1.1 header value can carry.
+header_text = st.text(
+    st.characters(codec="latin-1", min_codepoint=0x20, exclude_characters=[chr(c) for c in range(0x7F, 0xA0)]),
+    max_size=80,
+).map(str.strip)
+content_types = (
+    st.sampled_from(
+        ["application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", ""]
+    )
+    | header_text
+)
+numbers_as_text = st.integers(min_value=-(10**30), max_value=10**30).map(str)
+page_sizes = st.text(max_size=20) | numbers_as_text | st.just("9" * 5000) | st.just("-" + "1" * 300)
+odd_cursors = st.sampled_from([[1], ["a", 2], [[1]], [], [None], [1.5], {"a": 1}, "x", [2**70], ["a", "b", "c"]])
+
+
+def dump(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode()
+
+
+def check(response: httpx.Response, error: Draft202012Validator = ERROR) -> None:
+    assert response.status_code < 500, f"{response.status_code}: {response.text[:500]}"
+    if response.status_code >= 400:
+        errors = sorted(error.iter_errors(response.json()), key=str)
+        assert not errors, f"{response.status_code} body {response.text[:300]} is not the contract's: {errors[0]}"
+
+
+def forged_token(secret: bytes, cursor: Any, issued_at: float) -> str:
+    """A page token signed with the server's key over any JSON as the cursor (the codec only signs valid ones)."""
+    codec = PageTokenCodec(secret)
+    signed = struct.pack(">BQ", TOKEN_VERSION, int(issued_at)) + dump(cursor)
+    raw = signed + codec._mac(COLLECTION, signed)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+@pytest.fixture(scope="session")
+def page_secret(server: Served) -> bytes:
+    with server.sessions() as session:
+        return stored_settings.get_or_create_secret(session, "page_token_secret")
+
+
+@pytest.fixture(scope="session")
+def client(server: Served) -> httpx.Client:
+    with httpx.Client(base_url=server.base_url, timeout=30) as client:
+        yield client  # type: ignore[misc]
+
+
+@SETTINGS
+@given(body=restart_bodies, content_type=content_types)
+@example(body={"comment": 2**64}, content_type="application/json")
+@example(body={"comment": "x" * 3, "expandMask": {"paths": ["*" * 100]}}, content_type="application/json")
+def test_restart_never_5xx(client: httpx.Client, body: Any, content_type: str) -> None:
+    headers = {**ADMIN, "Content-Type": content_type.encode("latin-1")}
+    check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=dump(body), headers=headers))
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=64) | st.just(b"[" * 100_000) | st.just(b'{"a": 1e400}'), task=st.text(max_size=30))
+def test_restart_raw_bodies_and_task_ids_never_5xx(client: httpx.Client, raw: bytes, task: str) -> None:
+    path = f"/api/v1/tasks/{quote(task or 'x', safe='')}/action/restart"
+    check(client.post(path, content=raw, headers={**ADMIN, "Content-Type": "application/json"}))
+
+
+@SETTINGS
+@given(page_size=page_sizes | st.none(), page_token=st.text(max_size=200) | st.none())
+@example(page_size="9" * 5000, page_token=None)
+@example(page_size="0", page_token="")
+def test_list_entitlements_never_5xx(client: httpx.Client, page_size: str | None, page_token: str | None) -> None:
+    params = {"page_size": page_size, "page_token": page_token}
+    params = {name: value for name, value in params.items() if value is not None}
+    check(client.get(f"/api/v1/apps/{APP}/entitlements", params=params, headers=ADMIN))
+
+
+@SETTINGS
+@given(cursor=odd_cursors | json_values, age=st.sampled_from([0, 60, 10**6, -(10**6)]))
+@example(cursor=[[1]], age=0)
+@example(cursor=["a", 2], age=0)
+def test_signed_page_tokens_with_odd_cursors_never_5xx(
+    client: httpx.Client, page_secret: bytes, cursor: Any, age: int
+) -> None:
+    if isinstance(cursor, float) and not math.isfinite(cursor):
+        return
+    token = forged_token(page_secret, cursor, max(0, time.time() - age))
+    check(client.get(f"/api/v1/apps/{APP}/entitlements", params={"page_token": token}, headers=ADMIN))
+
+
+@SETTINGS
+@given(
+    body=json_values,
+    timestamp=header_text | st.integers().map(str) | st.none(),
+    event_id=header_text | st.none(),
+    signature=header_text | st.none(),
+    authorization=header_text | st.none(),
+    content_type=content_types,
+    listener=st.sampled_from([DEMO_HMAC_LISTENER_ID, "wh_demo_disabled", "wh_missing"]),
+)
+def test_webhook_receive_never_5xx(client: httpx.Client, body: Any, listener: str, **fields: str | None) -> None:
+    names = {
+        "timestamp": "Webhook-Timestamp",
+        "event_id": "Webhook-Event-Id",
+        "signature": "Webhook-Signature",
+        "authorization": "Authorization",
+        "content_type": "Content-Type",
+    }
+    headers = {names[key]: value.encode("latin-1") for key, value in fields.items() if value is not None}
+    check(client.post(f"/api/v1/webhooks/incoming/{listener}", content=dump(body), headers=headers))
+
+
+@SETTINGS
+@given(
+    form=st.dictionaries(
+        st.sampled_from(["grant_type", "client_id", "client_secret", "scope"]) | st.text(max_size=10),
+        st.text(max_size=40),
+        max_size=5,
+    )
+    | st.text(max_size=100),
+    authorization=header_text | st.none(),
+    content_type=content_types,
+)
+@example(form={"grant_type": "client_credentials"}, authorization="Basic !!", content_type="")
+def test_token_endpoint_never_5xx(
+    client: httpx.Client, form: dict[str, str] | str, authorization: str | None, content_type: str
+) -> None:
+    content = form.encode() if isinstance(form, str) else httpx.QueryParams(form).__str__().encode()
+    headers = {"Content-Type": content_type.encode("latin-1")}
+    if authorization is not None:
+        headers["Authorization"] = authorization.encode("latin-1")
+    check(client.post("/auth/v1/token", content=content, headers=headers), OAUTH_ERROR)
+
+
+@SETTINGS
+@given(body=json_values)
+@example(body={"amount": 2**64, "nested": [[[[[1]]]]]})
+@example(body=[1e308, -1e308, "\u0000\ud7ff\U0010ffff"])
+def test_signed_deliveries_are_accepted_and_their_runs_finish(client: httpx.Client, server: Served, body: Any) -> None:
+    raw = dump(body)
+    response = client.post(
+        f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}", content=raw, headers=hmac_headers(DEMO_HMAC_SECRET, raw)
+    )
+    assert response.status_code in (200, 409), f"{response.status_code}: {response.text[:500]}"
+    if response.status_code == 409:
+        return
+    run_id = response.json()["automationRun"]["id"]
+    deadline = time.monotonic() + RUN_WITHIN
+    while True:
+        with server.sessions() as session:
+            run = events.get_run(session, run_id)
+            status = run.status if run else None
+        if status in FINAL:
+            return
+        assert time.monotonic() < deadline, f"run {run_id} still {status} after {RUN_WITHIN} s"
+        time.sleep(0.02)
+
+
+@SETTINGS
+@given(authorization=header_text, restart=st.booleans())
+@example(authorization="Bearer " + "a" * 5000, restart=False)
+@example(authorization="Basic ÿÿÿ", restart=True)
+def test_any_authorization_never_5xx(client: httpx.Client, authorization: str, restart: bool) -> None:
+    headers = {"Authorization": authorization.encode("latin-1"), "Content-Type": "application/json"}
+    if restart:
+        check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=b"{}", headers=headers))
+    else:
+        check(client.get(f"/api/v1/apps/{APP}/entitlements", headers=headers))
