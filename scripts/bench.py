@@ -390,7 +390,10 @@ def print_header(args: argparse.Namespace) -> None:
     wrk_version = subprocess.run([wrk_binary(), "-v"], capture_output=True, text=True, check=False).stdout.split("\n")[
         0
     ]
-    loops = [name for name in ("uvloop", "httptools") if _importable(name)]
+    from accessgov.cli import parser, serve_options
+
+    options = serve_options(parser().parse_args(["serve"]))
+    loop = "uvloop" if _importable("uvloop") else "asyncio"
     print(
         f"accessgov benchmark — {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, {platform.python_version()}, {machine_line()}"
     )
@@ -399,7 +402,8 @@ def print_header(args: argparse.Namespace) -> None:
         f"{args.repeat} round(s) per target"
     )
     print(
-        f"uvicorn defaults for both servers (loop/http auto: {', '.join(loops) or 'asyncio + h11'}), "
+        f"both servers run `accessgov serve`'s uvicorn setup: http {options.http}, loop {loop}, "
+        f"keep-alive {options.keep_alive} s, concurrency limit {options.limit_concurrency}; "
         "one process unless noted"
     )
     print("The machine may be shared with other work: read medians and ratios, not single numbers.\n", flush=True)

@@ -89,8 +89,8 @@ def accessgov_server(database_url: str, *, workers: int = 1) -> Iterator[Server]
 
 @contextlib.contextmanager
 def bare_server() -> Iterator[Server]:
-    """The baseline app under `python -m uvicorn`, with the uvicorn settings `accessgov serve` uses."""
-    command = [sys.executable, "-m", "uvicorn", "scripts.bench_bare_app:app", "--no-proxy-headers"]
+    """The baseline app, served as `accessgov serve` serves the reference server (same options and uvicorn setup)."""
+    command = [sys.executable, "-m", "scripts.bench_bare_app", "--workers", "1"]
     with _process(command, {}, free_port(), "/", {}) as server:
         yield server
 
