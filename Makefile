@@ -14,7 +14,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest bench-paging bench-webhook bench-mock mock wrk test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -87,14 +87,11 @@ contract-selftest: $(STAMP) ## Prove the contract suite catches deliberately bro
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
 	$(PY) -m scripts.bench_paging $(ARGS)
 
-bench-webhook: $(STAMP) ## Accepted deliveries/s (HMAC, JWT) vs a bare Starlette endpoint, p50/p99 (ARGS=--postgres URL)
-	$(PY) -m scripts.bench_webhook $(ARGS)
+wrk: ## wrk, the HTTP load generator of the benchmarks (Debian package)
+	command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 mock: $(STAMP) ## Serve the generated stub (a mock of the contract) on $(HOST):$(MOCK_PORT) (ARGS=--dynamic --seed N)
 	$(PY) -m generated.stub_server --host $(HOST) --port $(MOCK_PORT) $(ARGS)
-
-wrk: ## wrk, the load generator of the benchmarks (Debian package)
-	command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 $(MOCK_BENCH_STAMP): scripts/mock-bench/package-lock.json
 	npm ci --prefix scripts/mock-bench --no-audit --no-fund --loglevel=error
@@ -103,7 +100,10 @@ $(MOCK_BENCH_STAMP): scripts/mock-bench/package-lock.json
 bench-mock: $(STAMP) $(MOCK_BENCH_STAMP) wrk ## Stub vs Prism 5.16 mock (req/s, p50, p99, ratio) and the proxy's p50 overhead (ARGS=--seconds N)
 	$(PY) -m scripts.bench_mock $(ARGS)
 
-test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
+bench: $(STAMP) wrk ## wrk against the server vs a bare endpoint, SQLite + PostgreSQL (ARGS=--quick|--only sqlite|--targets ..)
+	$(PY) -m scripts.bench $(ARGS)
+
+test: $(STAMP) chromium wrk $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests

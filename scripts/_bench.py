@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -62,7 +61,3 @@ def percentile(values: Sequence[float], fraction: float) -> float:
         return float("nan")
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values)
