@@ -21,6 +21,12 @@ MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILENAME = "accessgov.db"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# FULL (the default): every commit reaches the disk, so an acknowledged event survives a power loss and is
+# never run twice after a reboot. NORMAL: commits survive a crash of the process but the last ones may be lost
+# with the machine's power; it spares an fsync per (group) commit. An operator's choice, never silent.
+SQLITE_SYNCHRONOUS = os.environ.get("ACCESSGOV_SQLITE_SYNCHRONOUS", "FULL").upper()
+if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL", "EXTRA"):
+    raise ValueError(f"ACCESSGOV_SQLITE_SYNCHRONOUS must be FULL, NORMAL or EXTRA, not {SQLITE_SYNCHRONOUS!r}")
 _PG_PREFIXES = ("postgres://", "postgresql://")
 
 
@@ -78,6 +84,8 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             if read_only:
                 cursor.execute("PRAGMA query_only = ON")
+            else:
+                cursor.execute(f"PRAGMA synchronous = {SQLITE_SYNCHRONOUS}")
             import os as _os
 
             if _os.environ.get("SYNC"):

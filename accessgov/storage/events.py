@@ -17,10 +17,12 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
+from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
 
 EVENT_RETENTION = timedelta(days=7)
@@ -79,17 +81,32 @@ def _claim_statement(dialect: str) -> Any:
     return stmt
 
 
+def _prepared(dialect: Dialect) -> tuple[PreparedQuery, PreparedQuery]:
+    """The claim and the run insert for `dialect`, compiled once."""
+    prepared = _PREPARED.get(dialect.name)
+    if prepared is None:
+        prepared = _PREPARED[dialect.name] = (
+            PreparedQuery(_claim_statement(dialect.name), dialect),
+            PreparedQuery(_INSERT_RUN.values({c.name: bindparam(c.name) for c in _RUNS.columns}), dialect),
+        )
+    return prepared
+
+
+_PREPARED: dict[str, tuple[PreparedQuery, PreparedQuery]] = {}
+
+
 def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
     """Insert the event record unless it exists; True when this call inserted it.
 
-    Statements are built once and executed on the session's connection with parameters: the hot path of
-    every delivery skips the ORM and SQL compilation.
+    Statements are compiled once and executed on the transaction's own DBAPI connection: the hot path of
+    every delivery skips the ORM, SQL compilation and Core's per-call machinery.
     """
     values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
     connection = session.connection()
     dialect = connection.dialect.name
     if dialect in ON_CONFLICT_DIALECTS:
-        return connection.execute(_claim_statement(dialect), values).first() is not None
+        claim, _ = _prepared(connection.dialect)
+        return claim.execute(connection.connection.driver_connection, **values) is not None
     # Other backends: let the constraint fail, in a savepoint so the transaction survives.
     try:
         with session.begin_nested():
@@ -120,9 +137,11 @@ def record_delivery(
         return DeliveryResult(accepted=False)
     run_id = ids.sortable_id(now)
     status = SKIPPED if skip_reason else QUEUED
-    session.connection().execute(
-        _INSERT_RUN,
-        {
+    connection = session.connection()
+    _, insert_run = _prepared(connection.dialect)
+    insert_run.execute(
+        connection.connection.driver_connection,
+        **{
             "id": run_id,
             "listener_id": listener_id,
             "event_id": event_id,

@@ -12,28 +12,63 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
 
 class PreparedQuery:
-    """One statement, compiled for one dialect; `run` executes it on a DBAPI connection."""
+    """One statement, compiled for one dialect; `run` executes it on a DBAPI connection.
+
+    Parameters go through the same bind processors SQLAlchemy would apply (a column's type for this
+    dialect: datetimes as SQLite stores them, JSON serialised), so rows written here read back exactly as
+    rows written through Core.
+    """
 
     def __init__(self, stmt: ClauseElement, dialect: Dialect) -> None:
         compiled = stmt.compile(dialect=dialect)
+        self.dialect = dialect
         self.sql = str(compiled)
         self.positional = bool(compiled.positional)
         self.order: Sequence[str] = tuple(compiled.positiontup or ()) if self.positional else ()
         # Constants SQLAlchemy bound itself (SQLite renders `LIMIT ? OFFSET ?` with OFFSET 0).
         self.defaults = {name: value for name, value in compiled.params.items() if value is not None}
+        self.processors = {
+            name: processor
+            for name, bind in compiled.binds.items()
+            if (processor := bind.type.bind_processor(dialect)) is not None
+        }
 
     def params(self, values: Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
         merged = {**self.defaults, **values}
+        for name, processor in self.processors.items():
+            if name in merged:  # None too: a JSON column stores JSON null for it, as through Core
+                merged[name] = processor(merged[name])
         return tuple(merged[name] for name in self.order) if self.positional else merged
+
+    def execute(self, dbapi_connection: Any, **values: Any) -> tuple[Any, ...] | None:
+        """Execute (a write, say) and return the first row when the statement returns rows."""
+        cursor = dbapi_connection.cursor()
+        params = self.params(values)
+        try:
+            cursor.execute(self.sql, params)
+            return cursor.fetchone() if cursor.description else None
+        except self.dialect.loaded_dbapi.Error as error:
+            # Raise what Core would have (IntegrityError, OperationalError, ...), so callers handle one family.
+            raise DBAPIError.instance(
+                self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
+            ) from error
+        finally:
+            cursor.close()
 
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         cursor = dbapi_connection.cursor()
+        params = self.params(values)
         try:
-            cursor.execute(self.sql, self.params(values))
+            cursor.execute(self.sql, params)
             return list(cursor.fetchall())
+        except self.dialect.loaded_dbapi.Error as error:
+            raise DBAPIError.instance(
+                self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
+            ) from error
         finally:
             cursor.close()
