@@ -7,7 +7,10 @@ import math
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
+
 from accessgov.errors import ErrorCode, InvalidRequest, PayloadTooLarge
+from accessgov.jsoncodec import orjson_reads_exactly
 
 
 def _reject_constant(name: str) -> Any:
@@ -22,7 +25,17 @@ def _finite_float(text: str) -> float:
 
 
 def parse_json_body(body: bytes) -> Any:
-    """The body as JSON (strict: no NaN/Infinity, UTF-8 only, nesting-safe), or a 400 `INVALID_JSON`."""
+    """The body as JSON (strict: no NaN/Infinity, UTF-8 only, nesting-safe), or a 400 `INVALID_JSON`.
+
+    orjson parses the common body (a tenth of the standard parser's time); a body it might read differently
+    (`orjson_reads_exactly`), and whatever it refuses (lone surrogates, out-of-range numbers), is decided by
+    the standard parser, so every verdict and value is the standard parser's.
+    """
+    if orjson_reads_exactly(body):
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass
     try:
         return json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError) as error:

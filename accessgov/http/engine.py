@@ -230,13 +230,18 @@ class _Operation:
 
     def _check_parameters(self, ctx: RequestContext) -> None:
         request = ctx.request
-        sources = {"path": request.path_params, "query": request.query_params, "header": request.headers}
         targets = {"path": ctx.path_params, "query": ctx.query, "header": ctx.headers}
         for param in self.entry["parameters"]:
             name, where = param["name"], param["in"]
-            if where not in sources:
+            # Each source is built only when an operation has parameters there (query parsing is not free).
+            if where == "header":
+                raw = request.headers.get(name)
+            elif where == "path":
+                raw = request.path_params.get(name)
+            elif where == "query":
+                raw = request.query_params.get(name)
+            else:
                 continue
-            raw = sources[where].get(name)
             if raw is None:
                 if param["required"]:
                     code = ErrorCode.MISSING_HEADER if where == "header" else ErrorCode.MISSING_PARAMETER

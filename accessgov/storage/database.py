@@ -11,6 +11,11 @@ Handlers never touch a connection on the event loop. They hand a function of a `
   whole batch (group commit). PostgreSQL has `writers` threads, one transaction per unit; the server batches
   concurrent commits itself.
 
+Some work is cheaper decided for many requests at once (recording webhook deliveries: one look-up and one
+multi-row insert for the batch). `write_batched(fn, item)` queues `item`; the writer calls `fn(session, items)`
+once for all items of a batch queued with the same `fn`, in queue order, and `fn` returns one result (or
+`ApiError`) per item.
+
 The contract for units: an `ApiError` (404, 409, ...) is raised before the unit writes anything, so the batch
 goes on without it. Any other exception rolls the whole batch back, and each of its units is then retried in
 a transaction of its own, so one broken unit never takes its neighbours' writes with it (no savepoint per
@@ -41,6 +46,8 @@ from accessgov.storage.engine import create_engine, migrate, session_factory
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Unit = Callable[[Session], T]
+# Results per item, in order; an `ApiError` in the list is raised to that item's caller.
+BatchUnit = Callable[[Session, list[Any]], list[Any]]
 
 DEFAULT_READERS = 4
 DEFAULT_PG_WRITERS = 4
@@ -50,9 +57,11 @@ MAX_BATCH = 64
 
 @dataclass(frozen=True)
 class _Job:
-    unit: Unit[Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
+    unit: Unit[Any] | None = None
+    batch_unit: BatchUnit | None = None
+    item: Any = None
 
 
 def _settle(future: asyncio.Future[Any], result: Any = None, error: BaseException | None = None) -> None:
@@ -80,10 +89,10 @@ class _Writer:
         for thread in self.threads:
             thread.start()
 
-    def submit(self, unit: Unit[T]) -> asyncio.Future[T]:
+    def submit(self, unit: Unit[T] | None = None, batch_unit: BatchUnit | None = None, item: Any = None) -> Any:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self.jobs.put(_Job(unit, loop, future))
+        future: asyncio.Future[Any] = loop.create_future()
+        self.jobs.put(_Job(loop, future, unit, batch_unit, item))
         return future
 
     def close(self) -> None:
@@ -113,14 +122,22 @@ class _Writer:
                 return
 
     def _commit(self, batch: list[_Job]) -> None:
-        outcomes: list[tuple[Any, BaseException | None]] = []
+        outcomes: list[tuple[Any, BaseException | None]] = [(None, None)] * len(batch)
         try:
             with self.sessions() as session, session.begin():
-                for job in batch:
+                grouped: dict[BatchUnit, list[int]] = {}
+                for index, job in enumerate(batch):
+                    if job.batch_unit is not None:
+                        grouped.setdefault(job.batch_unit, []).append(index)
+                        continue
                     try:
-                        outcomes.append((job.unit(session), None))
+                        outcomes[index] = (job.unit(session), None)  # type: ignore[misc]
                     except ApiError as error:  # raised before the unit wrote: the batch goes on
-                        outcomes.append((None, error))
+                        outcomes[index] = (None, error)
+                for batch_unit, indexes in grouped.items():
+                    results = batch_unit(session, [batch[index].item for index in indexes])
+                    for index, result in zip(indexes, results, strict=True):
+                        outcomes[index] = (None, result) if isinstance(result, ApiError) else (result, None)
         except Exception as error:  # a unit broke, or the commit failed: nothing of the batch is stored
             if len(batch) > 1:
                 log.warning("group commit of %d units failed (%s); retrying them one by one", len(batch), error)
@@ -196,6 +213,11 @@ class Database:
     async def write(self, unit: Unit[T]) -> T:
         """`unit(session)` in a write transaction; returns once that transaction committed."""
         return await self._writer.submit(unit)
+
+    async def write_batched(self, batch_unit: BatchUnit, item: Any) -> Any:
+        """`batch_unit(session, [..., item, ...])[i]`, with the other items of the batch queued for `batch_unit`;
+        returns once the transaction committed."""
+        return await self._writer.submit(batch_unit=batch_unit, item=item)
 
     def close(self) -> None:
         self._writer.close()

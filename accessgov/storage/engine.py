@@ -86,10 +86,6 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
                 cursor.execute("PRAGMA query_only = ON")
             else:
                 cursor.execute(f"PRAGMA synchronous = {SQLITE_SYNCHRONOUS}")
-            import os as _os
-
-            if _os.environ.get("SYNC"):
-                cursor.execute(f"PRAGMA synchronous = {_os.environ['SYNC']}")
             # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power
             # loss too, or an acknowledged event could be run again after the reboot.
         finally:

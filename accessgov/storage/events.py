@@ -10,7 +10,7 @@ a run is never recorded twice (a stale runner's result no longer matches the run
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -63,36 +63,42 @@ class ClaimedRun:
     queued_at: datetime
 
 
-_CLAIM_EVENT: dict[str, Any] = {}  # dialect name -> prepared INSERT ... ON CONFLICT DO NOTHING RETURNING
-_INSERT_RUN = insert(_RUNS)
-
-
 def _claim_statement(dialect: str) -> Any:
-    stmt = _CLAIM_EVENT.get(dialect)
-    if stmt is None:
-        dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        # Only a primary-key conflict is ignored; a foreign-key violation (unknown listener) still raises.
-        # RETURNING tells whether a row went in (rowcount is not reported for this statement everywhere).
-        stmt = _CLAIM_EVENT[dialect] = (
-            dialect_insert(_EVENTS)
-            .on_conflict_do_nothing(index_elements=["listener_id", "event_id"])
-            .returning(_EVENTS.c.event_id)
-        )
-    return stmt
+    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    # Only a primary-key conflict is ignored; a foreign-key violation (unknown listener) still raises.
+    # RETURNING tells whether a row went in (rowcount is not reported for this statement everywhere).
+    return (
+        dialect_insert(_EVENTS)
+        .on_conflict_do_nothing(index_elements=["listener_id", "event_id"])
+        .returning(_EVENTS.c.event_id)
+    )
 
 
-def _prepared(dialect: Dialect) -> tuple[PreparedQuery, PreparedQuery]:
-    """The claim and the run insert for `dialect`, compiled once."""
+def _all_columns(table: Any) -> dict[str, Any]:
+    return {column.name: bindparam(column.name) for column in table.columns}
+
+
+@dataclass(frozen=True)
+class _Statements:
+    """The delivery path's statements for one dialect, compiled once."""
+
+    claim: PreparedQuery  # INSERT ... ON CONFLICT DO NOTHING RETURNING: one event, decided by the database
+    insert_event: PreparedQuery  # plain INSERT: a batch whose events are known to be new
+    insert_run: PreparedQuery
+
+
+def _prepared(dialect: Dialect) -> _Statements:
     prepared = _PREPARED.get(dialect.name)
     if prepared is None:
-        prepared = _PREPARED[dialect.name] = (
-            PreparedQuery(_claim_statement(dialect.name), dialect),
-            PreparedQuery(_INSERT_RUN.values({c.name: bindparam(c.name) for c in _RUNS.columns}), dialect),
+        prepared = _PREPARED[dialect.name] = _Statements(
+            claim=PreparedQuery(_claim_statement(dialect.name), dialect),
+            insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
+            insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
         )
     return prepared
 
 
-_PREPARED: dict[str, tuple[PreparedQuery, PreparedQuery]] = {}
+_PREPARED: dict[str, _Statements] = {}
 
 
 def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
@@ -105,7 +111,7 @@ def _claim_event(session: Session, listener_id: str, event_id: str, now: datetim
     connection = session.connection()
     dialect = connection.dialect.name
     if dialect in ON_CONFLICT_DIALECTS:
-        claim, _ = _prepared(connection.dialect)
+        claim = _prepared(connection.dialect).claim
         return claim.execute(connection.connection.driver_connection, **values) is not None
     # Other backends: let the constraint fail, in a savepoint so the transaction survives.
     try:
@@ -116,6 +122,17 @@ def _claim_event(session: Session, listener_id: str, event_id: str, now: datetim
             raise  # not a duplicate: some other constraint
         return False
     return True
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One verified event to record: the arguments of `record_delivery`."""
+
+    listener_id: str
+    event_id: str
+    payload: Any
+    now: datetime
+    skip_reason: str | None = None
 
 
 def record_delivery(
@@ -133,29 +150,92 @@ def record_delivery(
     queued. A concurrent delivery of the same event waits on the first one's uncommitted row and then sees
     the conflict. The caller's transaction commits both rows or neither.
     """
-    if not _claim_event(session, listener_id, event_id, now):
-        return DeliveryResult(accepted=False)
-    run_id = ids.sortable_id(now)
-    status = SKIPPED if skip_reason else QUEUED
+    return record_deliveries(session, [Delivery(listener_id, event_id, payload, now, skip_reason)])[0]
+
+
+def record_deliveries(session: Session, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
+    """`record_delivery` for each of `deliveries`, in order (a repeated event in the list is a duplicate).
+
+    On SQLite the transaction holds the database's write lock from its start (`BEGIN IMMEDIATE`), so one
+    look-up of the events already recorded and two multi-row inserts decide the whole batch: measured at a
+    fifth of the CPU of two statements per delivery. Other backends decide each event with the database's
+    own conflict handling, since another server may be inserting the same event at the same moment.
+    """
     connection = session.connection()
-    _, insert_run = _prepared(connection.dialect)
-    insert_run.execute(
-        connection.connection.driver_connection,
-        **{
-            "id": run_id,
-            "listener_id": listener_id,
-            "event_id": event_id,
-            "status": status,
-            "reason": skip_reason,
-            "context": payload,
-            "outputs": {},
-            "created_at": now,
-            "attempts": 0,
-            "lease_until": None,
-            "finished_at": now if skip_reason else None,
-        },
-    )
-    return DeliveryResult(accepted=True, run_id=run_id, status=status, reason=skip_reason)
+    if connection.dialect.name != "sqlite":
+        return [_record_one(session, delivery) for delivery in deliveries]
+    statements = _prepared(connection.dialect)
+    dbapi = connection.connection.driver_connection
+    keys = {(delivery.listener_id, delivery.event_id) for delivery in deliveries}
+    seen = _recorded(dbapi, keys)
+    results, events_rows, run_rows = [], [], []
+    for delivery in deliveries:
+        key = (delivery.listener_id, delivery.event_id)
+        if key in seen:
+            results.append(DeliveryResult(accepted=False))
+            continue
+        seen.add(key)
+        run = _run_values(delivery)
+        events_rows.append(statements.insert_event.params(_event_values(delivery)))
+        run_rows.append(statements.insert_run.params(run))
+        results.append(DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"]))
+    if events_rows:
+        statements.insert_event.execute_many(dbapi, events_rows)
+        statements.insert_run.execute_many(dbapi, run_rows)
+    return results
+
+
+def _recorded(dbapi: Any, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which of `keys` (listener id, event id) already have an event record: per listener, an `IN` list on the
+    primary key (a row-value `IN (VALUES ...)` is not matched against the index by SQLite: a full scan)."""
+    by_listener: dict[str, list[str]] = {}
+    for listener_id, event_id in keys:
+        by_listener.setdefault(listener_id, []).append(event_id)
+    found: set[tuple[str, str]] = set()
+    for listener_id, event_ids in by_listener.items():
+        for start in range(0, len(event_ids), _LOOKUP_CHUNK):
+            chunk = event_ids[start : start + _LOOKUP_CHUNK]
+            cursor = dbapi.execute(
+                "SELECT event_id FROM webhook_events WHERE listener_id = ? AND event_id IN "
+                f"({','.join('?' * len(chunk))})",
+                [listener_id, *chunk],
+            )
+            found.update((listener_id, event_id) for (event_id,) in cursor.fetchall())
+    return found
+
+
+# Event ids looked up per statement: well under SQLite's bound-parameter limit.
+_LOOKUP_CHUNK = 500
+
+
+def _event_values(delivery: Delivery) -> dict[str, Any]:
+    return {"listener_id": delivery.listener_id, "event_id": delivery.event_id, "received_at": delivery.now}
+
+
+def _run_values(delivery: Delivery) -> dict[str, Any]:
+    skipped = delivery.skip_reason is not None
+    return {
+        "id": ids.sortable_id(delivery.now),
+        "listener_id": delivery.listener_id,
+        "event_id": delivery.event_id,
+        "status": SKIPPED if skipped else QUEUED,
+        "reason": delivery.skip_reason,
+        "context": delivery.payload,
+        "outputs": {},
+        "created_at": delivery.now,
+        "attempts": 0,
+        "lease_until": None,
+        "finished_at": delivery.now if skipped else None,
+    }
+
+
+def _record_one(session: Session, delivery: Delivery) -> DeliveryResult:
+    if not _claim_event(session, delivery.listener_id, delivery.event_id, delivery.now):
+        return DeliveryResult(accepted=False)
+    run = _run_values(delivery)
+    connection = session.connection()
+    _prepared(connection.dialect).insert_run.execute(connection.connection.driver_connection, **run)
+    return DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"])
 
 
 def _claimable(now: datetime) -> Any:

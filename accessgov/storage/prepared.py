@@ -60,6 +60,18 @@ class PreparedQuery:
         finally:
             cursor.close()
 
+    def execute_many(self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> None:
+        """Execute once per row of parameters already made by `params` (DBAPI `executemany`)."""
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.executemany(self.sql, rows)
+        except self.dialect.loaded_dbapi.Error as error:
+            raise DBAPIError.instance(
+                self.sql, rows, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
+            ) from error
+        finally:
+            cursor.close()
+
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         cursor = dbapi_connection.cursor()
         params = self.params(values)

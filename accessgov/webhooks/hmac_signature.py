@@ -6,7 +6,6 @@ not base64-decoded.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 
@@ -23,8 +22,8 @@ def generate_secret() -> str:
 
 def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -> str:
     """The `Webhook-Signature` value: HMAC-SHA256 keyed with the secret's UTF-8 text, base64url unpadded."""
-    digest = hmac.new(secret.encode("utf-8"), signature_input(timestamp, event_id, body), hashlib.sha256).digest()
-    return b64url(digest)
+    # hmac.digest: OpenSSL's one-shot HMAC, without building an HMAC object per request.
+    return b64url(hmac.digest(secret.encode("utf-8"), signature_input(timestamp, event_id, body), "sha256"))
 
 
 def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, signature: str | None) -> None:

@@ -270,3 +270,38 @@ def test_concurrent_processes_deliver_once(
     assert len(outcomes) == processes_count * attempts
     assert outcomes.count(True) == 1
     assert count(sessions, AutomationRun) == 1
+
+
+def test_a_batch_of_deliveries_is_decided_event_by_event(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    """One call for many deliveries (the writer's batch): an event already recorded and an event repeated in
+    the batch are duplicates, the others each queue one run, and skipped runs stay skipped."""
+    first, second = make_listener(), make_listener()
+    deliver(sessions, first.id, EVENT)
+    fresh = "0b6f4d7e-2a1c-4e5f-9a8b-7c6d5e4f3a2b"
+    batch = [
+        events.Delivery(first.id, EVENT, PAYLOAD, NOW),  # recorded before
+        events.Delivery(first.id, fresh, PAYLOAD, NOW),
+        events.Delivery(second.id, EVENT, PAYLOAD, NOW),  # same event id, another listener: new
+        events.Delivery(first.id, fresh, PAYLOAD, NOW),  # repeated within the batch
+        events.Delivery(second.id, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", PAYLOAD, NOW, "trigger disabled"),
+    ]
+    with sessions.begin() as session:
+        results = events.record_deliveries(session, batch)
+    assert [result.accepted for result in results] == [False, True, True, False, True]
+    assert [result.status for result in results] == [None, "QUEUED", "QUEUED", None, "SKIPPED"]
+    assert len({result.run_id for result in results if result.accepted}) == 3
+    assert count(sessions, WebhookEvent) == 4
+    assert count(sessions, AutomationRun) == 4
+    assert {run.event_id for run in claim(sessions)} == {EVENT, fresh}
+
+
+def test_a_batch_with_an_unknown_listener_raises_like_one_delivery(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    listener = make_listener()
+    with pytest.raises(IntegrityError), sessions.begin() as session:
+        batch = [events.Delivery(listener.id, EVENT, PAYLOAD, NOW), events.Delivery("wh_gone", EVENT, PAYLOAD, NOW)]
+        events.record_deliveries(session, batch)
+    assert count(sessions, WebhookEvent) == 0

@@ -1,0 +1,79 @@
+"""orjson reads request bodies and stored documents when it can; every value and verdict must still be the
+standard parser's (`json`), which keeps integers of any size exact."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accessgov import jsoncodec
+from accessgov.errors import InvalidRequest
+from accessgov.http.body import parse_json_body
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()  # unbounded: beyond 64 bits too
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+documents = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20
+)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, with types: 1 and 1.0 (and True) differ in a stored payload."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents)
+def test_any_document_reads_as_json_reads_it(value: Any) -> None:
+    text = json.dumps(value)
+    expected = json.loads(text)
+    assert same(parse_json_body(text.encode()), expected)
+    assert same(jsoncodec.loads(text), expected)
+    assert same(jsoncodec.loads(text.encode()), expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "18446744073709551616",  # 2**64: orjson would read a float
+        "-9223372036854775809",
+        '{"amount": 123456789012345678901234567890}',
+        '["\\ud800"]',  # a lone surrogate: orjson refuses, json reads it
+        "[" * 300 + "]" * 300,  # deeper than orjson writes back
+    ],
+    ids=lambda text: text[:24],
+)
+def test_documents_orjson_would_read_differently(text: str) -> None:
+    expected = json.loads(text)
+    assert same(parse_json_body(text.encode()), expected)
+    assert same(jsoncodec.loads(text), expected)
+
+
+def test_bare_number_from_a_json_column_is_a_type_error() -> None:
+    # SQLAlchemy's SQLite JSON type passes stored bare numbers to the deserializer and expects TypeError.
+    with pytest.raises(TypeError):
+        jsoncodec.loads(5)  # type: ignore[arg-type]
+
+
+def test_out_of_range_number_still_rejected() -> None:
+    with pytest.raises(InvalidRequest):
+        parse_json_body(b'{"a": 1e400}')
