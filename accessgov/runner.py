@@ -16,10 +16,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
-from sqlalchemy.orm import Session
 
 from accessgov.domain.automations import FAILED, SKIPPED, Automation, skip_reason
 from accessgov.storage import events
@@ -28,19 +25,11 @@ from accessgov.storage.database import Database
 
 log = logging.getLogger(__name__)
 DEFAULT_LEASE = timedelta(seconds=60)
-DEFAULT_BATCH = 32
+DEFAULT_BATCH = 64
 DEFAULT_POLL_SECONDS = 1.0
 # Runs wait for a moment without requests, but never longer than this after being queued.
 DEFAULT_MAX_LAG = timedelta(seconds=5)
 YIELD_SECONDS = 0.002
-
-
-@dataclass(frozen=True)
-class Outcome:
-    run: events.ClaimedRun
-    status: str
-    reason: str | None
-    outputs: dict
 
 
 class RunRunner:
@@ -106,20 +95,7 @@ class RunRunner:
             await asyncio.sleep(0)  # let requests in between runs
         finished_at = self._now()
 
-        def record(session: Session) -> int:
-            written = 0
-            for outcome in outcomes:
-                written += events.finish_run(
-                    session,
-                    outcome.run,
-                    status=outcome.status,
-                    reason=outcome.reason,
-                    outputs=outcome.outputs,
-                    now=finished_at,
-                )
-            return written
-
-        written = await self.db.write(record)
+        written = await self.db.write(lambda session: events.finish_runs(session, outcomes, now=finished_at))
         if written < len(outcomes):
             log.warning(
                 "%d of %d run outcomes were stale (lease expired and reclaimed)", len(outcomes) - written, len(outcomes)
@@ -134,13 +110,13 @@ class RunRunner:
         while self.busy() and self._now() - run.queued_at < self.max_lag:
             await asyncio.sleep(YIELD_SECONDS)
 
-    async def _execute(self, run: events.ClaimedRun) -> Outcome:
+    async def _execute(self, run: events.ClaimedRun) -> events.RunOutcome:
         listener = await self.listeners.get(run.listener_id)
         if listener is None:  # deleted since the delivery: nothing to run
-            return Outcome(run, FAILED, "listener no longer exists", {})
+            return events.RunOutcome(run, FAILED, "listener no longer exists", {})
         reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
         if reason:  # unpublished or disabled after the event was accepted
-            return Outcome(run, SKIPPED, reason, {})
+            return events.RunOutcome(run, SKIPPED, reason, {})
         key = (listener.id, listener.updated_at)
         automation = self._compiled.get(key)
         if automation is None:
@@ -149,8 +125,8 @@ class RunRunner:
             status, why, outputs = automation.run(run.context)
         except Exception as error:  # a bug in a step must fail the run, not the runner
             log.exception("automation of run %s crashed", run.id)
-            return Outcome(run, FAILED, f"internal error: {type(error).__name__}", {})
-        return Outcome(run, status, why, outputs)
+            return events.RunOutcome(run, FAILED, f"internal error: {type(error).__name__}", {})
+        return events.RunOutcome(run, status, why, outputs)
 
 
 async def run_worker(db: Database, stop: asyncio.Event, **options: object) -> None:

@@ -264,12 +264,16 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
         if row.attempts >= MAX_ATTEMPTS:
             _finish(session, row.id, row.attempts, FAILED, f"gave up after {row.attempts} attempts", {}, now)
             continue
-        attempt = row.attempts + 1
-        session.execute(
-            update(_RUNS).where(_RUNS.c.id == row.id).values(status=RUNNING, attempts=attempt, lease_until=lease_until)
-        )
         claimed.append(
-            ClaimedRun(row.id, row.listener_id, row.event_id, row.context, attempt, lease_until, row.created_at)
+            ClaimedRun(
+                row.id, row.listener_id, row.event_id, row.context, row.attempts + 1, lease_until, row.created_at
+            )
+        )
+    if claimed:  # one statement for the batch: the rows are locked (PostgreSQL) or the database is (SQLite)
+        session.execute(
+            update(_RUNS)
+            .where(_RUNS.c.id.in_([run.id for run in claimed]))
+            .values(status=RUNNING, attempts=_RUNS.c.attempts + 1, lease_until=lease_until)
         )
     return claimed
 
@@ -279,7 +283,8 @@ _FINISH = (
     .where(
         _RUNS.c.id == bindparam("run_id"),
         _RUNS.c.attempts == bindparam("attempt"),
-        _RUNS.c.status.in_((QUEUED, RUNNING)),
+        # Two comparisons, not IN: an IN list is an "expanding" parameter, which executemany refuses.
+        or_(_RUNS.c.status == QUEUED, _RUNS.c.status == RUNNING),
     )
     .values(
         status=bindparam("new_status"),
@@ -322,9 +327,39 @@ def finish_run(
 ) -> bool:
     """Record the outcome of `run`; False (nothing written) when this claim is stale: the lease expired and
     another runner claimed the run again, or it was finished already."""
-    if status not in FINAL_RUN_STATUSES:
-        raise ValueError(f"a finished run's status is one of {FINAL_RUN_STATUSES}, not {status!r}")
-    return _finish(session, run.id, run.attempt, status, reason, outputs, now)
+    return finish_runs(session, [RunOutcome(run, status, reason, outputs)], now=now) == 1
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a claimed run ended, for `finish_runs`."""
+
+    run: ClaimedRun
+    status: str
+    reason: str | None
+    outputs: Mapping[str, Any]
+
+
+def finish_runs(session: Session, outcomes: Sequence[RunOutcome], *, now: datetime) -> int:
+    """`finish_run` for each outcome in one multi-row statement; returns how many were written (the others were
+    stale claims)."""
+    if not outcomes:
+        return 0
+    for outcome in outcomes:
+        if outcome.status not in FINAL_RUN_STATUSES:
+            raise ValueError(f"a finished run's status is one of {FINAL_RUN_STATUSES}, not {outcome.status!r}")
+    params = [
+        {
+            "run_id": outcome.run.id,
+            "attempt": outcome.run.attempt,
+            "new_status": outcome.status,
+            "new_reason": outcome.reason,
+            "new_outputs": dict(outcome.outputs),
+            "now": now,
+        }
+        for outcome in outcomes
+    ]
+    return session.connection().execute(_FINISH, params).rowcount
 
 
 def purge_events(session: Session, *, now: datetime, retention: timedelta = EVENT_RETENTION) -> int:

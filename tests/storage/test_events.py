@@ -305,3 +305,29 @@ def test_a_batch_with_an_unknown_listener_raises_like_one_delivery(
         batch = [events.Delivery(listener.id, EVENT, PAYLOAD, NOW), events.Delivery("wh_gone", EVENT, PAYLOAD, NOW)]
         events.record_deliveries(session, batch)
     assert count(sessions, WebhookEvent) == 0
+
+
+def test_outcomes_of_a_batch_are_written_together_and_stale_claims_are_not(
+    sessions: sessionmaker[Session], make_listener: MakeListener
+) -> None:
+    listener = make_listener()
+    for event_id in (EVENT, "0b6f4d7e-2a1c-4e5f-9a8b-7c6d5e4f3a2b", "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"):
+        deliver(sessions, listener.id, event_id)
+    first, second, third = claim(sessions)
+    assert [run.attempt for run in (first, second, third)] == [1, 1, 1]
+    (reclaimed,) = claim(sessions, now=NOW + LEASE * 2, limit=1)  # the lease of the oldest expired: taken again
+    assert (reclaimed.id, reclaimed.attempt) == (first.id, 2)
+    outcomes = [
+        events.RunOutcome(first, "SUCCEEDED", None, {"n": 1}),  # stale: attempt 1 of a run now at attempt 2
+        events.RunOutcome(second, "SUCCEEDED", None, {"n": 2}),
+        events.RunOutcome(third, "FAILED", "step x failed", {}),
+    ]
+    with sessions.begin() as session:
+        assert events.finish_runs(session, outcomes, now=NOW) == 2
+    with sessions() as session:
+        rows = {row.id: (row.status, row.reason, row.outputs) for row in session.query(AutomationRun)}
+    assert rows == {
+        first.id: ("RUNNING", None, {}),
+        second.id: ("SUCCEEDED", None, {"n": 2}),
+        third.id: ("FAILED", "step x failed", {}),
+    }
