@@ -20,7 +20,7 @@ class BearerAuthenticator:
         self.tokens = tokens
 
     async def __call__(self, ctx: RequestContext) -> Principal:
-        token = bearer_token(ctx.request.headers.get("authorization"))
+        token = bearer_token(ctx.header("authorization"))
         grant = await self.tokens.grant(token)
         if grant is None:
             raise Unauthenticated(ErrorCode.UNAUTHENTICATED, "the bearer token is unknown or expired")

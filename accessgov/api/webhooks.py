@@ -103,11 +103,11 @@ class WebhookHandler:
                 timestamp,
                 event_id,
                 ctx.raw_body,
-                ctx.request.headers.get("webhook-signature"),
+                ctx.header("webhook-signature"),
             )
             return
         await verify_webhook_jwt(
-            bearer_token(ctx.request.headers.get("authorization")),
+            bearer_token(ctx.header("authorization")),
             jwks=self.jwks,
             jwks_url=listener.jwks_url or "",
             tenant_base_url=self.tenant_base_url,

@@ -27,6 +27,18 @@ class RequestContext:
     principal: Any = None
 
     @cached_property
+    def _headers(self) -> dict[str, str]:
+        # Starlette's Headers scans the raw list on every lookup; the engine and handlers look up several.
+        # Reversed, so the first of repeated lines wins, as with Headers.get.
+        return {
+            name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(self.request.scope["headers"])
+        }
+
+    def header(self, name: str) -> str | None:
+        """The first value of header `name` (lowercase), or None."""
+        return self._headers.get(name)
+
+    @cached_property
     def peer(self) -> str | None:
         return self.request.client.host if self.request.client else None
 

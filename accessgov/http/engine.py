@@ -235,7 +235,7 @@ class _Operation:
             name, where = param["name"], param["in"]
             # Each source is built only when an operation has parameters there (query parsing is not free).
             if where == "header":
-                raw = request.headers.get(name)
+                raw = ctx.header(name.lower())
             elif where == "path":
                 raw = request.path_params.get(name)
             elif where == "query":
@@ -283,7 +283,7 @@ class _Operation:
         if body_spec is None:
             return
         limit = self.handler.max_body_bytes if self.handler else DEFAULT_MAX_BODY_BYTES
-        declared = ctx.request.headers.get("content-length")
+        declared = ctx.header("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
         try:
@@ -294,7 +294,7 @@ class _Operation:
             ) from None
         if self.handler is not None and not self.handler.parse_body:
             return
-        media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        media = (ctx.header("content-type") or "").split(";")[0].strip().lower()
         if not ctx.raw_body and not body_spec["required"]:
             return
         if media not in body_spec["content"]:
@@ -354,7 +354,7 @@ def build_app(
 
 def require_bearer(ctx: RequestContext) -> str:
     """The token of `Authorization: Bearer <token>`, or 401."""
-    return bearer_token(ctx.request.headers.get("authorization"))
+    return bearer_token(ctx.header("authorization"))
 
 
 def stub_authenticators() -> dict[str, Authenticator]:
