@@ -3,27 +3,39 @@
 Time checks use the caller's `now` (not PyJWT's wall clock) so the server's clock can be injected, with a
 leeway of `LEEWAY_SECONDS` (5 s) for clock skew: a token counts as expired once `exp <= now - 5`, and `exp`
 may be at most `now + 600 + 5`. Keys come only from the listener's JWKS; `jwk`/`jku`/`x5u` headers are ignored.
+
+The compact serialization is split and decoded here and the signature checked by PyJWT's algorithm objects
+(on cryptography). `jwt.decode` itself is not used on this path: PyJWT 2.15 checks each base64url character
+of every segment in a Python loop, twice per token (header, then decode), which profiling showed to be 90 %
+of a 2048-bit RS256 verification (~330 us of CPU against ~35 us here); the segment rules are the same.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 import math
+import re
 import time
 import uuid
+from functools import cache
 from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
-from jwt.exceptions import InvalidJTIError, InvalidSubjectError
+from jwt.algorithms import Algorithm
 
+from accessgov import jsoncodec
 from accessgov.webhooks.errors import WebhookAuthError, WebhookRequestError
 from accessgov.webhooks.jwks import JwksCache
-from accessgov.webhooks.protocol import MAX_JWT_LIFETIME_SECONDS, body_hash
+from accessgov.webhooks.protocol import MAX_JWT_LIFETIME_SECONDS, b64url, body_hash
 from accessgov.webhooks.request_checks import parse_event_id
 
 ALLOWED_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 REQUIRED_CLAIMS = ("sub", "aud", "exp", "jti", "htm", "htb_s256")
+MIN_RSA_KEY_BITS = 2048
+_BASE64URL = re.compile(rb"[A-Za-z0-9_-]*")
 LEEWAY_SECONDS = 5  # Clock skew tolerated on `exp`, the 10-minute ceiling, `nbf` and `iat` (documented in the spec).
 
 
@@ -81,6 +93,61 @@ def _same_event(jti: Any, event_id: str) -> bool:
         return False
 
 
+def _invalid(message: str) -> WebhookAuthError:
+    return WebhookAuthError("INVALID_TOKEN", message)
+
+
+def _segment(data: bytes, name: str) -> bytes:
+    """One base64url segment, by PyJWT's rules: up to two `=` of padding on a whole quantum, the URL-safe
+    alphabet only, and the canonical encoding of what it decodes to (no stray bits)."""
+    stripped = data.rstrip(b"=")
+    padding = len(data) - len(stripped)
+    if padding > 2 or (padding and len(data) % 4) or len(stripped) % 4 == 1 or not _BASE64URL.fullmatch(stripped):
+        raise _invalid(f"malformed JWT: invalid {name} padding")
+    try:
+        decoded = base64.urlsafe_b64decode(stripped + b"=" * (-len(stripped) % 4))
+    except (binascii.Error, ValueError):
+        raise _invalid(f"malformed JWT: invalid {name} padding") from None
+    if b64url(decoded).encode("ascii") != stripped:
+        raise _invalid(f"malformed JWT: invalid {name} padding")
+    return decoded
+
+
+def _json_object(data: bytes, name: str) -> dict[str, Any]:
+    try:
+        value = jsoncodec.loads(data)
+    except (ValueError, RecursionError):
+        raise _invalid(f"malformed JWT: the {name} is not JSON") from None
+    if not isinstance(value, dict):
+        raise _invalid(f"malformed JWT: the {name} is not a JSON object")
+    return value
+
+
+def _split(token: str) -> tuple[dict[str, Any], bytes, bytes, bytes]:
+    """(header, signing input, payload bytes, signature) of a compact JWS."""
+    data = token.encode("utf-8")
+    if data.count(b".") != 2:
+        raise _invalid("malformed JWT: not three dot-separated segments")
+    signing_input, _, signature = data.rpartition(b".")
+    header_segment, _, payload_segment = signing_input.partition(b".")
+    header = _json_object(_segment(header_segment, "header"), "header")
+    if "crit" in header or header.get("b64") is False:
+        raise _invalid("the JWT header asks for extensions this service does not implement (crit, b64)")
+    return header, signing_input, _segment(payload_segment, "payload"), _segment(signature, "signature")
+
+
+@cache
+def _algorithm(alg: str) -> Algorithm:
+    return jwt.get_algorithm_by_name(alg)
+
+
+def _audience_matches(aud: Any, endpoint_url: str) -> bool:
+    """PyJWT's rule: `aud` is the expected value, or a list of strings that holds it."""
+    if isinstance(aud, str):
+        return aud == endpoint_url
+    return isinstance(aud, list) and all(isinstance(item, str) for item in aud) and endpoint_url in aud
+
+
 async def verify_webhook_jwt(
     token: str,
     *,
@@ -95,10 +162,7 @@ async def verify_webhook_jwt(
 ) -> dict[str, Any]:
     """The verified claims of `token`, or `WebhookAuthError` saying what failed."""
     now = time.time() if now is None else now
-    try:
-        header = jwt.get_unverified_header(token)
-    except jwt.PyJWTError as error:
-        raise WebhookAuthError("INVALID_TOKEN", f"malformed JWT: {error}") from None
+    header, signing_input, payload, signature = _split(token)
     alg, kid = header.get("alg"), header.get("kid")
     # Checked before any key lookup: `none`, HS* (the RSA-PEM-as-HMAC-secret confusion) and the rest never
     # reach a key, and garbage tokens cannot make the service fetch JWKS documents.
@@ -109,33 +173,17 @@ async def verify_webhook_jwt(
     key = await jwks.get_key(jwks_url, kid)
     if not _key_fits(key, alg):
         raise WebhookAuthError("INVALID_TOKEN", f"key {kid!r} ({key.algorithm_name}) cannot verify a {alg} JWT")
-    try:
-        claims: dict[str, Any] = jwt.decode(
-            token,
-            key.key,
-            algorithms=[alg],
-            audience=endpoint_url,
-            options={
-                "require": list(REQUIRED_CLAIMS),
-                # Time claims are checked below against the injected `now`, not PyJWT's wall clock.
-                "verify_exp": False,
-                "verify_nbf": False,
-                "verify_iat": False,
-                "enforce_minimum_key_length": True,  # RSA below 2048 bits is refused
-            },
-        )
-    except jwt.MissingRequiredClaimError as error:
-        raise _claim_error(error.claim, f"the JWT has no {error.claim} claim") from None
-    except jwt.InvalidAudienceError:
-        raise _claim_error("aud", f"the JWT aud is not {endpoint_url}") from None
-    except InvalidSubjectError:
-        raise _claim_error("sub", "the JWT sub is not the tenant base URL") from None
-    except InvalidJTIError:
-        raise _claim_error("jti", "the JWT jti is not the Webhook-Event-Id") from None
-    except jwt.InvalidSignatureError:
-        raise WebhookAuthError("INVALID_TOKEN", "the JWT signature does not verify") from None
-    except jwt.PyJWTError as error:
-        raise WebhookAuthError("INVALID_TOKEN", f"the JWT is not valid: {error}") from None
+    if isinstance(key.key, rsa.RSAPublicKey | rsa.RSAPrivateKey) and key.key.key_size < MIN_RSA_KEY_BITS:
+        raise _invalid(f"RSA keys shorter than {MIN_RSA_KEY_BITS} bits are refused")
+    public = key.key.public_key() if hasattr(key.key, "private_bytes") else key.key
+    if not _algorithm(alg).verify(signing_input, public, signature):
+        raise WebhookAuthError("INVALID_TOKEN", "the JWT signature does not verify")
+    claims = _json_object(payload, "payload")
+    for name in REQUIRED_CLAIMS:
+        if name not in claims:
+            raise _claim_error(name, f"the JWT has no {name} claim")
+    if not _audience_matches(claims["aud"], endpoint_url):
+        raise _claim_error("aud", f"the JWT aud is not {endpoint_url}")
     exp = _number(claims, "exp")
     if exp is None:  # `require` already refused a missing exp; this keeps the type checker and -O honest
         raise _claim_error("exp", "the JWT has no exp claim")

@@ -657,3 +657,58 @@ def test_redirects_are_not_followed(jwks_server: JwksServer) -> None:
         get_key(cache, "https://sender.example/jwks.json", "rsa-1")
     assert excinfo.value.code == "JWKS_UNREACHABLE"
     assert jwks_server.fetches == 0
+
+
+# --- compact serialization (parsed here, PyJWT's segment rules) --------------------------------------------------
+
+
+def test_a_padded_signature_segment_is_read_as_pyjwt_reads_it(
+    keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
+) -> None:
+    # Some issuers pad (AWS ALB); header and payload are signed as sent, so only the signature can be padded.
+    header, payload, signature = sign(keys.rsa_key, claims(event_id)).split(".")
+    assert len(signature) % 4 == 2  # 256 bytes of RS256 signature: 342 characters
+    assert verify(f"{header}.{payload}.{signature}==", cache, published, event_id)["jti"] == event_id
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda segment: segment + "===",  # too much padding
+        lambda segment: segment + "=" if len(segment) % 4 else segment + "A",  # padding off a quantum / length % 4 == 1
+        lambda segment: segment[:-1] + {"A": "B", "Q": "R", "g": "h", "w": "x"}.get(segment[-1], "B"),  # stray bits
+        lambda segment: segment[:5] + "+" + segment[6:],  # the standard alphabet is not base64url
+    ],
+    ids=["padding", "length", "stray-bits", "alphabet"],
+)
+def test_non_canonical_signature_segments_are_rejected(
+    mangle: Any, keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
+) -> None:
+    header, payload, signature = sign(keys.rsa_key, claims(event_id)).split(".")
+    assert rejected(f"{header}.{payload}.{mangle(signature)}", cache, published, event_id).code == "INVALID_TOKEN"
+
+
+def test_critical_header_extensions_are_refused(
+    keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
+) -> None:
+    token = jwt.encode(claims(event_id), keys.rsa_key, algorithm="RS256", headers={"kid": "rsa-1", "crit": ["exp"]})
+    assert rejected(token, cache, published, event_id).code == "INVALID_TOKEN"
+
+
+def test_audience_may_be_a_list_holding_the_endpoint(
+    keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
+) -> None:
+    token = sign(keys.rsa_key, claims(event_id, aud=["https://elsewhere.example/", ENDPOINT_URL]))
+    assert verify(token, cache, published, event_id)["jti"] == event_id
+    token = sign(keys.rsa_key, claims(event_id, aud=[ENDPOINT_URL, 7]))
+    assert rejected(token, cache, published, event_id).field == "aud"
+
+
+def test_a_payload_that_is_not_an_object_is_rejected(
+    keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
+) -> None:
+    header, _, _ = sign(keys.rsa_key, claims(event_id)).split(".")
+    signing_input = f"{header}.{b64url(b'[1, 2]')}".encode()
+    signature = jwt.get_algorithm_by_name("RS256").sign(signing_input, keys.rsa_key)
+    token = f"{signing_input.decode()}.{b64url(signature)}"
+    assert rejected(token, cache, published, event_id).code == "INVALID_TOKEN"
