@@ -30,7 +30,7 @@ class ServerConfig:
     # Run queued automations in the server process; off when separate `accessgov worker` processes do it.
     run_automations: bool = True
     db_readers: int = 4
-    db_writers: int = 4  # PostgreSQL only: SQLite has one writer
+    db_writers: int = 2  # PostgreSQL only: SQLite has one writer
     gil_switch_interval: float = 0.001
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -59,6 +59,6 @@ class ServerConfig:
             jwks_ttl_seconds=int(env.get("ACCESSGOV_JWKS_TTL_SECONDS", "300")),
             run_automations=env.get("ACCESSGOV_RUN_AUTOMATIONS", "1").lower() in TRUE,
             db_readers=int(env.get("ACCESSGOV_DB_READERS", "4")),
-            db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "4")),
+            db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "2")),
             gil_switch_interval=float(env.get("ACCESSGOV_GIL_SWITCH_INTERVAL", "0.001")),
         )

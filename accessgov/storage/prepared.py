@@ -72,6 +72,25 @@ class PreparedQuery:
         finally:
             cursor.close()
 
+    def execute_many_returning(
+        self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]
+    ) -> list[tuple[Any, ...] | None]:
+        """psycopg only: `executemany` of a statement with RETURNING (pipelined), the first row of each."""
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.executemany(self.sql, rows, returning=True)
+            firsts: list[tuple[Any, ...] | None] = []
+            while True:
+                firsts.append(cursor.fetchone())
+                if not cursor.nextset():
+                    return firsts
+        except self.dialect.loaded_dbapi.Error as error:
+            raise DBAPIError.instance(
+                self.sql, rows, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
+            ) from error
+        finally:
+            cursor.close()
+
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         cursor = dbapi_connection.cursor()
         params = self.params(values)
