@@ -16,6 +16,20 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 
 
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies of all CPUs so far (/proc/stat): the difference of two readings is how busy the
+    machine was in between, whoever kept it busy."""
+    fields = [float(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_between(before: tuple[float, float], after: tuple[float, float]) -> float:
+    """The machine's CPU use between two `cpu_times` readings, as a fraction of all its cores."""
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total > 0 else float("nan")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

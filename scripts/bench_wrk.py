@@ -59,6 +59,7 @@ class WrkResult:
     socket_errors: int
     replayed: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
+    cpu_busy: float = float("nan")  # the whole machine's CPU use during the run (all cores = 1.0)
 
     @property
     def clean(self) -> bool:
