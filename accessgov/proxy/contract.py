@@ -18,6 +18,7 @@ from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from accessgov import jsoncodec
 from accessgov.http.fastcheck import Check, compile_check
 
 BUNDLE_URI = "urn:accessgov:proxy-bundle"
@@ -208,8 +209,8 @@ class OperationContract:
         if body is None or checks is None or not media.endswith("json"):
             return problems
         try:
-            value = json.loads(body)
-        except ValueError as error:
+            value = jsoncodec.loads(body)  # orjson where it reads exactly what json would
+        except (ValueError, RecursionError) as error:
             return [*problems, Problem("response.body", f"not valid JSON: {error}")]
         is_valid, validator = checks
         if is_valid(value):  # a compiled predicate where possible; jsonschema only words the error
