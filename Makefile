@@ -14,7 +14,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -102,6 +102,9 @@ bench-mock: $(STAMP) $(MOCK_BENCH_STAMP) wrk ## Stub vs Prism 5.16 mock (req/s, 
 
 bench: $(STAMP) wrk ## wrk against the server vs a bare endpoint, SQLite + PostgreSQL (ARGS=--quick|--only sqlite|--targets ..)
 	$(PY) -m scripts.bench $(ARGS)
+
+bench-cpu: $(STAMP) ## CPU per request of the app in process vs the bare endpoint (ARGS=--postgres | --targets hmac,jwt | --profile DIR)
+	$(PY) -m scripts.bench_cpu $(ARGS)
 
 test: $(STAMP) chromium wrk $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml

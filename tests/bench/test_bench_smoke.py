@@ -293,3 +293,15 @@ def test_scratch_postgres_database_is_dropped_after_the_block() -> None:
         name = url.rsplit("/", 1)[1]
         assert name.startswith("bench_") and exists(name)
     assert not exists(name)
+
+
+def test_cpu_bench_drives_every_target_to_success(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`make bench-cpu`, a few requests per target: every request is answered 2xx, one row per target and bare."""
+    from scripts import bench_cpu
+
+    assert bench_cpu.main(["--requests", "20", "--profile", str(tmp_path)]) == 0
+    report = capsys.readouterr().out.split("== CPU per request", 1)[1]
+    rows = [line.split() for line in report.splitlines()[2:] if line and not line.startswith("x bare")]
+    assert [row[0] for row in rows] == ["bare", "hmac", "bare", "jwt", "bare", "page", "bare", "restart"]
+    assert all(row[1] == "20" and row[4] == "200:20" for row in rows), report
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["hmac.prof", "jwt.prof", "page.prof", "restart.prof"]
