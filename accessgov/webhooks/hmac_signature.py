@@ -6,6 +6,7 @@ not base64-decoded.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 
@@ -22,8 +23,10 @@ def generate_secret() -> str:
 
 def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -> str:
     """The `Webhook-Signature` value: HMAC-SHA256 keyed with the secret's UTF-8 text, base64url unpadded."""
-    # hmac.digest: OpenSSL's one-shot HMAC, without building an HMAC object per request.
-    return b64url(hmac.digest(secret.encode("utf-8"), signature_input(timestamp, event_id, body), "sha256"))
+    # Not hmac.digest(): its one-shot C call releases the GIL whatever the size, and in the server the event loop
+    # then waits for a database thread's switch interval to get it back (profiled: 145 us per call instead of 4).
+    digest = hmac.new(secret.encode("utf-8"), signature_input(timestamp, event_id, body), hashlib.sha256).digest()
+    return b64url(digest)
 
 
 def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, signature: str | None) -> None:
