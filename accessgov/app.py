@@ -28,9 +28,11 @@ from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
+from accessgov.keys import Keyring, default_keyring
 from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
-from accessgov.storage import credentials, events, settings
+from accessgov.storage import credentials, events, page_keys
+from accessgov.storage import listeners as stored_listeners
 from accessgov.storage.caches import ListenerCache, TokenCache
 from accessgov.storage.database import Database
 from accessgov.webhooks import cidr
@@ -40,6 +42,8 @@ from accessgov.webhooks.protocol import MAX_BODY_BYTES
 log = logging.getLogger(__name__)
 # Event records older than 7 days (and expired access tokens) are deleted this often.
 PURGE_INTERVAL_SECONDS = 3600
+# Page-token keys rotated by another process are picked up this often.
+PAGE_KEYS_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
@@ -56,10 +60,19 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}
-    with db.sessions.begin() as session:
-        secret = config.page_token_secret or settings.get_or_create_secret(session, "page_token_secret")
-    codec = PageTokenCodec(secret, **timed)
-    listeners = ListenerCache(db)
+    keyring: Keyring = overrides.get("keyring") or default_keyring()
+
+    def current_page_keys(session: Session) -> tuple[bytes, tuple[bytes, ...]]:
+        keys = page_keys.load_or_create(session, keyring)
+        return keys.current, keys.valid_previous(datetime.fromtimestamp((clock or time.time)(), UTC))
+
+    if config.page_token_secret:  # the operator's key: nothing stored, nothing to rotate here
+        codec = PageTokenCodec(config.page_token_secret, **timed)
+    else:
+        with db.sessions.begin() as session:
+            current, previous = current_page_keys(session)
+        codec = PageTokenCodec(current, previous=previous, **timed)
+    listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
     authenticator = BearerAuthenticator(tokens)
     in_flight = InFlight()
@@ -91,6 +104,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         def unit(session: Session) -> None:
             events.purge_events(session, now=now)
             credentials.purge_expired_tokens(session, now)
+            stored_listeners.purge_expired_previous_secrets(session, now)
+            if not config.page_token_secret:
+                page_keys.purge_expired(session, now, keyring)
 
         await db.write(unit)
 
@@ -102,10 +118,21 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             except Exception:  # A failed purge must not stop the server; the next round retries.
                 log.exception("purging expired event records and tokens failed")
 
+    async def reload_page_keys_periodically() -> None:
+        """`accessgov page-keys rotate` (another process) is picked up within the interval, by every worker."""
+        while True:
+            await asyncio.sleep(PAGE_KEYS_RELOAD_SECONDS)
+            try:
+                codec.set_keys(*await db.read(current_page_keys))
+            except Exception:  # keep signing with the keys we have; the next round retries
+                log.exception("reloading the page-token keys failed")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await purge()
         background = [asyncio.create_task(purge_periodically())]
+        if not config.page_token_secret:
+            background.append(asyncio.create_task(reload_page_keys_periodically()))
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
         try:

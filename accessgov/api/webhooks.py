@@ -106,7 +106,7 @@ class WebhookHandler:
     ) -> None:
         if listener.auth_method == "HMAC":
             verify_signature(
-                listener.hmac_secret or "",
+                listener.hmac_secrets(now),
                 timestamp,
                 event_id,
                 ctx.raw_body,
