@@ -26,6 +26,7 @@ from accessgov.api.restart import RestartHandler
 from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
+from accessgov.failure_limits import FailureLimiter
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
 from accessgov.keys import Keyring, default_keyring
@@ -74,7 +75,14 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         codec = PageTokenCodec(current, previous=previous, **timed)
     listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
-    authenticator = BearerAuthenticator(tokens)
+    trusted_proxies = cidr.parse_networks(config.trusted_proxies)
+    limiter = overrides.get("limiter") or FailureLimiter(
+        config.auth_failure_limit,
+        config.auth_failure_limit_per_credential,
+        redis_url=config.redis_url,
+        trusted_proxies=trusted_proxies,
+    )
+    authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
     runner = RunRunner(db, listeners, busy=in_flight.busy, **timed)
     webhook = WebhookHandler(
@@ -82,18 +90,20 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         listeners,
         tenant_base_url=config.tenant_base_url,
         audience_base_url=config.jwt_audience_base_url,
-        trusted_proxies=cidr.parse_networks(config.trusted_proxies),
+        trusted_proxies=trusted_proxies,
         jwks=overrides.get("jwks")
         or JwksCache(ttl_seconds=config.jwks_ttl_seconds, timeout_seconds=config.jwks_timeout_seconds),
         on_queued=runner.wake if config.run_automations else None,
+        limiter=limiter,
         **timed,
     )
+    token_endpoint = TokenEndpoint(db, config.access_token_ttl_seconds, limiter=limiter, **timed)
     contract_docs = ContractDocs()
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
         LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
         RECEIVE_WEBHOOK: HandlerSpec(webhook, max_body_bytes=MAX_BODY_BYTES),
-        TOKEN: HandlerSpec(TokenEndpoint(db, config.access_token_ttl_seconds, **timed), parse_body=False),
+        TOKEN: HandlerSpec(token_endpoint, parse_body=False),
         GET_OPENAPI: HandlerSpec(contract_docs.openapi),
         GET_DOCS: HandlerSpec(contract_docs.docs),
     }

@@ -33,7 +33,7 @@ from accessgov.storage import events, listeners
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
-from tests.harness import serve
+from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.storage.conftest import in_ci, postgres_url, schema_url
 from tests.webhooks._support import (
     TENANT,
@@ -133,7 +133,9 @@ def ipv6_loopback() -> bool:
 
 
 def app_for(db_url: str, clock: ServerClock) -> Any:
-    return create_app(ServerConfig(database_url=db_url), clock=clock, jwks=JwksCache(timeout_seconds=2))
+    return create_app(
+        ServerConfig(database_url=db_url, **NO_FAILURE_LIMITS), clock=clock, jwks=JwksCache(timeout_seconds=2)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -494,7 +496,7 @@ def test_audience_from_the_host_header_only_when_configured(env: Env) -> None:
     as_received = {"aud": env.url("jwt")}  # what a URL built from the request's Host header would say
     headers, url = jwt_delivery(env, env.keys.ec, "ec-1", **as_received)
     expect(post(url, BODY, headers), 401, "INVALID_CLAIM")
-    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True)
+    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True, **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         headers, _ = jwt_delivery(env, env.keys.ec, "ec-1", aud=env.url("jwt", base))
         expect(post(env.url("jwt", base), BODY, headers), 200)
@@ -511,7 +513,7 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(env: Env) -> None:
 
 
 def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
-    config = ServerConfig(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",))
+    config = ServerConfig(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",), **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         expect(post(env.url("cidr10", base), BODY, hmac_headers(x_forwarded_for="10.1.2.3")), 200)
         # Only the right-most untrusted hop counts: a client cannot prepend its way in.
