@@ -30,6 +30,8 @@ from accessgov.failure_limits import FailureLimiter
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
 from accessgov.keys import Keyring, default_keyring
+from accessgov.observability.access_log import AccessLogMiddleware
+from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
 from accessgov.storage import credentials, events, page_keys
@@ -51,6 +53,9 @@ RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
 TOKEN = "svc.api.auth.v1.AuthService.Token"
 GET_OPENAPI = "svc.api.meta.v1.ContractService.GetOpenApi"
 GET_DOCS = "svc.api.meta.v1.ContractService.GetDocs"
+HEALTHZ = "svc.api.meta.v1.OperationsService.Healthz"
+READYZ = "svc.api.meta.v1.OperationsService.Readyz"
+METRICS = "svc.api.meta.v1.OperationsService.Metrics"
 
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
@@ -99,6 +104,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     )
     token_endpoint = TokenEndpoint(db, config.access_token_ttl_seconds, limiter=limiter, **timed)
     contract_docs = ContractDocs()
+    probes = Probes(db)
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
         LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
@@ -106,6 +112,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         TOKEN: HandlerSpec(token_endpoint, parse_body=False),
         GET_OPENAPI: HandlerSpec(contract_docs.openapi),
         GET_DOCS: HandlerSpec(contract_docs.docs),
+        HEALTHZ: HandlerSpec(probes.healthz),
+        READYZ: HandlerSpec(probes.readyz),
+        METRICS: HandlerSpec(probes.metrics),
     }
 
     async def purge() -> None:
@@ -162,6 +171,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         lifespan=lifespan,
         in_flight=in_flight,
     )
+    # Request id, JSON access log, request metrics: the outermost layer but Starlette's error middleware, so
+    # it sees the status of every answer, 404s of unknown routes and 500s included.
+    app.add_middleware(AccessLogMiddleware, log=config.access_log == "json")
     app.state.db = db
     app.state.sessions = db.sessions
     app.state.engine = db.engine

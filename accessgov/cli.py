@@ -63,12 +63,15 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
         local = f"http://{args.host}:{args.port}"
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
     options = serve_options(args)
+    os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
     if options.workers > 1:
         serve(None, options)
     else:
+        from dataclasses import replace
+
         from accessgov.app import create_app
 
-        serve(create_app(config), options)
+        serve(create_app(replace(config, access_log=options.access_log)), options)
     return 0
 
 

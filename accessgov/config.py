@@ -37,6 +37,8 @@ class ServerConfig:
     auth_failure_limit_per_credential: str = "60/minute"
     # Shared limiter counters (several workers and servers enforce one limit); unset: in memory, per process.
     redis_url: str | None = None
+    # "json": one JSON line per request on stderr; "uvicorn" (uvicorn's own access log) and "off": none of ours.
+    access_log: str = "json"
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -70,4 +72,5 @@ class ServerConfig:
             auth_failure_limit_per_credential=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL", "").strip()
             or cls.auth_failure_limit_per_credential,
             redis_url=(env.get("ACCESSGOV_REDIS_URL") or "").strip() or None,
+            access_log=(env.get("ACCESSGOV_ACCESS_LOG") or "").strip().lower() or cls.access_log,
         )

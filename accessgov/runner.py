@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy.orm import Session
 
 from accessgov.domain.automations import FAILED, SKIPPED, Automation, skip_reason
+from accessgov.observability import metrics
 from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache
 from accessgov.storage.database import Database
@@ -107,19 +108,23 @@ class RunRunner:
         finished_at = self._now()
 
         def record(session: Session) -> int:
-            written = 0
+            recorded.clear()  # a retried unit starts over
             for outcome in outcomes:
-                written += events.finish_run(
+                if events.finish_run(
                     session,
                     outcome.run,
                     status=outcome.status,
                     reason=outcome.reason,
                     outputs=outcome.outputs,
                     now=finished_at,
-                )
-            return written
+                ):
+                    recorded.append(str(outcome.status))
+            return len(recorded)
 
+        recorded: list[str] = []
         written = await self.db.write(record)
+        for status in recorded:
+            metrics.run_recorded(status)
         if written < len(outcomes):
             log.warning(
                 "%d of %d run outcomes were stale (lease expired and reclaimed)", len(outcomes) - written, len(outcomes)

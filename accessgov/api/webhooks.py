@@ -19,6 +19,7 @@ from accessgov.domain.automations import skip_reason
 from accessgov.errors import ApiError, Conflict, ErrorCode, NotFound
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
+from accessgov.observability import metrics
 from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache, ListenerRecord
 from accessgov.storage.database import Database
@@ -112,6 +113,7 @@ class WebhookHandler:
         )
         if result.duplicate:
             raise Conflict(ErrorCode.DUPLICATE_EVENT, f"event {event_id} was already received by this listener")
+        metrics.run_recorded(str(result.status))  # QUEUED, or SKIPPED (unpublished, disabled)
         if result.status == events.QUEUED and self.on_queued is not None:
             self.on_queued()
         run = {"id": result.run_id, "status": RUN_STATUS_PREFIX + str(result.status), "reason": result.reason}
