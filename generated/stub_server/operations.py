@@ -372,11 +372,7 @@ OPERATIONS = [{'body': None,
   'operation_id': 'svc.api.meta.v1.OperationsService.Metrics',
   'parameters': [],
   'path': '/metrics',
-  'responses': {'200': {'examples': {'sample': '# HELP accessgov_http_requests_total HTTP requests answered, '
-                                               'by operation id and status.\n'
-                                               '# TYPE accessgov_http_requests_total counter\n'
-                                               'accessgov_http_requests_total{operation="svc.api.task.v1.TaskActionsService.Restart",status="200"} '
-                                               '12.0\n'},
+  'responses': {'200': {'examples': {},
                         'headers': {'Content-Type': 'text/plain'},
                         'schema': '/paths/~1metrics/get/responses/200/content/text~1plain/schema'},
                 '406': {'examples': {'notAcceptable': {'code': 'NOT_ACCEPTABLE',
