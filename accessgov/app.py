@@ -68,15 +68,14 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     timed = {"clock": clock} if clock else {}
     keyring: Keyring = overrides.get("keyring") or default_keyring()
 
-    def current_page_keys(session: Session) -> tuple[bytes, tuple[bytes, ...]]:
-        keys = page_keys.load_or_create(session, keyring)
+    def valid_page_keys(keys: page_keys.PageKeys) -> tuple[bytes, tuple[bytes, ...]]:
         return keys.current, keys.valid_previous(datetime.fromtimestamp((clock or time.time)(), UTC))
 
     if config.page_token_secret:  # the operator's key: nothing stored, nothing to rotate here
         codec = PageTokenCodec(config.page_token_secret, **timed)
     else:
         with db.sessions.begin() as session:
-            current, previous = current_page_keys(session)
+            current, previous = valid_page_keys(page_keys.load_or_create(session, keyring))
         codec = PageTokenCodec(current, previous=previous, **timed)
     listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
@@ -140,9 +139,11 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     async def reload_page_keys_periodically() -> None:
         """`accessgov page-keys rotate` (another process) is picked up within the interval, by every worker."""
         while True:
-            await asyncio.sleep(PAGE_KEYS_RELOAD_SECONDS)
+            await asyncio.sleep(overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS))
             try:
-                codec.set_keys(*await db.read(current_page_keys))
+                keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the thread
+                if keys is not None:
+                    codec.set_keys(*valid_page_keys(keys))
             except Exception:  # keep signing with the keys we have; the next round retries
                 log.exception("reloading the page-token keys failed")
 

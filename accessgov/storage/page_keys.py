@@ -58,6 +58,14 @@ def _store(session: Session, keys: PageKeys, keyring: Keyring) -> None:
     settings.set_setting(session, PAGE_TOKEN_KEYS, seal(keyring, keys.to_json(), setting_ad(PAGE_TOKEN_KEYS)))
 
 
+def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
+    """The stored keys, or None before the first server created them (a read: no write, no lock)."""
+    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
+    if stored is None:
+        return None
+    return PageKeys.from_json(open_sealed(keyring or default_keyring(), stored, setting_ad(PAGE_TOKEN_KEYS)))
+
+
 def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys:
     """The stored keys, generating the first on first use (the first of several starting workers wins)."""
     keyring = keyring or default_keyring()
