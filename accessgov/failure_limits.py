@@ -13,10 +13,11 @@ With `ACCESSGOV_REDIS_URL` every worker and server shares the counters; if Redis
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from ipaddress import IPv4Network, IPv6Network
 
 from limits import RateLimitItem, parse
@@ -94,12 +95,18 @@ class FailureLimiter:
 
     async def check(self, address: str, credential: str | None = None) -> None:
         """Raise `TooManyFailedAttempts` (429 with Retry-After) when the address or credential is over its limit."""
-        for item, identifiers in self._keys(address, credential):
+        keys = self._keys(address, credential)
+        try:
+            allowed = await self._each(self._strategy.test, keys)
+        except Exception as error:  # the limiter's store is down: fail open
+            self._warn(error)
+            return
+        for (item, identifiers), ok in zip(keys, allowed, strict=True):
+            if ok:
+                continue
             try:
-                if await self._strategy.test(item, *identifiers):
-                    continue
                 stats = await self._strategy.get_window_stats(item, *identifiers)
-            except Exception as error:  # the limiter's store is down: fail open
+            except Exception as error:
                 self._warn(error)
                 return
             retry_after = max(1, math.ceil(stats.reset_time - time.time()))
@@ -111,12 +118,20 @@ class FailureLimiter:
 
     async def failed(self, address: str, credential: str | None = None) -> None:
         """Count one failed authentication."""
-        for item, identifiers in self._keys(address, credential):
-            try:
-                await self._strategy.hit(item, *identifiers)
-            except Exception as error:
-                self._warn(error)
-                return
+        keys = self._keys(address, credential)
+        try:
+            await self._each(self._strategy.hit, keys)
+        except Exception as error:
+            self._warn(error)
+
+    async def _each(
+        self, call: Callable[..., Awaitable[bool]], keys: list[tuple[RateLimitItem, tuple[str, ...]]]
+    ) -> list[bool]:
+        """`call(item, *identifiers)` for every key: concurrently with Redis (one round trip on the path of every
+        request instead of one per key), in turn in memory (no task to create for a dict lookup)."""
+        if self.shared and len(keys) > 1:
+            return list(await asyncio.gather(*(call(item, *identifiers) for item, identifiers in keys)))
+        return [await call(item, *identifiers) for item, identifiers in keys]
 
     def _warn(self, error: Exception) -> None:
         now = time.monotonic()
