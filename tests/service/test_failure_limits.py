@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from accessgov.demo.seed import (
     DEMO_ADMIN_TOKEN,
@@ -19,8 +20,10 @@ from accessgov.demo.seed import (
     DEMO_OAUTH_CLIENT_ID,
     DEMO_OAUTH_CLIENT_SECRET,
 )
-from accessgov.webhooks.signing import hmac_headers
+from accessgov.storage import listeners
+from accessgov.webhooks.signing import hmac_headers, jwt_headers
 from tests.harness import seeded_server
+from tests.webhooks._support import TENANT, closed_port_url, pem
 
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
@@ -32,16 +35,25 @@ def address() -> str:
     return f"2001:db8::{secrets.token_hex(2)}:{secrets.token_hex(2)}"
 
 
+JWT_DOWN = "wh_jwks_down"
+
+
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    """A server allowing 3 failures per address and 5 per credential in a 2-second moving window."""
+    """A server allowing 3 failures per address and 5 per credential in a 2-second moving window (plus a JWT
+    listener whose JWKS nobody serves)."""
     config = {
         "auth_failure_limit": "3/2 seconds",
         "auth_failure_limit_per_credential": "5/2 seconds",
         "trusted_proxies": ("127.0.0.0/8",),
     }
     data_dir = tmp_path_factory.mktemp("limited")
-    with seeded_server(data_dir, **config) as (base_url, _, _sessions), httpx.Client(base_url=base_url) as client:
+    with seeded_server(data_dir, **config) as (base_url, _, sessions), httpx.Client(base_url=base_url) as client:
+        with sessions.begin() as session:
+            listeners.create_listener(
+                session, listener_id=JWT_DOWN, auth_method="JWT", jwks_url=closed_port_url(), automation_name="j",
+                automation_steps=[],
+            )  # fmt: skip
         yield client
 
 
@@ -121,6 +133,20 @@ def test_webhook_without_signature_is_not_counted(limited: httpx.Client) -> None
         headers = {**hmac_headers(DEMO_HMAC_SECRET, BODY), "X-Forwarded-For": source}
         del headers["Webhook-Signature"]
         assert limited.post(WEBHOOK, content=BODY, headers=headers).json()["code"] == "MISSING_AUTHENTICATION"
+    assert deliver(limited, source, DEMO_HMAC_SECRET).status_code == 200
+
+
+def test_an_unreachable_jwks_is_not_counted(limited: httpx.Client) -> None:
+    """The sender's JWKS being down is the server's trouble, not a guess: no 429, however many 401s."""
+    source = address()
+    key = pem(ec.generate_private_key(ec.SECP256R1()))
+    url = f"{TENANT}/api/v1/webhooks/incoming/{JWT_DOWN}"
+    for _ in range(6):
+        headers = jwt_headers(key, kid="k1", url=url, tenant_base_url=TENANT, body=BODY)
+        response = limited.post(
+            f"/api/v1/webhooks/incoming/{JWT_DOWN}", content=BODY, headers={**headers, "X-Forwarded-For": source}
+        )
+        assert response.status_code == 401 and response.json()["code"] == "JWKS_UNREACHABLE", response.text
     assert deliver(limited, source, DEMO_HMAC_SECRET).status_code == 200
 
 
