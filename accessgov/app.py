@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 PURGE_INTERVAL_SECONDS = 3600
 # Page-token keys rotated by another process are picked up this often.
 PAGE_KEYS_RELOAD_SECONDS = 30
+# The key file (a rotation made by `accessgov keys rotate`) is re-read this often.
+KEYRING_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
@@ -136,6 +138,16 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             except Exception:  # A failed purge must not stop the server; the next round retries.
                 log.exception("purging expired event records and tokens failed")
 
+    async def reload_keyring_periodically() -> None:
+        """A new primary key (`accessgov keys rotate`, another process) is used for sealing within the interval,
+        so `accessgov keys prune` may drop the old key once every server had that long to see the new file."""
+        while True:
+            await asyncio.sleep(KEYRING_RELOAD_SECONDS)
+            try:
+                await asyncio.to_thread(keyring.reload)
+            except Exception:  # keep the keys we have; the next round retries
+                log.exception("re-reading the key file failed")
+
     async def reload_page_keys_periodically() -> None:
         """`accessgov page-keys rotate` (another process) is picked up within the interval, by every worker."""
         while True:
@@ -153,6 +165,8 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         background = [asyncio.create_task(purge_periodically())]
         if not config.page_token_secret:
             background.append(asyncio.create_task(reload_page_keys_periodically()))
+        if keyring.path is not None:
+            background.append(asyncio.create_task(reload_keyring_periodically()))
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
         try:

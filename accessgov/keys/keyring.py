@@ -134,10 +134,14 @@ class Keyring:
         return key
 
     def reload(self) -> None:
+        """Re-read the key file (no-op for fixed keys). Other threads may be reading: the new key map is in place
+        before the primary moves to one of its keys."""
         if self.path is None:
             return
         self._reloaded_at = time.monotonic()
-        self._primary, self._keys = _read_key_file(self.path)
+        primary, keys = _read_key_file(self.path)
+        self._keys = keys
+        self._primary = primary
 
     def add_primary(self) -> str:
         """Add a new key and make it primary, in the key file too; returns its id."""

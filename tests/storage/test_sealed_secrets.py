@@ -140,6 +140,10 @@ def test_key_file_is_private_and_a_running_process_sees_a_rotation(tmp_path: Pat
     assert open_sealed(server, sealed, b"ad") == "value"  # re-read the file on the unknown key id
     with pytest.raises(KeyringError):
         server.key("k_never")  # reloaded just now: no second read, and no such key anyway
+    assert server.primary_id == new  # and the periodic re-read makes the new key the one it seals with
+    newer = operator.add_primary()
+    server.reload()
+    assert server.primary_id == newer and key_id_of(seal(server, "v", b"ad")) == newer
 
 
 def test_keys_from_the_environment() -> None:
