@@ -45,8 +45,10 @@ from accessgov.webhooks.protocol import MAX_BODY_BYTES
 log = logging.getLogger(__name__)
 # Event records older than 7 days (and expired access tokens) are deleted this often.
 PURGE_INTERVAL_SECONDS = 3600
-# Page-token keys rotated by another process are picked up this often.
+# Page-token keys rotated by another process are picked up this often, and at once (at most once a second)
+# when a token arrives signed by a key this process does not know yet (another worker switched first).
 PAGE_KEYS_RELOAD_SECONDS = 30
+PAGE_KEYS_REFRESH_MIN_SECONDS = 1.0
 # The key file (a rotation made by `accessgov keys rotate`) is re-read this often.
 KEYRING_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
@@ -79,6 +81,25 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         with db.sessions.begin() as session:
             current, previous = valid_page_keys(page_keys.load_or_create(session, keyring))
         codec = PageTokenCodec(current, previous=previous, **timed)
+    refreshed_at = -float("inf")
+
+    async def refresh_page_keys_now() -> bool:
+        keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the reader thread
+        if keys is None:
+            return False
+        before = codec.keys
+        codec.set_keys(*valid_page_keys(keys))
+        return codec.keys != before
+
+    async def refresh_page_keys() -> bool:
+        """Re-read the page-token keys now (at most once a second: forged tokens must not become a query each);
+        True when the keys changed."""
+        nonlocal refreshed_at
+        if config.page_token_secret or time.monotonic() - refreshed_at < PAGE_KEYS_REFRESH_MIN_SECONDS:
+            return False
+        refreshed_at = time.monotonic()
+        return await refresh_page_keys_now()
+
     listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
     trusted_proxies = cidr.parse_networks(config.trusted_proxies)
@@ -108,7 +129,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     probes = Probes(db)
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
-        LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
+        LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec, refresh_page_keys)),
         RECEIVE_WEBHOOK: HandlerSpec(webhook, max_body_bytes=MAX_BODY_BYTES),
         TOKEN: HandlerSpec(token_endpoint, parse_body=False),
         GET_OPENAPI: HandlerSpec(contract_docs.openapi),
@@ -153,9 +174,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         while True:
             await asyncio.sleep(overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS))
             try:
-                keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the thread
-                if keys is not None:
-                    codec.set_keys(*valid_page_keys(keys))
+                await refresh_page_keys_now()
             except Exception:  # keep signing with the keys we have; the next round retries
                 log.exception("reloading the page-token keys failed")
 

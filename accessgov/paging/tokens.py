@@ -53,6 +53,11 @@ class PageTokenCodec:
             raise ValueError("the page token secret must be non-empty bytes")
         self._secret, self._previous = bytes(secret), tuple(bytes(key) for key in previous)
 
+    @property
+    def keys(self) -> tuple[bytes, tuple[bytes, ...]]:
+        """(signing key, previous keys) as set."""
+        return self._secret, self._previous
+
     def encode(self, collection: str, cursor: Sequence[CursorValue]) -> str:
         """A token resuming `collection` after the item whose sort key is `cursor` (str and int values)."""
         values = _check_cursor(cursor)

@@ -74,3 +74,22 @@ def test_expired_previous_keys_are_purged(tmp_path: Path) -> None:
             assert page_keys.purge_expired(session, now + timedelta(minutes=59)) == 0
             assert page_keys.purge_expired(session, now + timedelta(hours=1)) == 1
             assert page_keys.load(session) == page_keys.PageKeys(keys.current)
+
+
+def test_a_worker_that_has_not_reloaded_yet_accepts_tokens_of_the_new_key(tmp_path: Path) -> None:
+    """Two workers on one database: A reloads quickly and signs with the new key at once; B would reload only in
+    an hour, so a token of the key it does not know makes it re-read the keys (at most once a second)."""
+    with seeded_database(tmp_path) as (url, sessions):
+        config = ServerConfig(database_url=url, **NO_FAILURE_LIMITS)
+        fast = create_app(config, page_keys_reload_seconds=RELOAD)
+        slow = create_app(config, page_keys_reload_seconds=3600)
+        with serve(fast) as fast_url, serve(slow) as slow_url:
+            auth = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}
+            with httpx.Client(base_url=fast_url, headers=auth) as a, httpx.Client(base_url=slow_url, headers=auth) as b:
+                rotate(sessions, timedelta(hours=24))
+                token = next_token(a).json()["nextPageToken"]  # signed with the new key
+                resumed = next_token(b, token)
+                assert resumed.status_code == 200, resumed.text
+                assert next_token(a, resumed.json()["nextPageToken"]).status_code == 200  # B signs with it too now
+                forged = next_token(b, token[:-2] + ("AA" if not token.endswith("AA") else "BB"))
+                assert forged.status_code == 400 and forged.json()["code"] == "INVALID_PAGE_TOKEN"
