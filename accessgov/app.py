@@ -26,11 +26,16 @@ from accessgov.api.restart import RestartHandler
 from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
+from accessgov.failure_limits import FailureLimiter
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
+from accessgov.keys import Keyring, default_keyring
+from accessgov.observability.access_log import AccessLogMiddleware
+from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
-from accessgov.storage import credentials, events, settings
+from accessgov.storage import credentials, events, page_keys
+from accessgov.storage import listeners as stored_listeners
 from accessgov.storage.caches import ListenerCache, TokenCache
 from accessgov.storage.database import Database
 from accessgov.webhooks import cidr
@@ -40,12 +45,21 @@ from accessgov.webhooks.protocol import MAX_BODY_BYTES
 log = logging.getLogger(__name__)
 # Event records older than 7 days (and expired access tokens) are deleted this often.
 PURGE_INTERVAL_SECONDS = 3600
+# Page-token keys rotated by another process are picked up this often, and at once (at most once a second)
+# when a token arrives signed by a key this process does not know yet (another worker switched first).
+PAGE_KEYS_RELOAD_SECONDS = 30
+PAGE_KEYS_REFRESH_MIN_SECONDS = 1.0
+# The key file (a rotation made by `accessgov keys rotate`) is re-read this often.
+KEYRING_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
 TOKEN = "svc.api.auth.v1.AuthService.Token"
 GET_OPENAPI = "svc.api.meta.v1.ContractService.GetOpenApi"
 GET_DOCS = "svc.api.meta.v1.ContractService.GetDocs"
+HEALTHZ = "svc.api.meta.v1.OperationsService.Healthz"
+READYZ = "svc.api.meta.v1.OperationsService.Readyz"
+METRICS = "svc.api.meta.v1.OperationsService.Metrics"
 
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
@@ -56,12 +70,46 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}
-    with db.sessions.begin() as session:
-        secret = config.page_token_secret or settings.get_or_create_secret(session, "page_token_secret")
-    codec = PageTokenCodec(secret, **timed)
-    listeners = ListenerCache(db)
+    keyring: Keyring = overrides.get("keyring") or default_keyring()
+
+    def valid_page_keys(keys: page_keys.PageKeys) -> tuple[bytes, tuple[bytes, ...]]:
+        return keys.current, keys.valid_previous(datetime.fromtimestamp((clock or time.time)(), UTC))
+
+    if config.page_token_secret:  # the operator's key: nothing stored, nothing to rotate here
+        codec = PageTokenCodec(config.page_token_secret, **timed)
+    else:
+        with db.sessions.begin() as session:
+            current, previous = valid_page_keys(page_keys.load_or_create(session, keyring))
+        codec = PageTokenCodec(current, previous=previous, **timed)
+    refreshed_at = -float("inf")
+
+    async def refresh_page_keys_now() -> bool:
+        keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the reader thread
+        if keys is None:
+            return False
+        before = codec.keys
+        codec.set_keys(*valid_page_keys(keys))
+        return codec.keys != before
+
+    async def refresh_page_keys() -> bool:
+        """Re-read the page-token keys now (at most once a second: forged tokens must not become a query each);
+        True when the keys changed."""
+        nonlocal refreshed_at
+        if config.page_token_secret or time.monotonic() - refreshed_at < PAGE_KEYS_REFRESH_MIN_SECONDS:
+            return False
+        refreshed_at = time.monotonic()
+        return await refresh_page_keys_now()
+
+    listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
-    authenticator = BearerAuthenticator(tokens)
+    trusted_proxies = cidr.parse_networks(config.trusted_proxies)
+    limiter = overrides.get("limiter") or FailureLimiter(
+        config.auth_failure_limit,
+        config.auth_failure_limit_per_credential,
+        redis_url=config.redis_url,
+        trusted_proxies=trusted_proxies,
+    )
+    authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
     runner = RunRunner(db, listeners, busy=in_flight.busy, **timed)
     webhook = WebhookHandler(
@@ -69,20 +117,26 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         listeners,
         tenant_base_url=config.tenant_base_url,
         audience_base_url=config.jwt_audience_base_url,
-        trusted_proxies=cidr.parse_networks(config.trusted_proxies),
+        trusted_proxies=trusted_proxies,
         jwks=overrides.get("jwks")
         or JwksCache(ttl_seconds=config.jwks_ttl_seconds, timeout_seconds=config.jwks_timeout_seconds),
         on_queued=runner.wake if config.run_automations else None,
+        limiter=limiter,
         **timed,
     )
+    token_endpoint = TokenEndpoint(db, config.access_token_ttl_seconds, limiter=limiter, **timed)
     contract_docs = ContractDocs()
+    probes = Probes(db)
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
-        LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec)),
+        LIST_ENTITLEMENTS: HandlerSpec(ListEntitlementsHandler(db, codec, refresh_page_keys)),
         RECEIVE_WEBHOOK: HandlerSpec(webhook, max_body_bytes=MAX_BODY_BYTES),
-        TOKEN: HandlerSpec(TokenEndpoint(db, config.access_token_ttl_seconds, **timed), parse_body=False),
+        TOKEN: HandlerSpec(token_endpoint, parse_body=False),
         GET_OPENAPI: HandlerSpec(contract_docs.openapi),
         GET_DOCS: HandlerSpec(contract_docs.docs),
+        HEALTHZ: HandlerSpec(probes.healthz),
+        READYZ: HandlerSpec(probes.readyz),
+        METRICS: HandlerSpec(probes.metrics),
     }
 
     async def purge() -> None:
@@ -91,6 +145,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         def unit(session: Session) -> None:
             events.purge_events(session, now=now)
             credentials.purge_expired_tokens(session, now)
+            stored_listeners.purge_expired_previous_secrets(session, now)
+            if not config.page_token_secret:
+                page_keys.purge_expired(session, now, keyring)
 
         await db.write(unit)
 
@@ -102,10 +159,33 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             except Exception:  # A failed purge must not stop the server; the next round retries.
                 log.exception("purging expired event records and tokens failed")
 
+    async def reload_keyring_periodically() -> None:
+        """A new primary key (`accessgov keys rotate`, another process) is used for sealing within the interval,
+        so `accessgov keys prune` may drop the old key once every server had that long to see the new file."""
+        while True:
+            await asyncio.sleep(KEYRING_RELOAD_SECONDS)
+            try:
+                await asyncio.to_thread(keyring.reload)
+            except Exception:  # keep the keys we have; the next round retries
+                log.exception("re-reading the key file failed")
+
+    async def reload_page_keys_periodically() -> None:
+        """`accessgov page-keys rotate` (another process) is picked up within the interval, by every worker."""
+        while True:
+            await asyncio.sleep(overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS))
+            try:
+                await refresh_page_keys_now()
+            except Exception:  # keep signing with the keys we have; the next round retries
+                log.exception("reloading the page-token keys failed")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await purge()
         background = [asyncio.create_task(purge_periodically())]
+        if not config.page_token_secret:
+            background.append(asyncio.create_task(reload_page_keys_periodically()))
+        if keyring.path is not None:
+            background.append(asyncio.create_task(reload_keyring_periodically()))
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
         try:
@@ -125,6 +205,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         lifespan=lifespan,
         in_flight=in_flight,
     )
+    # Request id, JSON access log, request metrics: the outermost layer but Starlette's error middleware, so
+    # it sees the status of every answer, 404s of unknown routes and 500s included.
+    app.add_middleware(AccessLogMiddleware, log=config.access_log == "json")
     app.state.db = db
     app.state.sessions = db.sessions
     app.state.engine = db.engine

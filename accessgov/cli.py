@@ -3,7 +3,9 @@
 accessgov serve [--host H] [--port P] [--workers N] [--demo] [--head-timeout S] [--limit-concurrency N] ...
 accessgov migrate | seed-demo
 accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
-accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID
+accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID [--grace 24h]
+accessgov keys list | rotate | prune
+accessgov page-keys rotate [--grace 24h]
 accessgov runs list [--listener ID] [--status QUEUED|RUNNING|SUCCEEDED|SKIPPED|FAILED]
 accessgov worker [--batch N]
 accessgov webhook send URL (--hmac-secret S | --jwt-key PEM --kid K [--tenant-base-url U]) --data @file.json|JSON
@@ -16,25 +18,35 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
 import sys
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from accessgov.config import ServerConfig
 
 
-def _sessions(config: ServerConfig) -> Any:
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+def _engine(config: ServerConfig) -> Any:
+    from accessgov.storage.engine import create_engine, migrate
 
     engine = create_engine(config.database_url)
     migrate(engine)
-    return session_factory(engine)
+    return engine
 
 
-def _listener_url(config: ServerConfig, listener_id: str, host: str = "127.0.0.1", port: int = 8080) -> str:
-    base = config.public_base_url or f"http://{host}:{port}"
+def _sessions(config: ServerConfig) -> Any:
+    from accessgov.storage.engine import session_factory
+
+    return session_factory(_engine(config))
+
+
+def _listener_url(config: ServerConfig, listener_id: str, base_url: str | None = None) -> str:
+    """The listener's URL under the public base URL (`ACCESSGOV_PUBLIC_BASE_URL`, else the tenant's), or under
+    `base_url` when given and no public base URL is configured (the address `serve` listens on)."""
+    base = config.public_base_url or base_url or config.listener_base_url
     return f"{base}/api/v1/webhooks/incoming/{listener_id}"
 
 
@@ -48,14 +60,18 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
 
         with _sessions(config).begin() as session:
             summary = seed_demo(session)
-        print(summary.describe(_listener_url(config, summary.hmac_listener_id, args.host, args.port)), flush=True)
+        local = f"http://{args.host}:{args.port}"
+        print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
     options = serve_options(args)
+    os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
     if options.workers > 1:
         serve(None, options)
     else:
+        from dataclasses import replace
+
         from accessgov.app import create_app
 
-        serve(create_app(config), options)
+        serve(create_app(replace(config, access_log=options.access_log)), options)
     return 0
 
 
@@ -81,6 +97,7 @@ SERVE_FIELDS = (
     "backlog",
     "graceful_shutdown",
     "log_level",
+    "access_log",
 )
 
 
@@ -122,47 +139,159 @@ def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
     return steps
 
 
-def cmd_listeners(args: argparse.Namespace, config: ServerConfig) -> int:
+_DURATION = re.compile(r"(\d+)([smhd]?)")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> timedelta:
+    """`24h`, `30m`, `3600s`, `3600`, `1d` or `0` as a timedelta (argparse type)."""
+    match = _DURATION.fullmatch(text.strip().lower())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 24h, 30m, 3600s or 0")
+    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+
+
+def _fail(message: str) -> int:
+    print(message, file=sys.stderr)
+    return 1
+
+
+def cmd_listeners_create(args: argparse.Namespace, config: ServerConfig) -> int:
     from accessgov.storage import listeners
     from accessgov.webhooks.cidr import parse_networks
     from accessgov.webhooks.hmac_signature import generate_secret
 
-    sessions = _sessions(config)
-    with sessions.begin() as session:
-        if args.action == "create":
-            if args.auth == "jwt" and not args.jwks_url:
-                raise SystemExit("--auth jwt needs --jwks-url")
-            parse_networks(args.allow_cidr)  # fail before storing anything
-            secret = generate_secret() if args.auth == "hmac" else None
-            listener = listeners.create_listener(
-                session,
-                auth_method=args.auth.upper(),
-                hmac_secret=secret,
-                jwks_url=args.jwks_url,
-                allowed_cidrs=args.allow_cidr,
-                automation_name=args.name,
-                automation_steps=_parse_steps(args.step),
-            )
-            print(f"listener {listener.id} ({listener.auth_method})")
-            print(f"url: {_listener_url(config, listener.id)}")
-            if secret:
-                print(f"signing secret (shown once): {secret}")
-        elif args.action == "list":
-            for listener in listeners.list_listeners(session):
-                flags = f"published={listener.automation_published} enabled={listener.trigger_enabled}"
-                print(f"{listener.id}\t{listener.auth_method}\t{flags}\t{','.join(listener.allowed_cidrs or [])}")
+    if args.auth == "jwt" and not args.jwks_url:
+        return _fail("--auth jwt needs --jwks-url")
+    try:
+        parse_networks(args.allow_cidr)  # fail before storing anything
+    except ValueError as error:
+        return _fail(f"--allow-cidr: {error}")
+    secret = generate_secret() if args.auth == "hmac" else None
+    with _sessions(config).begin() as session:
+        listener = listeners.create_listener(
+            session,
+            auth_method=args.auth.upper(),
+            hmac_secret=secret,
+            jwks_url=args.jwks_url,
+            allowed_cidrs=args.allow_cidr,
+            automation_name=args.name,
+            automation_steps=_parse_steps(args.step),
+        )
+    print(f"listener {listener.id} ({listener.auth_method})")
+    print(f"url: {_listener_url(config, listener.id)}")
+    if secret:
+        print(f"signing secret (shown once): {secret}")
+    return 0
+
+
+def cmd_listeners_list(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import listeners
+
+    with _sessions(config)() as session:
+        for listener in listeners.list_listeners(session):
+            flags = f"published={listener.automation_published} enabled={listener.trigger_enabled}"
+            print(f"{listener.id}\t{listener.auth_method}\t{flags}\t{','.join(listener.allowed_cidrs or [])}")
+    return 0
+
+
+def cmd_listeners_toggle(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import listeners
+
+    with _sessions(config).begin() as session:
+        if args.action in ("enable", "disable"):
+            found = listeners.set_enabled(session, args.id, args.action == "enable")
         else:
-            if not args.id:
-                raise SystemExit(f"listeners {args.action} needs a listener ID")
-            if args.action in ("enable", "disable"):
-                listeners.set_enabled(session, args.id, args.action == "enable")
-            elif args.action in ("publish", "unpublish"):
-                listeners.set_published(session, args.id, args.action == "publish")
-            elif args.action == "rotate":
-                secret = generate_secret()
-                listeners.rotate_secret(session, args.id, secret)
-                print(f"new signing secret (shown once): {secret}")
-            print(f"{args.action}: {args.id}")
+            found = listeners.set_published(session, args.id, args.action == "publish")
+    if found is None:
+        return _fail(f"no listener {args.id!r}")
+    print(f"{args.action}: {args.id}")
+    return 0
+
+
+def cmd_listeners_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import ids, listeners
+    from accessgov.webhooks.hmac_signature import generate_secret
+
+    secret = generate_secret()
+    now = ids.utcnow()
+    try:
+        with _sessions(config).begin() as session:
+            found = listeners.rotate_secret(session, args.id, secret, grace=args.grace, now=now)
+    except ValueError as error:
+        return _fail(str(error))
+    if found is None:
+        return _fail(f"no listener {args.id!r}")
+    print(f"rotate: {args.id}")
+    print(f"new signing secret (shown once): {secret}")
+    if found.previous_secret_expires_at is not None:
+        print(f"previous secret valid until {found.previous_secret_expires_at:%Y-%m-%dT%H:%M:%SZ}")
+    else:
+        print("previous secret no longer valid")
+    return 0
+
+
+def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.keys import Keyring
+    from accessgov.storage.sealing import referenced_key_ids
+
+    keyring = Keyring.from_env()
+    engine = _engine(config)
+    with engine.connect() as connection:
+        used = referenced_key_ids(connection)
+    source = keyring.path or "ACCESSGOV_SECRET_KEY"
+    for kid in keyring.key_ids:
+        marks = [m for m, on in (("primary", kid == keyring.primary_id), ("in use", kid in used)) if on]
+        print(f"{kid}\t{', '.join(marks) or 'unused'}\t{source}")
+    for kid in sorted(used - set(keyring.key_ids)):
+        print(f"{kid}\tMISSING: referenced by stored values but in no key source")
+    return 0
+
+
+def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.keys import Keyring, KeyringError
+    from accessgov.storage.sealing import reseal_all
+
+    keyring = Keyring.from_env()
+    try:
+        if keyring.path is not None:
+            print(f"new primary key {keyring.add_primary()} in {keyring.path}")
+        else:
+            print(f"ACCESSGOV_SECRET_KEY: re-sealing under its first key, {keyring.primary_id}")
+        with _engine(config).begin() as connection:
+            count = reseal_all(connection, keyring)
+    except KeyringError as error:
+        return _fail(str(error))
+    print(f"re-sealed {count} value(s) under {keyring.primary_id}; `accessgov keys prune` removes unused keys")
+    return 0
+
+
+def cmd_keys_prune(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.keys import Keyring, KeyringError
+    from accessgov.storage.sealing import referenced_key_ids
+
+    keyring = Keyring.from_env()
+    with _engine(config).connect() as connection:
+        used = referenced_key_ids(connection)
+    unused = set(keyring.key_ids) - used - {keyring.primary_id}
+    try:
+        if unused:
+            keyring.remove(unused)
+    except KeyringError as error:
+        return _fail(str(error))
+    print(f"removed {len(unused)} unused key(s): {', '.join(sorted(unused)) or '-'}")
+    return 0
+
+
+def cmd_page_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.storage import ids, page_keys
+
+    if config.page_token_secret:
+        return _fail("ACCESSGOV_PAGE_TOKEN_SECRET is set: that key is the operator's; change the variable instead")
+    now = ids.utcnow()
+    with _sessions(config).begin() as session:
+        keys = page_keys.rotate(session, now, args.grace)
+    print(f"new page-token key; {len(keys.previous)} previous key(s) still verify tokens until they expire")
     return 0
 
 
@@ -263,13 +392,29 @@ def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="accessgov", description=__doc__.splitlines()[0])
-    sub = root.add_subparsers(dest="command", required=True)
+class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults shown after every option's help (not the empty ones); descriptions keep their line breaks."""
 
-    serve = sub.add_parser("serve", help="run the reference server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, [], argparse.SUPPRESS):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _command(sub: Any, name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help_text, description=description or help_text, formatter_class=_Help)
+
+
+def _add_serve(sub: Any) -> None:
+    serve = _command(
+        sub,
+        "serve",
+        "run the reference server",
+        "Run the reference server under uvicorn. Options without a default shown fall back to their ACCESSGOV_*\n"
+        "variable, then to the default named in brackets.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on")
     serve.add_argument("--workers", type=int, help="worker processes under uvicorn's supervisor [ACCESSGOV_WORKERS, 1]")
     serve.add_argument("--http", choices=["httptools", "h11"], help="HTTP/1.1 parser [ACCESSGOV_HTTP, httptools]")
     serve.add_argument("--head-timeout", type=float, help="seconds for a request head [ACCESSGOV_HEAD_TIMEOUT, 10]")
@@ -288,59 +433,133 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         help="seconds in-flight requests get to finish after SIGTERM [ACCESSGOV_GRACEFUL_SHUTDOWN, 10]",
     )
+    serve.add_argument(
+        "--access-log",
+        choices=["json", "uvicorn", "off"],
+        help="one JSON line per request on stderr, uvicorn's text access log, or none [ACCESSGOV_ACCESS_LOG, json]",
+    )
     serve.add_argument("--demo", action="store_true", help="seed the demo tenant first (idempotent)")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-level", default="info", help="uvicorn's log level (startup, errors)")
     serve.set_defaults(func=cmd_serve)
 
-    sub.add_parser("migrate", help="create or upgrade the database schema").set_defaults(func=cmd_migrate)
-    sub.add_parser("seed-demo", help="load the demo tenant (idempotent)").set_defaults(func=cmd_seed_demo)
-    sub.add_parser("purge", help="delete event records older than 7 days and expired tokens").set_defaults(
-        func=cmd_purge
+
+def _add_listeners(sub: Any) -> None:
+    group = _command(sub, "listeners", "manage inbound webhook listeners").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
     )
+    create = _command(group, "create", "create a listener; prints its URL (and the HMAC secret, once)")
+    create.add_argument("--auth", choices=["hmac", "jwt"], default="hmac", help="how deliveries authenticate")
+    create.add_argument("--jwks-url", help="the sender's JWKS (HTTPS URL); required with --auth jwt")
+    create.add_argument(
+        "--allow-cidr", action="append", default=[], metavar="CIDR", help="allowed source range (repeatable)"
+    )
+    create.add_argument("--name", default="Incoming webhook automation", help="the automation's name")
+    create.add_argument(
+        "--step", action="append", default=[], metavar="NAME=CEL", help="automation step over ctx.trigger (repeatable)"
+    )
+    create.set_defaults(func=cmd_listeners_create)
+    _command(group, "list", "list every listener (id, method, flags, CIDRs)").set_defaults(func=cmd_listeners_list)
+    for action, text in (
+        ("enable", "enable the listener's trigger"),
+        ("disable", "disable the trigger (deliveries accepted, runs skipped)"),
+        ("publish", "publish the automation"),
+        ("unpublish", "unpublish the automation (deliveries accepted, runs skipped)"),
+    ):
+        toggle = _command(group, action, text)
+        toggle.add_argument("id", metavar="ID", help="listener id")
+        toggle.set_defaults(func=cmd_listeners_toggle)
+    rotate = _command(
+        group,
+        "rotate",
+        "give an HMAC listener a new secret; the old one keeps verifying for the grace period",
+    )
+    rotate.add_argument("id", metavar="ID", help="listener id")
+    rotate.add_argument(
+        "--grace",
+        type=parse_duration,
+        default="24h",
+        help="how long the previous secret stays valid (24h, 30m, 3600s; 0: invalid at once)",
+    )
+    rotate.set_defaults(func=cmd_listeners_rotate)
 
-    lst = sub.add_parser("listeners", help="manage inbound webhook listeners")
-    lst.add_argument("action", choices=["create", "list", "enable", "disable", "publish", "unpublish", "rotate"])
-    lst.add_argument("id", nargs="?")
-    lst.add_argument("--auth", choices=["hmac", "jwt"], default="hmac")
-    lst.add_argument("--jwks-url")
-    lst.add_argument("--allow-cidr", action="append", default=[])
-    lst.add_argument("--name", default="Incoming webhook automation")
-    lst.add_argument("--step", action="append", default=[], help="NAME=CEL expression over ctx.trigger")
-    lst.set_defaults(func=cmd_listeners)
 
-    runs = sub.add_parser("runs", help="automation runs and their state")
-    runs.add_argument("action", choices=["list", "stats"])
-    runs.add_argument("--listener")
-    runs.add_argument("--status", choices=["QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"])
-    runs.add_argument("--limit", type=int, default=50)
+def _add_keys(sub: Any) -> None:
+    group = _command(
+        sub,
+        "keys",
+        "the keyring that seals signing secrets at rest",
+        "Keys come from ACCESSGOV_SECRET_KEY (kid:key[,kid:key...], first primary) or the key file\n"
+        "ACCESSGOV_SECRET_KEY_FILE (default data/secret.keys, created with mode 0600 on first start).",
+    ).add_subparsers(dest="action", required=True, metavar="ACTION")
+    _command(group, "list", "key ids, which is primary, which are in use").set_defaults(func=cmd_keys_list)
+    _command(
+        group,
+        "rotate",
+        "add a new primary key to the key file and re-seal every stored secret under it (servers keep running)",
+    ).set_defaults(func=cmd_keys_rotate)
+    _command(group, "prune", "remove keys no stored secret is sealed under").set_defaults(func=cmd_keys_prune)
+    page = _command(sub, "page-keys", "the key that signs page tokens").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    rotate = _command(page, "rotate", "sign new page tokens with a new key; tokens of the old one stay valid")
+    rotate.add_argument(
+        "--grace", type=parse_duration, default="24h", help="how long the old key verifies (the tokens' lifetime)"
+    )
+    rotate.set_defaults(func=cmd_page_keys_rotate)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="accessgov", description=__doc__.splitlines()[0], formatter_class=_Help)
+    sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_serve(sub)
+    _command(sub, "migrate", "create or upgrade the database schema").set_defaults(func=cmd_migrate)
+    _command(sub, "seed-demo", "load the demo tenant (idempotent)").set_defaults(func=cmd_seed_demo)
+    _command(sub, "purge", "delete event records older than 7 days and expired tokens").set_defaults(func=cmd_purge)
+    _add_listeners(sub)
+    _add_keys(sub)
+
+    runs = _command(sub, "runs", "automation runs and their state")
+    runs.add_argument("action", choices=["list", "stats"], help="list runs, or count them by status")
+    runs.add_argument("--listener", help="only this listener's runs")
+    runs.add_argument("--status", choices=["QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"], help="only these")
+    runs.add_argument("--limit", type=int, default=50, help="newest runs listed")
     runs.set_defaults(func=cmd_runs)
 
-    worker = sub.add_parser("worker", help="run queued automations (with ACCESSGOV_RUN_AUTOMATIONS=0 on servers)")
+    worker = _command(sub, "worker", "run queued automations (with ACCESSGOV_RUN_AUTOMATIONS=0 on servers)")
     worker.add_argument("--batch", type=int, default=32, help="runs claimed per round")
     worker.set_defaults(func=cmd_worker)
 
-    proxy = sub.add_parser("proxy", help="validation proxy: forward to an implementation, check against the contract")
+    proxy = _command(sub, "proxy", "validation proxy: forward to an implementation, check against the contract")
     proxy.add_argument("--upstream", required=True, help="base URL of the implementation, e.g. http://127.0.0.1:8080")
-    proxy.add_argument("--host", default="127.0.0.1")
-    proxy.add_argument("--port", type=int, default=4011)
+    proxy.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    proxy.add_argument("--port", type=int, default=4011, help="port to listen on")
     proxy.add_argument("--errors", action="store_true", help="answer a violating response with a 502 report")
     proxy.set_defaults(func=cmd_proxy)
 
-    hook = sub.add_parser("webhook", help="sender side: sign and send a webhook")
-    hook.add_argument("action", choices=["send"])
-    hook.add_argument("url")
-    hook.add_argument("--data", required=True, help="JSON text, or @file")
-    hook.add_argument("--hmac-secret")
-    hook.add_argument("--jwt-key", help="PEM private key file (RSA, EC P-256 or Ed25519)")
-    hook.add_argument("--kid")
-    hook.add_argument("--tenant-base-url")
+    hook = _command(
+        sub,
+        "webhook",
+        "sender side: sign and send a webhook",
+        "Sign a delivery as a sender would (HMAC with --hmac-secret, or a JWT with --jwt-key and --kid) and POST\n"
+        "it with a fresh Webhook-Event-Id and the current Webhook-Timestamp. Prints the status and the body;\n"
+        "exits 1 unless the status is 2xx.",
+    )
+    hook.add_argument("action", choices=["send"], help="send one delivery")
+    hook.add_argument("url", help="the listener's URL, e.g. http://127.0.0.1:8080/api/v1/webhooks/incoming/ID")
+    hook.add_argument("--data", required=True, help="the JSON body: JSON text, or @file to read it from a file")
+    hook.add_argument("--hmac-secret", help="the listener's signing secret (HMAC method)")
+    hook.add_argument("--jwt-key", help="PEM private key file (RSA, EC P-256 or Ed25519) for the JWT method")
+    hook.add_argument("--kid", help="key id in the sender's JWKS (the JWT header's kid); with --jwt-key")
+    hook.add_argument(
+        "--tenant-base-url", help="the JWT sub claim [ACCESSGOV_TENANT_BASE_URL, https://example.accessgov.example]"
+    )
     hook.add_argument("--audience", help="the listener's configured URL (JWT aud), when URL is another route to it")
     hook.set_defaults(func=cmd_webhook_send)
 
-    tokens = sub.add_parser("tokens", help="API tokens")
-    tokens.add_argument("action", choices=["create"])
-    tokens.add_argument("--name", required=True)
-    tokens.add_argument("--role", choices=["admin", "operator", "viewer"], default="admin")
+    tokens = _command(sub, "tokens", "API tokens")
+    tokens.add_argument("action", choices=["create"], help="create a token (shown once)")
+    tokens.add_argument("--name", required=True, help="a name to recognise the token by")
+    tokens.add_argument("--role", choices=["admin", "operator", "viewer"], default="admin", help="what it may do")
     tokens.set_defaults(func=cmd_tokens)
     return root
 

@@ -32,6 +32,13 @@ class ServerConfig:
     db_readers: int = 4
     db_writers: int = 2  # PostgreSQL only: SQLite has one writer
     gil_switch_interval: float = 0.001
+    # Failed authentications allowed per client address / per credential (`limits` notation; "off" disables).
+    auth_failure_limit: str = "30/minute"
+    auth_failure_limit_per_credential: str = "60/minute"
+    # Shared limiter counters (several workers and servers enforce one limit); unset: in memory, per process.
+    redis_url: str | None = None
+    # "json": one JSON line per request on stderr; "uvicorn" (uvicorn's own access log) and "off": none of ours.
+    access_log: str = "json"
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -61,4 +68,9 @@ class ServerConfig:
             db_readers=int(env.get("ACCESSGOV_DB_READERS", "4")),
             db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "2")),
             gil_switch_interval=float(env.get("ACCESSGOV_GIL_SWITCH_INTERVAL", "0.001")),
+            auth_failure_limit=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT", "").strip() or cls.auth_failure_limit,
+            auth_failure_limit_per_credential=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL", "").strip()
+            or cls.auth_failure_limit_per_credential,
+            redis_url=(env.get("ACCESSGOV_REDIS_URL") or "").strip() or None,
+            access_log=(env.get("ACCESSGOV_ACCESS_LOG") or "").strip().lower() or cls.access_log,
         )

@@ -44,6 +44,8 @@ class ErrorCode(StrEnum):
     DUPLICATE_EVENT = "DUPLICATE_EVENT"
     TASK_NOT_RESTARTABLE = "TASK_NOT_RESTARTABLE"
     PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    TOO_MANY_FAILED_ATTEMPTS = "TOO_MANY_FAILED_ATTEMPTS"
+    NOT_READY = "NOT_READY"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
     INTERNAL = "INTERNAL"
 
@@ -134,6 +136,17 @@ class PayloadTooLarge(ApiError):
     """The body exceeds the operation's limit (413)."""
 
     status = 413
+
+
+class TooManyFailedAttempts(ApiError):
+    """Too many failed authentications from this address or for this credential (429, with Retry-After)."""
+
+    status = 429
+
+    def __init__(self, code: ErrorCode, message: str, *, retry_after: int, **kwargs: Any) -> None:
+        kwargs.setdefault("headers", {"Retry-After": str(retry_after)})
+        super().__init__(code, message, **kwargs)
+        self.retry_after = retry_after
 
 
 class ServiceUnavailable(ApiError):

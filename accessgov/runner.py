@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from accessgov.domain.automations import FAILED, SKIPPED, Automation, skip_reason
+from accessgov.observability import metrics
 from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache
 from accessgov.storage.database import Database
@@ -96,7 +97,10 @@ class RunRunner:
         finished_at = self._now()
 
         written = await self.db.write(lambda session: events.finish_runs(session, outcomes, now=finished_at))
-        if written < len(outcomes):
+        if written == len(outcomes):
+            for outcome in outcomes:
+                metrics.run_recorded(str(outcome.status))
+        else:  # one statement for the batch says how many, not which: the stale batch is left out of the metrics
             log.warning(
                 "%d of %d run outcomes were stale (lease expired and reclaimed)", len(outcomes) - written, len(outcomes)
             )

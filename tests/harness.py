@@ -61,12 +61,18 @@ def seeded_database(data_dir: Path) -> Iterator[tuple[str, sessionmaker[Session]
         engine.dispose()
 
 
+# Suites about other behaviour send many failed credentials on purpose: the failure limits stay off there
+# (tests/service/test_failure_limits.py and tests/server/test_shared_limits.py hold the limits themselves).
+NO_FAILURE_LIMITS: dict[str, Any] = {"auth_failure_limit": "off", "auth_failure_limit_per_credential": "off"}
+
+
 @contextlib.contextmanager
-def seeded_server(data_dir: Path) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
-    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded."""
+def seeded_server(data_dir: Path, **config: Any) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
+    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded; `config`
+    overrides `ServerConfig` fields (failure limits off unless given)."""
     from accessgov.app import create_app
 
     with seeded_database(data_dir) as (url, sessions):
-        config = ServerConfig(database_url=url)
+        config = ServerConfig(database_url=url, **{**NO_FAILURE_LIMITS, **config})
         with serve(create_app(config)) as base_url:
             yield base_url, config, sessions

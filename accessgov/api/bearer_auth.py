@@ -8,20 +8,30 @@ from __future__ import annotations
 
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, Unauthenticated
+from accessgov.failure_limits import FailureLimiter
 from accessgov.http.bearer import bearer_token
 from accessgov.http.context import RequestContext
 from accessgov.storage.caches import TokenCache
 
 
 class BearerAuthenticator:
-    """Resolves the bearer token to a `Principal`, or 401."""
+    """Resolves the bearer token to a `Principal`, or 401; 429 once an address has failed too often."""
 
-    def __init__(self, tokens: TokenCache) -> None:
+    def __init__(self, tokens: TokenCache, limiter: FailureLimiter | None = None) -> None:
         self.tokens = tokens
+        self.limiter = limiter if limiter is not None and limiter.enabled else None
 
     async def __call__(self, ctx: RequestContext) -> Principal:
-        token = bearer_token(ctx.header("authorization"))
-        grant = await self.tokens.grant(token)
+        token = bearer_token(ctx.header("authorization"))  # a missing header is no guess: not counted
+        if self.limiter is None:
+            grant = await self.tokens.grant(token)
+        else:
+            # Per address only: a bearer token names no credential apart from itself.
+            address = self.limiter.address(ctx)
+            await self.limiter.check(address)
+            grant = await self.tokens.grant(token)
+            if grant is None:
+                await self.limiter.failed(address)
         if grant is None:
             raise Unauthenticated(ErrorCode.UNAUTHENTICATED, "the bearer token is unknown or expired")
         return Principal(grant.subject, grant.roles)

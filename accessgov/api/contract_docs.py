@@ -61,11 +61,11 @@ class ContractDocs:
             self.page = fallback_page(json.loads(self.document)).encode()
 
     async def openapi(self, ctx: RequestContext) -> Response:
-        _require_acceptable(ctx, "application/json")
+        require_acceptable(ctx, "application/json")
         return Response(self.document, media_type="application/json")
 
     async def docs(self, ctx: RequestContext) -> Response:
-        _require_acceptable(ctx, "text/html")
+        require_acceptable(ctx, "text/html")
         return Response(self.page, media_type="text/html; charset=utf-8")
 
 
@@ -83,6 +83,6 @@ def acceptable(accept: str | None, media: str) -> bool:
     return False
 
 
-def _require_acceptable(ctx: RequestContext, media: str) -> None:
+def require_acceptable(ctx: RequestContext, media: str) -> None:
     if not acceptable(ctx.request.headers.get("accept"), media):
         raise NotAcceptable(ErrorCode.NOT_ACCEPTABLE, f"this resource is {media}", location="header", name="Accept")

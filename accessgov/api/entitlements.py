@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -30,9 +30,14 @@ TYPE_PREFIX = "type.googleapis.com/svc.api.app.v1"
 class ListEntitlementsHandler:
     """Keyset-paged entitlements of one app, ordered by id; tokens are bound to the app's collection."""
 
-    def __init__(self, db: Database, codec: PageTokenCodec) -> None:
+    def __init__(
+        self, db: Database, codec: PageTokenCodec, refresh_keys: Callable[[], Awaitable[bool]] | None = None
+    ) -> None:
         self.db = db
         self.codec = codec
+        # Re-reads the page-token keys (rate-limited); True when they changed. A token signed by a key another
+        # worker already uses after a rotation is then verified here too, instead of failing until our reload.
+        self.refresh_keys = refresh_keys
         dialect = db.read_engine.dialect
         self.first, self.next = PreparedQuery(FIRST_PAGE, dialect), PreparedQuery(NEXT_PAGE, dialect)
         self.app_document = PreparedQuery(APP_DOCUMENT, dialect)
@@ -42,9 +47,16 @@ class ListEntitlementsHandler:
         app_id = ctx.path_params["app_id"]
         collection = f"apps/{app_id}/entitlements"
         # PagingError is an InvalidRequest: a 400 naming the parameter, before any database work.
-        page = parse_page_request(
-            ctx.query.get("page_size"), ctx.query.get("page_token"), codec=self.codec, collection=collection
-        )
+        try:
+            page = parse_page_request(
+                ctx.query.get("page_size"), ctx.query.get("page_token"), codec=self.codec, collection=collection
+            )
+        except PageTokenError as error:
+            if error.reason != "signature" or self.refresh_keys is None or not await self.refresh_keys():
+                raise
+            page = parse_page_request(
+                ctx.query.get("page_size"), ctx.query.get("page_token"), codec=self.codec, collection=collection
+            )
         after: str | None = None
         if page.cursor is not None:
             if len(page.cursor) != 1 or not isinstance(page.cursor[0], str):

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, unquote_plus
 
 from sqlalchemy.orm import Session
 
+from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
 from accessgov.http.responses import JSONResponse
 from accessgov.storage import credentials
@@ -71,10 +72,17 @@ def client_authentication(headers: Mapping[str, str], fields: Mapping[str, str])
 class TokenEndpoint:
     """Issues opaque access tokens to clients whose id and secret verify, sent with HTTP Basic or in the form."""
 
-    def __init__(self, db: Database, ttl_seconds: int = 3600, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        db: Database,
+        ttl_seconds: int = 3600,
+        clock: Callable[[], float] = time.time,
+        limiter: FailureLimiter | None = None,
+    ) -> None:
         self.db = db
         self.ttl_seconds = ttl_seconds
         self.clock = clock
+        self.limiter = limiter if limiter is not None and limiter.enabled else None
 
     async def __call__(self, ctx: RequestContext) -> JSONResponse:
         media = (ctx.request.headers.get("content-type") or "").split(";")[0].strip().lower()
@@ -96,6 +104,9 @@ class TokenEndpoint:
         if isinstance(authenticated, JSONResponse):
             return authenticated
         client_id, secret = authenticated
+        address = self.limiter.address(ctx) if self.limiter else ""
+        if self.limiter:  # before the secret is tried: a blocked address or client gets no further guess
+            await self.limiter.check(address, "oauth-client:" + client_id)
         now = datetime.fromtimestamp(self.clock(), UTC)
 
         def issue(session: Session) -> str | None:
@@ -107,6 +118,8 @@ class TokenEndpoint:
 
         token = await self.db.write(issue)
         if token is None:
+            if self.limiter:
+                await self.limiter.failed(address, "oauth-client:" + client_id)
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret")
         body = {"access_token": token, "token_type": "Bearer", "expires_in": self.ttl_seconds}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})

@@ -16,8 +16,10 @@ from ipaddress import IPv4Network, IPv6Network
 from typing import Any
 
 from accessgov.domain.automations import skip_reason
-from accessgov.errors import Conflict, ErrorCode, NotFound
+from accessgov.errors import ApiError, Conflict, ErrorCode, NotFound
+from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
+from accessgov.observability import metrics
 from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache, ListenerRecord
 from accessgov.storage.database import Database
@@ -28,6 +30,16 @@ from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
 
 RUN_STATUS_PREFIX = "AUTOMATION_RUN_STATUS_"
 Network = IPv4Network | IPv6Network
+# Failures that are guesses (a forged or wrong credential); a missing header or an unreachable JWKS is not.
+COUNTED_FAILURES = frozenset(
+    {
+        ErrorCode.SIGNATURE_MISMATCH,
+        ErrorCode.INVALID_TOKEN,
+        ErrorCode.TOKEN_EXPIRED,
+        ErrorCode.INVALID_CLAIM,
+        ErrorCode.UNKNOWN_KID,
+    }
+)
 
 
 @lru_cache(maxsize=4096)
@@ -49,7 +61,9 @@ class WebhookHandler:
         jwks: JwksCache | None = None,
         on_queued: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.time,
+        limiter: FailureLimiter | None = None,
     ) -> None:
+        self.limiter = limiter if limiter is not None and limiter.enabled else None
         self.db = db
         self.listeners = listeners
         self.tenant_base_url = tenant_base_url
@@ -77,29 +91,50 @@ class WebhookHandler:
         listener = await self.listeners.get(listener_id)
         if listener is None:
             raise NotFound(f"no webhook listener {listener_id!r}")
-        if listener.allowed_cidrs:
+        address = None
+        if listener.allowed_cidrs or self.limiter is not None:
             # Proxies may append their hop as a separate header line: read every line, in order.
             forwarded = ",".join(ctx.request.headers.getlist("x-forwarded-for")) or None
             address = cidr.client_address(ctx.peer, forwarded, self.trusted_proxies)
+        if listener.allowed_cidrs:
             cidr.check_source_allowed(address, _networks(listener.allowed_cidrs))
-        await self._authenticate(ctx, listener, timestamp, event_id, now)
+        if self.limiter is None:
+            await self._authenticate(ctx, listener, timestamp, event_id, now)
+        else:
+            await self._authenticate_limited(ctx, listener, timestamp, event_id, now, str(address or "unknown"))
         reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
         received_at = datetime.fromtimestamp(now, UTC)
         delivery = events.Delivery(listener.id, event_id.lower(), ctx.body, received_at, reason)
         result: events.DeliveryResult = await self.db.write_batched(events.record_deliveries, delivery)
         if result.duplicate:
             raise Conflict(ErrorCode.DUPLICATE_EVENT, f"event {event_id} was already received by this listener")
+        metrics.run_recorded(str(result.status))  # QUEUED, or SKIPPED (unpublished, disabled)
         if result.status == events.QUEUED and self.on_queued is not None:
             self.on_queued()
         run = {"id": result.run_id, "status": RUN_STATUS_PREFIX + str(result.status), "reason": result.reason}
         return 200, {"eventId": event_id, "automationRun": run}
+
+    async def _authenticate_limited(
+        self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float, address: str
+    ) -> None:
+        """Authentication behind the failure limits (checked first; only a signature or token that does not
+        verify counts: not a missing header, not an unreachable JWKS)."""
+        assert self.limiter is not None
+        credential = "listener:" + listener.id
+        await self.limiter.check(address, credential)
+        try:
+            await self._authenticate(ctx, listener, timestamp, event_id, now)
+        except ApiError as error:
+            if error.code in COUNTED_FAILURES:
+                await self.limiter.failed(address, credential)
+            raise
 
     async def _authenticate(
         self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float
     ) -> None:
         if listener.auth_method == "HMAC":
             verify_signature(
-                listener.hmac_secret or "",
+                listener.hmac_secrets(now),
                 timestamp,
                 event_id,
                 ctx.raw_body,

@@ -187,6 +187,7 @@ class _Operation:
         try:
             return await self._handle(request)
         except ApiError as error:
+            request.scope["accessgov.error_code"] = error.code  # for the access log and delivery metrics
             return error_response(error)
         finally:
             self.in_flight.count -= 1

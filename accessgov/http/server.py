@@ -10,12 +10,15 @@ one fires the connection is closed: the contract documents no 408 and no request
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +37,7 @@ DEFAULT_GRACEFUL_SHUTDOWN = 10
 DEFAULT_KEEP_ALIVE = 5
 SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
 
 
 class _Deadlines:
@@ -188,6 +192,8 @@ class ServeOptions:
     backlog: int = DEFAULT_BACKLOG
     graceful_shutdown: int = DEFAULT_GRACEFUL_SHUTDOWN
     log_level: str = "info"
+    # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
+    access_log: str = "json"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
@@ -201,6 +207,7 @@ class ServeOptions:
             limit_concurrency=_count(env, "ACCESSGOV_LIMIT_CONCURRENCY", default.limit_concurrency),
             backlog=_count(env, "ACCESSGOV_BACKLOG", default.backlog),
             graceful_shutdown=_count(env, "ACCESSGOV_GRACEFUL_SHUTDOWN", default.graceful_shutdown),
+            access_log=env.get("ACCESSGOV_ACCESS_LOG", "").strip().lower() or default.access_log,
         )
 
 
@@ -230,6 +237,7 @@ def uvicorn_config(app: Any, options: ServeOptions, **kwargs: Any) -> EdgeConfig
         log_level=options.log_level,
         proxy_headers=False,
         server_header=False,
+        access_log=options.access_log == "uvicorn",
         timeout_keep_alive=options.keep_alive,
         limit_concurrency=options.limit_concurrency or None,
         backlog=options.backlog,
@@ -260,12 +268,30 @@ def worker_app() -> Any:
     return create_app(ServerConfig.from_env())
 
 
+@contextlib.contextmanager
+def _metrics_directory() -> Iterator[None]:
+    """prometheus-client's multiprocess mode for the workers: each writes its samples under one directory (a
+    temporary one, removed at exit, unless the operator set PROMETHEUS_MULTIPROC_DIR), and `/metrics` on any
+    worker sums them. Set before the workers start, so their prometheus-client picks the file-backed values."""
+    if os.environ.get(MULTIPROC_ENV):
+        yield
+        return
+    directory = tempfile.mkdtemp(prefix="accessgov-metrics-")
+    os.environ[MULTIPROC_ENV] = directory
+    try:
+        yield
+    finally:
+        os.environ.pop(MULTIPROC_ENV, None)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def serve(app: Any, options: ServeOptions) -> None:
     """Run `app` (one process), or `worker_app` in `options.workers` processes under uvicorn's supervisor."""
     if options.workers > 1:
         os.environ[SUPERVISOR_PID_ENV] = str(os.getpid())  # inherited by the spawned workers
         config = uvicorn_config("accessgov.http.server:worker_app", options, factory=True)
         sock = config.bind_socket()
-        Multiprocess(config, sockets=[sock]).run()
+        with _metrics_directory():
+            Multiprocess(config, sockets=[sock]).run()
         return
     uvicorn.Server(uvicorn_config(app, options)).run()

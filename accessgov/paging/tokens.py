@@ -25,7 +25,8 @@ _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 class PageTokenCodec:
     """Issues and verifies page tokens: signed, bound to a collection, versioned, with an optional max age.
 
-    `secret` is the server's key (at least 32 random bytes recommended; every worker needs the same one).
+    `secret` is the server's key (at least 32 random bytes recommended; every worker needs the same one); tokens
+    signed with one of `previous` (keys rotated out, still in their grace) verify too. `set_keys` swaps them.
     Tokens older than `max_age_seconds` are rejected (``None``: they never expire); so are tokens issued more
     than `clock_skew_seconds` in the future. `clock` returns the current Unix time (injectable for tests).
     """
@@ -37,15 +38,25 @@ class PageTokenCodec:
         max_age_seconds: int | None = DEFAULT_MAX_AGE_SECONDS,
         clock: Callable[[], float] = time.time,
         clock_skew_seconds: int = 300,
+        previous: Sequence[bytes] = (),
     ) -> None:
-        if not isinstance(secret, bytes | bytearray) or not secret:
-            raise ValueError("the page token secret must be non-empty bytes")
         if max_age_seconds is not None and max_age_seconds <= 0:
             raise ValueError("max_age_seconds must be positive or None")
-        self._secret = bytes(secret)
+        self.set_keys(secret, previous)
         self.max_age_seconds = max_age_seconds
         self.clock = clock
         self.clock_skew_seconds = clock_skew_seconds
+
+    def set_keys(self, secret: bytes, previous: Sequence[bytes] = ()) -> None:
+        """Sign with `secret` from now on; accept tokens signed with `previous` too."""
+        if not isinstance(secret, bytes | bytearray) or not secret or not all(previous):
+            raise ValueError("the page token secret must be non-empty bytes")
+        self._secret, self._previous = bytes(secret), tuple(bytes(key) for key in previous)
+
+    @property
+    def keys(self) -> tuple[bytes, tuple[bytes, ...]]:
+        """(signing key, previous keys) as set."""
+        return self._secret, self._previous
 
     def encode(self, collection: str, cursor: Sequence[CursorValue]) -> str:
         """A token resuming `collection` after the item whose sort key is `cursor` (str and int values)."""
@@ -78,7 +89,7 @@ class PageTokenCodec:
                 reason="version",
             )
         signed, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
-        if not hmac.compare_digest(mac, self._mac(collection, signed)):
+        if not self._verifies(collection, signed, mac):
             raise PageTokenError(
                 "page_token is not valid for this listing: it was altered, or issued for another listing "
                 "(other filters or parent) or by another server",
@@ -98,10 +109,17 @@ class PageTokenCodec:
             raise PageTokenError("page_token carries no valid cursor", reason="cursor")
         return cursor
 
-    def _mac(self, collection: str, signed: bytes) -> bytes:
+    def _verifies(self, collection: str, signed: bytes, mac: bytes) -> bool:
+        # The current key first; keys in their rotation grace only for tokens it did not sign (no key id is
+        # carried: the token format stays as it was, and a rotated-out key costs one more HMAC at most).
+        if hmac.compare_digest(mac, self._mac(collection, signed)):
+            return True
+        return any(hmac.compare_digest(mac, self._mac(collection, signed, key)) for key in self._previous)
+
+    def _mac(self, collection: str, signed: bytes, key: bytes | None = None) -> bytes:
         name = collection.encode()
         message = _MAC_LABEL + struct.pack(">I", len(name)) + name + signed
-        return hmac.new(self._secret, message, hashlib.sha256).digest()[:_MAC_BYTES]
+        return hmac.new(key or self._secret, message, hashlib.sha256).digest()[:_MAC_BYTES]
 
 
 def collection_key(name: str, filters: Mapping[str, Any] | None = None) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy.orm import Session
 
+from accessgov.keys import Keyring
 from accessgov.storage import credentials, listeners
 from accessgov.storage.database import Database
 
@@ -84,7 +85,9 @@ class ListenerRecord:
 
     id: str
     auth_method: str
-    hmac_secret: str | None
+    hmac_secret: str | None  # plaintext, in memory only: unsealed once per load, in a reader thread
+    previous_hmac_secret: str | None
+    previous_secret_expires_at: float | None  # Unix time; the previous secret verifies until then
     jwks_url: str | None
     allowed_cidrs: tuple[str, ...]
     automation_steps: tuple[dict[str, str], ...]
@@ -92,15 +95,27 @@ class ListenerRecord:
     trigger_enabled: bool
     updated_at: datetime
 
+    def hmac_secrets(self, now: float) -> tuple[str, ...]:
+        """The secrets a delivery may be signed with at `now`: the current one, and the previous one in its grace."""
+        current = (self.hmac_secret,) if self.hmac_secret else ()
+        expires = self.previous_secret_expires_at
+        if self.previous_hmac_secret and expires is not None and now < expires:
+            return (*current, self.previous_hmac_secret)
+        return current
 
-def _listener_record(session: Session, listener_id: str) -> ListenerRecord | None:
+
+def _listener_record(session: Session, listener_id: str, keyring: Keyring | None = None) -> ListenerRecord | None:
     row = listeners.get_listener(session, listener_id)
     if row is None:
         return None
+    current, previous = listeners.secrets_of(row, keyring)
+    expires = row.previous_secret_expires_at
     return ListenerRecord(
         id=row.id,
         auth_method=row.auth_method,
-        hmac_secret=row.hmac_secret,
+        hmac_secret=current,
+        previous_hmac_secret=previous,
+        previous_secret_expires_at=expires.timestamp() if expires is not None else None,
         jwks_url=row.jwks_url,
         allowed_cidrs=tuple(row.allowed_cidrs or ()),
         automation_steps=tuple(dict(step) for step in row.automation_steps or ()),
@@ -113,9 +128,10 @@ def _listener_record(session: Session, listener_id: str) -> ListenerRecord | Non
 class ListenerCache(TtlCache[str, ListenerRecord | None]):
     """Listeners by id (None for an unknown id)."""
 
-    def __init__(self, db: Database, **options: Any) -> None:
+    def __init__(self, db: Database, *, keyring: Keyring | None = None, **options: Any) -> None:
         async def load(listener_id: str) -> tuple[ListenerRecord | None, float | None]:
-            return await db.read(lambda session: _listener_record(session, listener_id)), None
+            # Unsealing (AES-GCM) runs with the query, on the reader thread, never on the event loop.
+            return await db.read(lambda session: _listener_record(session, listener_id, keyring)), None
 
         super().__init__(load, **options)
 

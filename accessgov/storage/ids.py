@@ -18,6 +18,10 @@ def sortable_id(now: datetime) -> str:
     return f"{millis:012x}{secrets.token_hex(10)}"
 
 
+LISTENER_ID_PREFIX = "wh_"
+
+
 def listener_id() -> str:
-    """A URL-safe, unguessable listener id (it appears in the webhook URL)."""
-    return secrets.token_urlsafe(16)
+    """A URL-safe, unguessable listener id (it appears in the webhook URL): `wh_` and 128 random bits as
+    base64url. The prefix keeps a leading `-` (which command lines read as an option) out of every id."""
+    return LISTENER_ID_PREFIX + secrets.token_urlsafe(16)

@@ -1,16 +1,25 @@
 """Webhook listeners and their automation. Functions flush but never commit: the caller owns the
-transaction (`with sessions.begin() as session: ...`)."""
+transaction (`with sessions.begin() as session: ...`).
+
+HMAC secrets are sealed under the keyring before they reach a row (`accessgov.keys`, `sealing.listener_ad`) and
+unsealed only where a request path needs them (`secrets_of`). A rotation keeps the previous secret valid for a
+grace period, so senders can switch over without a failed delivery (Standard Webhooks' recommendation).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from accessgov.keys import Keyring, default_keyring, open_sealed, seal
 from accessgov.storage import ids
 from accessgov.storage.schema import AUTH_METHODS, Listener
+from accessgov.storage.sealing import listener_ad
+
+DEFAULT_ROTATION_GRACE = timedelta(hours=24)
 
 
 def _steps(steps: Iterable[Mapping[str, str]]) -> list[dict[str, str]]:
@@ -37,8 +46,10 @@ def create_listener(
     listener_id: str | None = None,
     automation_id: str | None = None,
     now: datetime | None = None,
+    keyring: Keyring | None = None,
 ) -> Listener:
-    """Add a listener (id generated unless given). HMAC listeners need a secret, JWT ones a JWKS URL."""
+    """Add a listener (id generated unless given). HMAC listeners need a secret (stored sealed), JWT ones a JWKS
+    URL."""
     if auth_method not in AUTH_METHODS:
         raise ValueError(f"auth_method must be one of {AUTH_METHODS}, not {auth_method!r}")
     if auth_method == "HMAC" and not hmac_secret:
@@ -46,10 +57,14 @@ def create_listener(
     if auth_method == "JWT" and not jwks_url:
         raise ValueError("a JWT listener needs jwks_url")
     now = now or ids.utcnow()
+    new_id = listener_id or ids.listener_id()
+    sealed = None
+    if auth_method == "HMAC" and hmac_secret:
+        sealed = seal(keyring or default_keyring(), hmac_secret, listener_ad(new_id))
     listener = Listener(
-        id=listener_id or ids.listener_id(),
+        id=new_id,
         auth_method=auth_method,
-        hmac_secret=hmac_secret if auth_method == "HMAC" else None,
+        hmac_secret_sealed=sealed,
         jwks_url=jwks_url if auth_method == "JWT" else None,
         allowed_cidrs=[str(cidr) for cidr in allowed_cidrs],
         automation_id=automation_id or ids.sortable_id(now),
@@ -98,12 +113,55 @@ def set_published(
 
 
 def rotate_secret(
-    session: Session, listener_id: str, new_secret: str, *, now: datetime | None = None
+    session: Session,
+    listener_id: str,
+    new_secret: str,
+    *,
+    grace: timedelta = DEFAULT_ROTATION_GRACE,
+    now: datetime | None = None,
+    keyring: Keyring | None = None,
 ) -> Listener | None:
-    """Replace an HMAC listener's secret; None when there is no such listener."""
+    """Replace an HMAC listener's secret; the current one stays valid for `grace` (0: dropped at once). None when
+    there is no such listener. A previous secret still in its grace is replaced by the one rotated out now."""
     if not new_secret:
         raise ValueError("the new secret must not be empty")
+    if grace < timedelta(0):
+        raise ValueError("the grace period must not be negative")
     listener = session.get(Listener, listener_id)
-    if listener is not None and listener.auth_method != "HMAC":
+    if listener is None:
+        return None
+    if listener.auth_method != "HMAC":
         raise ValueError(f"listener {listener_id!r} authenticates with {listener.auth_method}, not HMAC")
-    return _update(session, listener_id, now, hmac_secret=new_secret)
+    now = now or ids.utcnow()
+    keep = grace > timedelta(0) and listener.hmac_secret_sealed is not None
+    return _update(
+        session,
+        listener_id,
+        now,
+        hmac_secret_sealed=seal(keyring or default_keyring(), new_secret, listener_ad(listener_id)),
+        # Same row, same associated data: the sealed current secret becomes the previous one as it is.
+        previous_hmac_secret_sealed=listener.hmac_secret_sealed if keep else None,
+        previous_secret_expires_at=now + grace if keep else None,
+    )
+
+
+def secrets_of(listener: Listener, keyring: Keyring | None = None) -> tuple[str | None, str | None]:
+    """(current, previous) plaintext HMAC secrets; previous is None when absent (its expiry is the caller's to
+    check against `previous_secret_expires_at`)."""
+    keyring = keyring or default_keyring()
+    ad = listener_ad(listener.id)
+    current = open_sealed(keyring, listener.hmac_secret_sealed, ad) if listener.hmac_secret_sealed else None
+    previous = (
+        open_sealed(keyring, listener.previous_hmac_secret_sealed, ad) if listener.previous_hmac_secret_sealed else None
+    )
+    return current, previous
+
+
+def purge_expired_previous_secrets(session: Session, now: datetime) -> int:
+    """Drop previous secrets whose grace period is over; returns how many. The caller commits."""
+    result = session.execute(
+        update(Listener)
+        .where(Listener.previous_secret_expires_at <= now)
+        .values(previous_hmac_secret_sealed=None, previous_secret_expires_at=None)
+    )
+    return int(result.rowcount or 0)

@@ -73,7 +73,12 @@ class Listener(Base):
 
     id: Mapped[str] = mapped_column(sa.String(128), primary_key=True)  # the spec allows 128
     auth_method: Mapped[str] = mapped_column(sa.String(8))
-    hmac_secret: Mapped[str | None] = mapped_column(sa.String(512))
+    # Sealed (AES-GCM under the keyring, `accessgov.keys`), never plaintext: a copy of the database alone
+    # reveals no signing secret. The previous secret stays valid until `previous_secret_expires_at` (rotation
+    # with overlap), then the hourly purge drops it.
+    hmac_secret_sealed: Mapped[str | None] = mapped_column(sa.String(512))
+    previous_hmac_secret_sealed: Mapped[str | None] = mapped_column(sa.String(512))
+    previous_secret_expires_at: Mapped[datetime | None] = mapped_column()
     jwks_url: Mapped[str | None] = mapped_column(sa.String(2048))
     allowed_cidrs: Mapped[list[Any]] = mapped_column()
     automation_id: Mapped[str] = mapped_column(sa.String(64))
@@ -236,7 +241,7 @@ class OAuthAccessToken(Base):
 
 
 class Setting(Base):
-    """Server-wide values shared by every worker (e.g. the generated page-token secret)."""
+    """Server-wide values shared by every worker (e.g. the page-token keys, sealed like listener secrets)."""
 
     __tablename__ = "settings"
 

@@ -1,8 +1,6 @@
-"""Server-wide settings shared by every worker process, e.g. secrets generated on first start."""
+"""Server-wide settings shared by every worker process, e.g. the (sealed) page-token keys."""
 
 from __future__ import annotations
-
-import secrets
 
 from sqlalchemy import insert, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -28,7 +26,7 @@ def set_setting(session: Session, key: str, value: str) -> None:
     session.flush()
 
 
-def _insert_if_absent(session: Session, key: str, value: str) -> None:
+def insert_if_absent(session: Session, key: str, value: str) -> None:
     table = Setting.__table__
     dialect = session.get_bind().dialect.name
     if dialect in ("postgresql", "sqlite"):
@@ -40,16 +38,3 @@ def _insert_if_absent(session: Session, key: str, value: str) -> None:
             session.execute(insert(table).values(key=key, value=value))
     except IntegrityError:
         pass  # another worker stored it first
-
-
-def get_or_create_secret(session: Session, key: str) -> bytes:
-    """The secret stored under `key`, generating 32 random bytes on first use.
-
-    Workers starting together all end up with the same value: the first insert wins (ON CONFLICT DO
-    NOTHING), and everyone then reads what was stored. The caller commits.
-    """
-    _insert_if_absent(session, key, secrets.token_hex(SECRET_BYTES))
-    value = get_setting(session, key)
-    if value is None:  # pragma: no cover - the row was inserted or already present just above
-        raise RuntimeError(f"setting {key!r} vanished")
-    return bytes.fromhex(value)

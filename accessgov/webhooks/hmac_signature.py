@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 
 from accessgov.webhooks.errors import WebhookAuthError
 from accessgov.webhooks.protocol import SECRET_BYTES, b64url, signature_input
@@ -29,16 +30,25 @@ def compute_signature(secret: str, timestamp: str, event_id: str, body: bytes) -
     return b64url(digest)
 
 
-def verify_signature(secret: str, timestamp: str, event_id: str, body: bytes, signature: str | None) -> None:
-    """Raise `WebhookAuthError` unless `signature` is the signature of this request (constant time)."""
+def verify_signature(
+    secret: str | Sequence[str], timestamp: str, event_id: str, body: bytes, signature: str | None
+) -> None:
+    """Raise `WebhookAuthError` unless `signature` is the signature of this request under `secret` (or under any
+    of several secrets: the current one and a previous one in its rotation grace). Constant time per secret,
+    and every secret is compared, so the time taken does not say which one matched."""
     if not signature:
         raise WebhookAuthError(
             "MISSING_AUTHENTICATION", "the Webhook-Signature header is required", "Webhook-Signature"
         )
-    expected = compute_signature(secret, timestamp, event_id, body)
     # Bytes, not str: compare_digest raises TypeError on non-ASCII str, and a header can carry any text.
     # Any other encoding of the right digest (padded, standard alphabet, hex) is a plain mismatch.
-    if not hmac.compare_digest(expected.encode("ascii"), signature.encode("utf-8", "replace")):
+    received = signature.encode("utf-8", "replace")
+    candidates = (secret,) if isinstance(secret, str) else tuple(secret)
+    matched = False
+    for candidate in candidates:
+        expected = compute_signature(candidate, timestamp, event_id, body).encode("ascii")
+        matched |= hmac.compare_digest(expected, received)
+    if not matched:
         raise WebhookAuthError(
             "SIGNATURE_MISMATCH", "Webhook-Signature does not match the request", "Webhook-Signature"
         )

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import jwt
 
+from accessgov.observability import metrics
 from accessgov.webhooks.errors import WebhookAuthError
 
 MAX_JWKS_BYTES = 256 * 1024  # A JWKS is a few KB; the cap keeps a hostile or broken endpoint from filling memory.
@@ -107,6 +108,15 @@ class JwksCache:
 
     async def _fetch(self, jwks_url: str) -> dict[str, jwt.PyJWK]:
         self.fetches += 1
+        try:
+            keys = await self._fetch_once(jwks_url)
+        except BaseException:
+            metrics.jwks_fetch(ok=False)
+            raise
+        metrics.jwks_fetch(ok=True)
+        return keys
+
+    async def _fetch_once(self, jwks_url: str) -> dict[str, jwt.PyJWK]:
         try:
             async with asyncio.timeout(self.timeout):
                 body = await self._download(jwks_url)

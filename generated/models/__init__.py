@@ -443,6 +443,13 @@ class GrantOutcome(StrEnum):
     GRANT_OUTCOME_WAIT_TIMED_OUT = "GRANT_OUTCOME_WAIT_TIMED_OUT"
 
 
+class HealthStatus(BaseModel):
+    model_config = ConfigDict(
+        validate_by_name=True,
+    )
+    status: Annotated[str, Field(description="Always `ok`.")]
+
+
 class InsightRecommendation(StrEnum):
     INSIGHT_RECOMMENDATION_UNSPECIFIED = "INSIGHT_RECOMMENDATION_UNSPECIFIED"
     INSIGHT_RECOMMENDATION_APPROVE = "INSIGHT_RECOMMENDATION_APPROVE"
@@ -606,6 +613,19 @@ class ProvisionStep(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
+
+
+class ReadinessStatus(BaseModel):
+    model_config = ConfigDict(
+        validate_by_name=True,
+    )
+    status: Annotated[str, Field(description="Always `ready`.")]
+    revision: Annotated[
+        str,
+        Field(
+            description="The database's migration revision (the newest this server knows)."
+        ),
+    ]
 
 
 class RejectInstance(BaseModel):

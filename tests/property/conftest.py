@@ -16,7 +16,7 @@ from accessgov.app import create_app
 from accessgov.config import ServerConfig
 from accessgov.demo.seed import seed_demo
 from accessgov.storage.engine import create_engine, migrate, session_factory
-from tests.harness import serve
+from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.storage.conftest import BACKENDS, postgres_admin, postgres_url, schema_url
 
 __all__ = ["postgres_admin"]  # the fixture, for the PostgreSQL backend
@@ -35,7 +35,7 @@ def _serve(url: str) -> Iterator[Served]:
         sessions = session_factory(engine)
         with sessions.begin() as session:
             seed_demo(session)
-        with serve(create_app(ServerConfig(database_url=url))) as base_url:
+        with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
             yield Served(base_url, sessions)
     finally:
         engine.dispose()

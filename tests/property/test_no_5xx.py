@@ -23,8 +23,7 @@ from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HM
 from accessgov.http.engine import load_bundle
 from accessgov.paging import PageTokenCodec
 from accessgov.paging.limits import TOKEN_VERSION
-from accessgov.storage import events
-from accessgov.storage import settings as stored_settings
+from accessgov.storage import events, page_keys
 from accessgov.webhooks.signing import hmac_headers
 from tests.property.conftest import Served
 
@@ -101,7 +100,7 @@ def forged_token(secret: bytes, cursor: Any, issued_at: float) -> str:
 @pytest.fixture(scope="session")
 def page_secret(server: Served) -> bytes:
     with server.sessions() as session:
-        return stored_settings.get_or_create_secret(session, "page_token_secret")
+        return page_keys.load_or_create(session).current
 
 
 @pytest.fixture(scope="session")

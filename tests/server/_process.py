@@ -49,12 +49,13 @@ def database_url(data_dir: Path) -> str:
 
 
 @contextlib.contextmanager
-def accessgov_serve(data_dir: Path, *options: str) -> Iterator[Served]:
-    """`accessgov serve --demo` with `options` until the block exits (then SIGTERM, SIGKILL if it lingers)."""
+def accessgov_serve(data_dir: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    """`accessgov serve --demo` with `options` (and `env` over the environment) until the block exits (then
+    SIGTERM, SIGKILL if it lingers)."""
     port = free_port()
     url = database_url(data_dir)
     log = data_dir / f"serve-{port}.log"
-    env = {**os.environ, "DATABASE_URL": url}
+    env = {**os.environ, "DATABASE_URL": url, **(env or {})}
     env.pop("ACCESSGOV_SUPERVISOR_PID", None)
     command = [sys.executable, "-m", "accessgov.cli", "serve", "--demo", "--port", str(port), *options]
     with log.open("wb") as sink:

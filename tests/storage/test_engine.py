@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.storage import settings
+from accessgov.storage import page_keys, settings
 from accessgov.storage.engine import create_engine, database_url_from_env
 from accessgov.storage.schema import Task
 
@@ -89,15 +89,16 @@ def test_naive_datetimes_are_rejected(sessions: sessionmaker[Session]) -> None:
         session.flush()
 
 
-def test_generated_secret_is_created_once_and_shared(engine: Engine, sessions: sessionmaker[Session]) -> None:
+def test_generated_page_token_key_is_created_once_and_shared(engine: Engine, sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
-        first = settings.get_or_create_secret(session, "page_token_secret")
+        first = page_keys.load_or_create(session)
     with sessions.begin() as session:
-        again = settings.get_or_create_secret(session, "page_token_secret")
-        other = settings.get_or_create_secret(session, "another")
-    assert len(first) == 32
+        again = page_keys.load_or_create(session)
+    assert len(first.current) == 32
     assert again == first
-    assert other != first
+    with sessions() as session:
+        stored = settings.get_setting(session, "page_token_keys")
+    assert stored is not None and first.current.hex() not in stored  # sealed, not plaintext
     with sessions.begin() as session:
         settings.set_setting(session, "greeting", "hello")
     with sessions() as session:

@@ -26,11 +26,13 @@ def test_create_and_read_back(sessions: sessionmaker[Session]) -> None:
             automation_steps=STEPS,
             now=NOW,
         )
-    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", created.id)
+    assert re.fullmatch(r"wh_[A-Za-z0-9_-]{22}", created.id)
     with sessions() as session:
         listener = listeners.get_listener(session, created.id)
     assert listener is not None
-    assert (listener.auth_method, listener.hmac_secret, listener.jwks_url) == ("HMAC", HMAC_SECRET, None)
+    assert (listener.auth_method, listener.jwks_url) == ("HMAC", None)
+    assert listeners.secrets_of(listener) == (HMAC_SECRET, None)
+    assert listener.hmac_secret_sealed and HMAC_SECRET not in listener.hmac_secret_sealed
     assert listener.allowed_cidrs == ["10.0.0.0/8", "2001:db8::/32"]
     assert listener.automation_steps == STEPS
     assert listener.automation_name == "Onboard" and listener.automation_id
@@ -53,7 +55,7 @@ def test_jwt_listener_with_given_id(sessions: sessionmaker[Session]) -> None:
     with sessions() as session:
         listener = listeners.get_listener(session, "fixed-id")
         assert listener is not None
-        assert (listener.jwks_url, listener.hmac_secret) == ("https://idp.example/jwks.json", None)
+        assert (listener.jwks_url, listener.hmac_secret_sealed) == ("https://idp.example/jwks.json", None)
         assert (listener.automation_published, listener.trigger_enabled) == (False, False)
         assert listeners.get_listener(session, "other") is None
     with sessions() as session, pytest.raises(IntegrityError):
@@ -91,10 +93,14 @@ def test_toggles_and_secret_rotation(sessions: sessionmaker[Session], make_liste
         listeners.set_published(session, listener.id, False, now=later)
         listeners.rotate_secret(session, listener.id, "whsec_new", now=later)
         assert listeners.set_enabled(session, "missing", True) is None
+        assert listeners.rotate_secret(session, "missing", "whsec_x") is None
     with sessions() as session:
         stored = listeners.get_listener(session, listener.id)
         assert stored is not None
-        assert (stored.trigger_enabled, stored.automation_published, stored.hmac_secret) == (False, False, "whsec_new")
+        assert (stored.trigger_enabled, stored.automation_published) == (False, False)
+        # The default grace keeps the previous secret for 24 hours.
+        assert listeners.secrets_of(stored) == ("whsec_new", HMAC_SECRET)
+        assert stored.previous_secret_expires_at == later + timedelta(hours=24)
         assert (stored.created_at, stored.updated_at) == (NOW, later)
         with pytest.raises(ValueError, match="empty"):
             listeners.rotate_secret(session, listener.id, "")

@@ -33,7 +33,7 @@ from accessgov.storage import events, listeners
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
-from tests.harness import serve
+from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.storage.conftest import in_ci, postgres_url, schema_url
 from tests.webhooks._support import (
     TENANT,
@@ -133,7 +133,9 @@ def ipv6_loopback() -> bool:
 
 
 def app_for(db_url: str, clock: ServerClock) -> Any:
-    return create_app(ServerConfig(database_url=db_url), clock=clock, jwks=JwksCache(timeout_seconds=2))
+    return create_app(
+        ServerConfig(database_url=db_url, **NO_FAILURE_LIMITS), clock=clock, jwks=JwksCache(timeout_seconds=2)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -494,7 +496,7 @@ def test_audience_from_the_host_header_only_when_configured(env: Env) -> None:
     as_received = {"aud": env.url("jwt")}  # what a URL built from the request's Host header would say
     headers, url = jwt_delivery(env, env.keys.ec, "ec-1", **as_received)
     expect(post(url, BODY, headers), 401, "INVALID_CLAIM")
-    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True)
+    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True, **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         headers, _ = jwt_delivery(env, env.keys.ec, "ec-1", aud=env.url("jwt", base))
         expect(post(env.url("jwt", base), BODY, headers), 200)
@@ -511,7 +513,7 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(env: Env) -> None:
 
 
 def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
-    config = ServerConfig(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",))
+    config = ServerConfig(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",), **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         expect(post(env.url("cidr10", base), BODY, hmac_headers(x_forwarded_for="10.1.2.3")), 200)
         # Only the right-most untrusted hop counts: a client cannot prepend its way in.
@@ -823,3 +825,63 @@ def _pg_runs(db_url: str) -> int:
             return len(events.list_runs(session, listener_id="wh_pg", limit=1000))
     finally:
         engine.dispose()
+
+
+# -- secret rotation with overlap ----------------------------------------------------------------------------
+
+
+def _rotated_listener(env: Env, name: str, grace: timedelta) -> tuple[str, str, float]:
+    """A fresh HMAC listener (never cached by the server) rotated from SECRET to a new secret."""
+    new_secret = "whsec_" + secrets.token_urlsafe(32)
+    rotated_at = time.time()
+    with env.sessions.begin() as session:
+        listeners.create_listener(
+            session, listener_id=f"wh_{name}", auth_method="HMAC", hmac_secret=SECRET, automation_name=name,
+            automation_steps=STEPS,
+        )  # fmt: skip
+        now = datetime.fromtimestamp(rotated_at, UTC)
+        assert listeners.rotate_secret(session, f"wh_{name}", new_secret, grace=grace, now=now) is not None
+    return f"wh_{name}", new_secret, rotated_at
+
+
+def test_old_secret_verifies_during_the_grace_period_and_fails_after_it(env: Env) -> None:
+    listener_id, new_secret, rotated_at = _rotated_listener(env, "rotate_grace", timedelta(hours=1))
+    assert expect(post(env.url(listener_id), BODY, hmac_headers(secret=SECRET)), 200)  # old secret, in grace
+    assert expect(post(env.url(listener_id), BODY, hmac_headers(secret=new_secret)), 200)
+    try:
+        env.clock.frozen = rotated_at + 3600 + 1  # just past the grace period
+        late = str(int(env.clock.frozen))
+        expect(post(env.url(listener_id), BODY, hmac_headers(secret=SECRET, timestamp=late)), 401, "SIGNATURE_MISMATCH")
+        expect(post(env.url(listener_id), BODY, hmac_headers(secret=new_secret, timestamp=late)), 200)
+    finally:
+        env.clock.frozen = None
+
+
+def test_rotation_without_grace_drops_the_old_secret_at_once(env: Env) -> None:
+    listener_id, new_secret, _ = _rotated_listener(env, "rotate_now", timedelta(0))
+    expect(post(env.url(listener_id), BODY, hmac_headers(secret=SECRET)), 401, "SIGNATURE_MISMATCH")
+    expect(post(env.url(listener_id), BODY, hmac_headers(secret=new_secret)), 200)
+
+
+def test_cli_rotate_with_grace_and_unknown_ids(env: Env) -> None:
+    with env.sessions.begin() as session:
+        listeners.create_listener(
+            session, listener_id="wh_cli_rotate", auth_method="HMAC", hmac_secret=SECRET, automation_name="r",
+            automation_steps=STEPS,
+        )  # fmt: skip
+    rotated = cli(env, "listeners", "rotate", "wh_cli_rotate", "--grace", "30m")
+    assert rotated.returncode == 0, rotated.stderr
+    new_secret = rotated.stdout.split("(shown once): ")[1].split()[0]
+    assert "previous secret valid until" in rotated.stdout
+    with env.sessions() as session:
+        stored = listeners.get_listener(session, "wh_cli_rotate")
+        assert stored is not None and stored.previous_secret_expires_at is not None
+        assert listeners.secrets_of(stored) == (new_secret, SECRET)
+        remaining = (stored.previous_secret_expires_at - datetime.now(UTC)).total_seconds()
+    assert 1700 < remaining <= 1800
+    expect(post(env.url("wh_cli_rotate"), BODY, hmac_headers(secret=SECRET)), 200)
+    expect(post(env.url("wh_cli_rotate"), BODY, hmac_headers(secret=new_secret)), 200)
+    for action in ("enable", "disable", "publish", "unpublish", "rotate"):
+        result = cli(env, "listeners", action, "wh_no_such_listener")
+        assert result.returncode == 1, (action, result.stdout)
+        assert "no listener 'wh_no_such_listener'" in result.stderr and not result.stdout

@@ -43,6 +43,7 @@ from .form_instance import FormInstance
 from .form_step import FormStep
 from .gated_tool_call_target import GatedToolCallTarget
 from .grant_outcome import GrantOutcome
+from .health_status import HealthStatus
 from .insight_recommendation import InsightRecommendation
 from .int_64_field import Int64Field
 from .number_field import NumberField
@@ -68,6 +69,7 @@ from .policy_steps import PolicySteps
 from .policy_type import PolicyType
 from .provision_instance import ProvisionInstance
 from .provision_step import ProvisionStep
+from .readiness_status import ReadinessStatus
 from .reject_instance import RejectInstance
 from .reject_step import RejectStep
 from .revoke_outcome import RevokeOutcome
@@ -154,6 +156,7 @@ __all__ = (
     "FormStep",
     "GatedToolCallTarget",
     "GrantOutcome",
+    "HealthStatus",
     "InsightRecommendation",
     "Int64Field",
     "NumberField",
@@ -179,6 +182,7 @@ __all__ = (
     "PolicyType",
     "ProvisionInstance",
     "ProvisionStep",
+    "ReadinessStatus",
     "RejectInstance",
     "RejectStep",
     "RevokeOutcome",

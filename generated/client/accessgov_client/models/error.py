@@ -17,7 +17,8 @@ T = TypeVar("T", bound="Error")
 
 @_attrs_define
 class Error:
-    """The body of every error response of this API (except the OAuth2 token endpoint, which follows RFC 6749).
+    """The body of every error response of this API (except the OAuth2 token endpoint, which follows RFC 6749 for
+    all but its 429).
     `code` is a stable UPPER_SNAKE machine-readable reason, `message` is for humans and may change. The codes
     this version sends (new codes may be added; treat an unknown code by its HTTP status):
 
@@ -53,7 +54,11 @@ class Error:
     | `TASK_NOT_RESTARTABLE` | 409 | The task is closed or deleted, has no policy workflow, or its baseline policy chain
     is broken. |
     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the operation's limit (64 KB for webhooks). |
+    | `TOO_MANY_FAILED_ATTEMPTS` | 429 | Too many failed authentications from this address or for this credential; see
+    `Retry-After`. |
     | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded or shutting down; retry later. |
+    | `NOT_READY` | 503 | Readiness probe (internal): the database is unreachable or not migrated to the newest schema.
+    |
     | `INTERNAL` | 500 | A fault of the server, never of the request. |
 
         Attributes:

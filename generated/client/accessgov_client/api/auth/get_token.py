@@ -53,6 +53,11 @@ def _parse_response(
 
         return response_413
 
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -90,6 +95,8 @@ def sync_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
+    body: RFC 6749 has no error for it); the secret is not checked until then.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -135,6 +142,8 @@ def sync(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
+    body: RFC 6749 has no error for it); the secret is not checked until then.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -175,6 +184,8 @@ async def asyncio_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
+    body: RFC 6749 has no error for it); the secret is not checked until then.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -218,6 +229,8 @@ async def asyncio(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
+    body: RFC 6749 has no error for it); the secret is not checked until then.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-

@@ -77,6 +77,11 @@ def _parse_response(
 
         return response_413
 
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -110,8 +115,10 @@ def sync_detailed(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
-    on
+    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
+    with
+    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
+    authentication (401), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -179,8 +186,10 @@ def sync(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
-    on
+    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
+    with
+    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
+    authentication (401), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -243,8 +252,10 @@ async def asyncio_detailed(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
-    on
+    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
+    with
+    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
+    authentication (401), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -310,8 +321,10 @@ async def asyncio(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then authentication (401), then idempotency
-    on
+    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
+    with
+    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
+    authentication (401), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the

@@ -1,0 +1,133 @@
+"""A pure ASGI middleware (no BaseHTTPMiddleware: no extra task or body copy per request): the request id, one
+JSON access-log line and the request metrics.
+
+- `X-Request-Id`: taken from the request when it is a sane token (1-128 of `[A-Za-z0-9._:-]`), else a new
+  uuid4 hex; echoed on every response, errors included.
+- One line per request on stderr, written with a single `os.write` (atomic for lines below PIPE_BUF, so
+  workers sharing stderr do not interleave): ts, level, method, route (the path template), operation, status,
+  duration_ms, request_id, client, and listener_id / event_id for webhook deliveries. Never a header value
+  other than the request and event ids, never a body, token, secret or signature.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from accessgov.observability import metrics
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+REQUEST_ID_HEADER = b"x-request-id"
+_SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
+_UUID = re.compile(rb"[0-9A-Fa-f-]{36}")
+ERROR_CODE_KEY = "accessgov.error_code"  # set by the engine when an ApiError becomes the response
+WEBHOOK_OPERATION = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
+
+
+def _operation(scope: Scope) -> tuple[str, str]:
+    """(operation id, path template) of the route that answered, from the endpoint the router chose."""
+    operation = getattr(scope.get("endpoint"), "__self__", None)
+    entry = getattr(operation, "entry", None)
+    if entry is None:
+        return "unmatched", ""
+    return entry["operation_id"], entry["path"]
+
+
+class AccessLogMiddleware:
+    """Request id, JSON access log (unless `log=False`) and request metrics around an ASGI app."""
+
+    def __init__(self, app: ASGIApp, *, log: bool = True, stream_fd: int | None = None) -> None:
+        self.app = app
+        self.log = log
+        self.fd = stream_fd if stream_fd is not None else sys.stderr.fileno()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        request_id = None
+        event_id = None
+        for name, value in scope["headers"]:
+            if name == REQUEST_ID_HEADER:
+                request_id = value if _SANE_ID.fullmatch(value) else None
+            elif name == b"webhook-event-id":
+                event_id = value
+        if request_id is None:
+            request_id = uuid.uuid4().hex.encode()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), (REQUEST_ID_HEADER, request_id)]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - started
+            operation, route = _operation(scope)
+            metrics.observe_request(operation, status, seconds)
+            code = scope.get(ERROR_CODE_KEY)
+            if operation == WEBHOOK_OPERATION:
+                _count_delivery(status, code)
+            if self.log:
+                self._write(scope, operation, route, status, seconds, request_id, code, event_id)
+
+    def _write(
+        self,
+        scope: Scope,
+        operation: str,
+        route: str,
+        status: int,
+        seconds: float,
+        request_id: bytes,
+        code: str | None,
+        event_id: bytes | None,
+    ) -> None:
+        client = scope.get("client")
+        line: dict[str, Any] = {
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "level": "error" if status >= 500 else "info",
+            "event": "request",
+            "method": scope["method"],
+            "route": route or None,
+            "operation": operation,
+            "status": status,
+            "duration_ms": round(seconds * 1000, 3),
+            "request_id": request_id.decode("ascii"),
+            "client": client[0] if client else None,
+        }
+        if code:
+            line["error_code"] = str(code)
+        if operation == WEBHOOK_OPERATION:
+            line["listener_id"] = scope.get("path_params", {}).get("listener_id")
+            # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
+            line["event_id"] = event_id.decode("ascii").lower() if event_id and _UUID.fullmatch(event_id) else None
+        with contextlib.suppress(OSError):  # a closed or full stderr must not fail the request
+            os.write(self.fd, orjson.dumps(line) + b"\n")
+
+
+def _count_delivery(status: int, code: str | None) -> None:
+    if status == 200:
+        metrics.delivery("accepted")
+    elif code == "DUPLICATE_EVENT":
+        metrics.delivery("duplicate", "DUPLICATE_EVENT")
+    else:
+        metrics.delivery("rejected", str(code) if code else f"HTTP_{status}")

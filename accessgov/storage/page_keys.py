@@ -1,0 +1,99 @@
+"""The page-token keys, shared by every worker through the `settings` table (sealed, see `sealing.py`).
+
+One current key signs new tokens; previous keys keep verifying tokens they signed until `expires_at` (the
+rotation's grace: by default the tokens' own lifetime, so no token dies before its time). Functions flush but
+never commit: the caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from accessgov.keys import Keyring, default_keyring, open_sealed, seal
+from accessgov.storage import settings
+from accessgov.storage.sealing import PAGE_TOKEN_KEYS, setting_ad
+
+KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class PageKeys:
+    current: bytes
+    previous: tuple[tuple[bytes, datetime], ...] = field(default=())
+
+    @classmethod
+    def first(cls, key: bytes | None = None) -> PageKeys:
+        return cls(key or secrets.token_bytes(KEY_BYTES))
+
+    def to_json(self) -> str:
+        previous = [{"key": key.hex(), "expiresAt": expires.isoformat()} for key, expires in self.previous]
+        return json.dumps({"current": self.current.hex(), "previous": previous}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> PageKeys:
+        document = json.loads(text)
+        previous = tuple(
+            (bytes.fromhex(item["key"]), datetime.fromisoformat(item["expiresAt"])) for item in document["previous"]
+        )
+        return cls(bytes.fromhex(document["current"]), previous)
+
+    def valid_previous(self, now: datetime) -> tuple[bytes, ...]:
+        return tuple(key for key, expires in self.previous if expires > now)
+
+    def rotated(self, now: datetime, grace: timedelta) -> PageKeys:
+        kept = tuple((key, expires) for key, expires in self.previous if expires > now)
+        dropped = () if grace.total_seconds() <= 0 else ((self.current, now + grace),)
+        return PageKeys(secrets.token_bytes(KEY_BYTES), dropped + kept)
+
+    def pruned(self, now: datetime) -> PageKeys:
+        return PageKeys(self.current, tuple((key, expires) for key, expires in self.previous if expires > now))
+
+
+def _store(session: Session, keys: PageKeys, keyring: Keyring) -> None:
+    settings.set_setting(session, PAGE_TOKEN_KEYS, seal(keyring, keys.to_json(), setting_ad(PAGE_TOKEN_KEYS)))
+
+
+def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
+    """The stored keys, or None before the first server created them (a read: no write, no lock)."""
+    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
+    if stored is None:
+        return None
+    return PageKeys.from_json(open_sealed(keyring or default_keyring(), stored, setting_ad(PAGE_TOKEN_KEYS)))
+
+
+def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys:
+    """The stored keys, generating the first on first use (the first of several starting workers wins)."""
+    keyring = keyring or default_keyring()
+    settings.insert_if_absent(
+        session, PAGE_TOKEN_KEYS, seal(keyring, PageKeys.first().to_json(), setting_ad(PAGE_TOKEN_KEYS))
+    )
+    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
+    if stored is None:  # pragma: no cover - inserted or already present just above
+        raise RuntimeError("the page-token keys vanished")
+    return PageKeys.from_json(open_sealed(keyring, stored, setting_ad(PAGE_TOKEN_KEYS)))
+
+
+def rotate(session: Session, now: datetime, grace: timedelta, keyring: Keyring | None = None) -> PageKeys:
+    """A new current key; the old one verifies for `grace` more (0: tokens it signed stop working at once)."""
+    keyring = keyring or default_keyring()
+    keys = load_or_create(session, keyring).rotated(now, grace)
+    _store(session, keys, keyring)
+    return keys
+
+
+def purge_expired(session: Session, now: datetime, keyring: Keyring | None = None) -> int:
+    """Drop previous keys past their grace; returns how many."""
+    keyring = keyring or default_keyring()
+    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
+    if stored is None:
+        return 0
+    keys = PageKeys.from_json(open_sealed(keyring, stored, setting_ad(PAGE_TOKEN_KEYS)))
+    pruned = keys.pruned(now)
+    if pruned != keys:
+        _store(session, pruned, keyring)
+    return len(keys.previous) - len(pruned.previous)

@@ -1,0 +1,153 @@
+"""Every sealed value in the database, in one place: what it is bound to (associated data), sealing the
+plaintext rows of an older database, re-sealing everything under the primary key (`accessgov keys rotate`),
+and which key ids are still referenced (`accessgov keys prune`).
+
+Sealed values: `listeners.hmac_secret_sealed`, `listeners.previous_hmac_secret_sealed` (both bound to
+`listener:<id>:hmac`) and the `page_token_keys` setting (bound to `setting:page_token_keys`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from accessgov.keys import Keyring, default_keyring, is_sealed, open_sealed, seal
+from accessgov.keys.secretbox import key_id_of
+
+PAGE_TOKEN_KEYS = "page_token_keys"
+LEGACY_PAGE_TOKEN_SECRET = "page_token_secret"
+BATCH = 500
+
+_listeners = sa.table(
+    "listeners",
+    sa.column("id", sa.String),
+    sa.column("hmac_secret_sealed", sa.String),
+    sa.column("previous_hmac_secret_sealed", sa.String),
+)
+_settings = sa.table("settings", sa.column("key", sa.String), sa.column("value", sa.Text))
+_LISTENER_COLUMNS = ("hmac_secret_sealed", "previous_hmac_secret_sealed")
+
+
+def listener_ad(listener_id: str) -> bytes:
+    """What a listener's secret is bound to: its ciphertext opens in this row only."""
+    return f"listener:{listener_id}:hmac".encode()
+
+
+def setting_ad(key: str) -> bytes:
+    return f"setting:{key}".encode()
+
+
+def _listener_rows(connection: Connection) -> Iterator[Any]:
+    after = ""
+    while True:
+        rows = connection.execute(
+            sa.select(_listeners).where(_listeners.c.id > after).order_by(_listeners.c.id).limit(BATCH)
+        ).all()
+        if not rows:
+            return
+        yield from rows
+        after = rows[-1].id
+
+
+def _rewrite(connection: Connection, keyring: Keyring | None, convert: Any) -> int:
+    """Apply `convert(keyring, value, ad) -> new value | None` to every sealed or plaintext value; returns how
+    many values changed. Batched by primary key, so a large table never sits in memory at once."""
+    changed = 0
+    for row in _listener_rows(connection):
+        values = {}
+        for column in _LISTENER_COLUMNS:
+            value = getattr(row, column)
+            if value:
+                new = convert(keyring, value, listener_ad(row.id))
+                if new is not None and new != value:
+                    values[column] = new
+        if values:
+            connection.execute(_listeners.update().where(_listeners.c.id == row.id).values(**values))
+            changed += len(values)
+    stored = connection.execute(sa.select(_settings.c.value).where(_settings.c.key == PAGE_TOKEN_KEYS)).scalar()
+    if stored:
+        new = convert(keyring, stored, setting_ad(PAGE_TOKEN_KEYS))
+        if new is not None and new != stored:
+            connection.execute(_settings.update().where(_settings.c.key == PAGE_TOKEN_KEYS).values(value=new))
+            changed += 1
+    return changed
+
+
+def seal_plaintext_secrets(connection: Connection, keyring: Keyring | None = None) -> int:
+    """Seal what an older database kept in plaintext (listener secrets, the page-token secret); returns how many.
+
+    The keyring is loaded only when something needs sealing, so migrating an empty database needs no key.
+    """
+    legacy = connection.execute(
+        sa.select(_settings.c.value).where(_settings.c.key == LEGACY_PAGE_TOKEN_SECRET)
+    ).scalar()
+    pending = legacy is not None or any(
+        getattr(row, column) and not is_sealed(getattr(row, column))
+        for row in _listener_rows(connection)
+        for column in _LISTENER_COLUMNS
+    )
+    if not pending:
+        return 0
+    keyring = keyring or default_keyring()
+    changed = 0
+    if legacy is not None:
+        from accessgov.storage.page_keys import PageKeys
+
+        document = PageKeys.first(bytes.fromhex(legacy)).to_json()
+        connection.execute(_settings.delete().where(_settings.c.key == LEGACY_PAGE_TOKEN_SECRET))
+        connection.execute(
+            _settings.insert().values(key=PAGE_TOKEN_KEYS, value=seal(keyring, document, setting_ad(PAGE_TOKEN_KEYS)))
+        )
+        changed += 1
+
+    def seal_plaintext(ring: Keyring, value: str, ad: bytes) -> str | None:
+        return None if is_sealed(value) else seal(ring, value, ad)
+
+    return changed + _rewrite(connection, keyring, seal_plaintext)
+
+
+def reseal_all(connection: Connection, keyring: Keyring) -> int:
+    """Re-seal every value not already under the primary key; returns how many were rewritten."""
+    primary = keyring.primary_id
+
+    def reseal(ring: Keyring, value: str, ad: bytes) -> str | None:
+        if is_sealed(value) and key_id_of(value) == primary:
+            return None
+        plaintext = open_sealed(ring, value, ad) if is_sealed(value) else value
+        return seal(ring, plaintext, ad)
+
+    return _rewrite(connection, keyring, reseal)
+
+
+def referenced_key_ids(connection: Connection) -> set[str]:
+    """Ids of the keys some stored value is sealed under."""
+    found: set[str] = set()
+
+    def collect(ring: Keyring | None, value: str, ad: bytes) -> None:
+        if is_sealed(value):
+            found.add(key_id_of(value))
+
+    _rewrite(connection, None, collect)
+    return found
+
+
+def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> int:
+    """The downgrade: back to plaintext (listener secrets; the page-token key as the old hex setting)."""
+    keyring = keyring or default_keyring()
+
+    def unseal(ring: Keyring, value: str, ad: bytes) -> str | None:
+        return open_sealed(ring, value, ad) if is_sealed(value) else None
+
+    stored = connection.execute(sa.select(_settings.c.value).where(_settings.c.key == PAGE_TOKEN_KEYS)).scalar()
+    changed = 0
+    if stored:
+        from accessgov.storage.page_keys import PageKeys
+
+        keys = PageKeys.from_json(open_sealed(keyring, stored, setting_ad(PAGE_TOKEN_KEYS)))
+        connection.execute(_settings.delete().where(_settings.c.key == PAGE_TOKEN_KEYS))
+        connection.execute(_settings.insert().values(key=LEGACY_PAGE_TOKEN_SECRET, value=keys.current.hex()))
+        changed += 1
+    return changed + _rewrite(connection, keyring, unseal)

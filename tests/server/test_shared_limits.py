@@ -1,0 +1,70 @@
+"""Failure limits shared through Redis: two `accessgov serve` processes on one database enforce one limit.
+
+Redis is `TEST_REDIS_URL` (default `redis://127.0.0.1:6379/0`). When it cannot be reached these tests are
+skipped, except under `CI=true`, where they fail (as PostgreSQL's do): CI must not go green untested.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from accessgov.demo.seed import DEMO_ADMIN_TOKEN
+from tests.server._process import ENTITLEMENTS, accessgov_serve
+from tests.storage.conftest import in_ci
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    import redis
+
+    url = os.environ.get("TEST_REDIS_URL") or DEFAULT_REDIS_URL
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        message = f"Redis at {url} is unreachable: {error}"
+        if in_ci():
+            pytest.fail(f"{message} (CI=true: the Redis tests must not be skipped)", pytrace=False)
+        pytest.skip(message)
+    finally:
+        client.close()
+    yield url
+
+
+def test_two_servers_enforce_one_limit_through_redis(redis_url: str, tmp_path: Path) -> None:
+    env = {
+        "ACCESSGOV_REDIS_URL": redis_url,
+        "ACCESSGOV_AUTH_FAILURE_LIMIT": "4/3 seconds",
+        "ACCESSGOV_TRUSTED_PROXIES": "127.0.0.0/8",
+    }
+    # A client address of its own (documentation range, random): no other run on this Redis shares its counter.
+    source = {"X-Forwarded-For": f"2001:db8::{secrets.token_hex(2)}:{secrets.token_hex(2)}"}
+    guess = {"Authorization": "Bearer guessed-token", **source}
+    valid = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}", **source}
+    with (
+        accessgov_serve(tmp_path, env=env) as first,
+        accessgov_serve(tmp_path, env=env) as second,
+        httpx.Client(base_url=first.base_url) as a,
+        httpx.Client(base_url=second.base_url) as b,
+    ):
+        assert [a.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]
+        assert [b.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]
+        # Four failures in all, two on each server: both refuse now.
+        for client in (a, b):
+            refused = client.get(ENTITLEMENTS, headers=valid)
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["code"] == "TOO_MANY_FAILED_ATTEMPTS"
+            retry_after = int(refused.headers["retry-after"])
+            assert 1 <= retry_after <= 3
+        time.sleep(retry_after)
+        assert a.get(ENTITLEMENTS, headers=valid).status_code == 200
+        assert b.get(ENTITLEMENTS, headers=valid).status_code == 200
