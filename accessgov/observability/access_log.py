@@ -47,13 +47,21 @@ def _operation(scope: Scope) -> tuple[str, str]:
     return entry["operation_id"], entry["path"]
 
 
+def _stderr_fd() -> int:
+    """stderr's descriptor; 2 when sys.stderr was replaced by an object without one (a test's capture)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return 2
+
+
 class AccessLogMiddleware:
     """Request id, JSON access log (unless `log=False`) and request metrics around an ASGI app."""
 
     def __init__(self, app: ASGIApp, *, log: bool = True, stream_fd: int | None = None) -> None:
         self.app = app
         self.log = log
-        self.fd = stream_fd if stream_fd is not None else sys.stderr.fileno()
+        self.fd = stream_fd if stream_fd is not None else _stderr_fd()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
