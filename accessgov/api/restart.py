@@ -69,7 +69,7 @@ class RestartHandler:
             )
             # The policy instance holds the growing history: serialised once, for the row and the response.
             policy = RawJSON(dumps_bytes(updated["policy"]))
-            store.replace(row_id, {**updated, "policy": policy}, now)
+            store.replace(row_id, updated, now, raw={"policy": policy})
             action_id = store.record_action(
                 task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
             )

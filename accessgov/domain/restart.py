@@ -5,7 +5,6 @@ Pure functions over API-shaped documents; the HTTP handler loads and stores them
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -94,7 +93,17 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _step_list(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [copy.deepcopy(step) for step in entry.get("steps") or [] if isinstance(step, dict)]
+    return [_copy_json(step) for step in entry.get("steps") or [] if isinstance(step, dict)]
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars): copy.deepcopy's memo and dispatch made it the
+    second largest cost of a restart's writer unit (profiled: ~1/8 of it)."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def step_member(step: Mapping[str, Any]) -> str | None:
