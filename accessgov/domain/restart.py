@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from accessgov.domain.cel import ExpressionError, compile_expression, run_program, to_cel
 from accessgov.errors import Conflict, ErrorCode
 
@@ -48,7 +50,7 @@ def select_steps(
     """
     seen: list[str] = []
     current: Mapping[str, Any] | None = policy
-    variables: dict[str, Any] | None = None  # the task as CEL values, converted once for every rule
+    rules: _Rules | None = None  # the task as rules see it, taken once for every rule
     while current is not None:
         seen.append(str(current.get("id", "")))
         steps = current.get("policySteps") or {}
@@ -56,13 +58,9 @@ def select_steps(
             condition, key = rule.get("condition"), rule.get("policyKey")
             if not condition or key not in steps:
                 continue
-            try:
-                if variables is None:
-                    variables = to_cel({"task": _named_fields(task, current.get("rules") or [])})
-                matched = run_program(compile_expression(condition), variables, condition) is True
-            except ExpressionError:
-                matched = False  # A rule that cannot be evaluated does not match; the baseline applies.
-            if matched:
+            if rules is None:
+                rules = _Rules(_named_fields(task, current.get("rules") or []))
+            if rules.matches(condition):
                 return _step_list(steps[key])
         key = baseline_key(current)
         if key in steps:
@@ -90,6 +88,43 @@ def _named_fields(task: Mapping[str, Any], rules: list[Any]) -> dict[str, Any]:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Results of rule conditions by (condition, the named fields as JSON): CEL is deterministic, so a condition
+# over equal fields has the same result. A celpy evaluation cost ~300 us (profiled: the largest share of a
+# restart's writer unit when a rule applies); most tasks of a policy carry the same few field values.
+_RESULTS: dict[tuple[str, bytes], bool] = {}
+_MAX_RESULTS = 4096
+_MAX_KEY_BYTES = 1024  # larger field values are evaluated each time rather than kept
+
+
+class _Rules:
+    """Rule conditions over one task's named fields: converted to CEL values at most once."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.fields = fields
+        self._variables: dict[str, Any] | None = None
+        try:
+            key: bytes | None = orjson.dumps(fields)  # key order kept: CEL map iteration may see it
+        except (orjson.JSONEncodeError, TypeError):  # e.g. integers beyond 64 bits: not remembered
+            key = None
+        self._key = key if key is not None and len(key) <= _MAX_KEY_BYTES else None
+
+    def matches(self, condition: str) -> bool:
+        """Whether `condition` holds; one that cannot be evaluated does not match (the baseline applies)."""
+        remembered = _RESULTS.get((condition, self._key)) if self._key is not None else None
+        if remembered is not None:
+            return remembered
+        try:
+            if self._variables is None:
+                self._variables = to_cel({"task": self.fields})
+            matched = run_program(compile_expression(condition), self._variables, condition) is True
+        except ExpressionError:
+            matched = False
+        if self._key is not None:
+            if len(_RESULTS) >= _MAX_RESULTS:
+                _RESULTS.clear()
+            _RESULTS[(condition, self._key)] = matched
+        return matched
 
 
 def _step_list(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
