@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Text, bindparam, cast, select
 
 from accessgov.errors import NotFound
 from accessgov.http.context import RequestContext
@@ -16,11 +16,15 @@ from accessgov.storage.database import Database
 from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
-_COLUMNS = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == bindparam("app_id"))
+# Documents as stored text (a no-op on SQLite): psycopg would otherwise parse them on the reader thread, and they
+# are parsed on the event loop (see `ListEntitlementsHandler.__call__`).
+_COLUMNS = select(AppEntitlement.id, cast(AppEntitlement.document, Text)).where(
+    AppEntitlement.app_id == bindparam("app_id")
+)
 # Keyset paging on the (app_id, id) primary key: a range scan whatever the depth, never OFFSET.
 FIRST_PAGE = _COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit"))
 NEXT_PAGE = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
-APP_DOCUMENT = select(App.document).where(App.id == bindparam("app_id"))
+APP_DOCUMENT = select(cast(App.document, Text)).where(App.id == bindparam("app_id"))
 DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
     DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
 )
