@@ -9,8 +9,6 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import orjson
-
 from accessgov.domain.cel import ExpressionError, compile_expression, run_program, to_cel
 from accessgov.errors import Conflict, ErrorCode
 
@@ -89,12 +87,12 @@ def _named_fields(task: Mapping[str, Any], rules: list[Any]) -> dict[str, Any]:
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Results of rule conditions by (condition, the named fields as JSON): CEL is deterministic, so a condition
+# Results of rule conditions by (condition, the named fields' repr): CEL is deterministic, so a condition
 # over equal fields has the same result. A celpy evaluation cost ~300 us (profiled: the largest share of a
 # restart's writer unit when a rule applies); most tasks of a policy carry the same few field values.
-_RESULTS: dict[tuple[str, bytes], bool] = {}
+_RESULTS: dict[tuple[str, str], bool] = {}
 _MAX_RESULTS = 4096
-_MAX_KEY_BYTES = 1024  # larger field values are evaluated each time rather than kept
+_MAX_KEY_CHARS = 1024  # larger field values are evaluated each time rather than kept
 
 
 class _Rules:
@@ -103,11 +101,10 @@ class _Rules:
     def __init__(self, fields: dict[str, Any]) -> None:
         self.fields = fields
         self._variables: dict[str, Any] | None = None
-        try:
-            key: bytes | None = orjson.dumps(fields)  # key order kept: CEL map iteration may see it
-        except (orjson.JSONEncodeError, TypeError):  # e.g. integers beyond 64 bits: not remembered
-            key = None
-        self._key = key if key is not None and len(key) <= _MAX_KEY_BYTES else None
+        # repr tells JSON values apart exactly (1, 1.0, True, "1", NaN) and keeps key order (CEL map iteration
+        # may see it).
+        key = repr(fields)
+        self._key = key if len(key) <= _MAX_KEY_CHARS else None
 
     def matches(self, condition: str) -> bool:
         """Whether `condition` holds; one that cannot be evaluated does not match (the baseline applies)."""
