@@ -26,11 +26,40 @@ def orjson_reads_exactly(data: bytes) -> bool:
     return data.count(b"[") + data.count(b"{") <= _ORJSON_MAX_DEPTH and _LONG_INTEGER.search(data) is None
 
 
+class RawJSON:
+    """JSON text made by `dumps_bytes` already, written as is wherever it appears inside a value.
+
+    A large part of a document (a task's growing policy history) is then serialised once per request, however
+    many documents (the stored row, the response) embed it.
+    """
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return f"RawJSON({self.raw[:40]!r}...)"
+
+
+def _orjson_default(value: Any) -> Any:
+    if isinstance(value, RawJSON):
+        return orjson.Fragment(value.raw)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, RawJSON):  # the rare fallback (see above): parsed back, then written by `json`
+        return loads(value.raw)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def dumps_bytes(value: Any) -> bytes:
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=_orjson_default)
     except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        encoded = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_default)
+        return encoded.encode("utf-8")
 
 
 def dumps(value: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, Text, bindparam, cast, select, true
 
 from accessgov.errors import NotFound
 from accessgov.http.context import RequestContext
@@ -17,10 +17,26 @@ from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
 _COLUMNS = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == bindparam("app_id"))
+
+
+def _with_app(page: Select[Any]) -> Select[Any]:
+    """`page` with the app's document on every row, in one statement: none when there is no such app (404), one
+    row of NULLs when the page is empty. Documents as stored text (a no-op on SQLite): they are parsed on the
+    event loop (see `ListEntitlementsHandler.__call__`), never by psycopg on the reader thread."""
+    rows = page.subquery()
+    return (
+        select(cast(App.document, Text), rows.c.id, cast(rows.c.document, Text))
+        .select_from(App.__table__.outerjoin(rows, true()))
+        .where(App.id == bindparam("app_id"))
+        .order_by(rows.c.id)
+    )
+
+
 # Keyset paging on the (app_id, id) primary key: a range scan whatever the depth, never OFFSET.
-FIRST_PAGE = _COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit"))
-NEXT_PAGE = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
-APP_DOCUMENT = select(App.document).where(App.id == bindparam("app_id"))
+FIRST_PAGE = _with_app(_COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit")))
+NEXT_PAGE = _with_app(
+    _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
+)
 DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
     DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
 )
@@ -40,7 +56,6 @@ class ListEntitlementsHandler:
         self.refresh_keys = refresh_keys
         dialect = db.read_engine.dialect
         self.first, self.next = PreparedQuery(FIRST_PAGE, dialect), PreparedQuery(NEXT_PAGE, dialect)
-        self.app_document = PreparedQuery(APP_DOCUMENT, dialect)
         self.directory_document = PreparedQuery(DIRECTORY_DOCUMENT, dialect)
 
     async def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
@@ -63,29 +78,35 @@ class ListEntitlementsHandler:
                 raise PageTokenError("page_token's cursor does not fit this listing", reason="cursor")
             after = page.cursor[0]
 
-        def read(connection: Any) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]], list[dict[str, Any]]] | None:
-            # One query for the page (size + 1 rows tell whether more remain) and one for the app, which is both
-            # the 404 check and the first related object of `expanded`.
-            app = self.app_document.run(connection, app_id=app_id)
-            if not app:
-                return None
-            if after is None:
-                rows = self.first.run(connection, app_id=app_id, limit=page.size + 1)
-            else:
-                rows = self.next.run(connection, app_id=app_id, after=after, limit=page.size + 1)
-            expansion = Expansion(lambda kind, object_id: self._directory(connection, kind, object_id))
-            expansion.add("app", "App", _document(app[0][0]))
-            items = [expansion.view(_document(document)) for _id, document in rows[: page.size]]
-            return rows, items, expansion.objects
-
-        found = await self.db.read_raw(read)
-        if found is None:
+        if after is None:
+            query, values = self.first, {"app_id": app_id, "limit": page.size + 1}
+        else:
+            query, values = self.next, {"app_id": app_id, "after": after, "limit": page.size + 1}
+        # One statement: the app (the 404 check and the first related object of `expanded`) and the page, whose
+        # size + 1 rows tell whether more remain.
+        found = await self.db.read_raw(lambda connection: query.run(connection, **values))
+        if not found:
             raise NotFound(f"no app with id {app_id!r}")
-        rows, items, expanded = found
+        app = found[0][0]
+        rows = [(entitlement_id, document) for _app, entitlement_id, document in found if entitlement_id is not None]
+        # Parsed and expanded here, not in the reader: Python work on a reader thread contends for the GIL with the
+        # event loop (measured in process, 16 concurrent pages: ~700 -> ~530 us CPU per page once moved here).
+        documents = [_document(document) for _id, document in rows[: page.size]]
+        if any(_names_related(document) for document in documents):
+            items, expanded = await self.db.read_raw(
+                lambda connection: self._expand_looking_up(connection, app, documents)
+            )
+        else:
+            items, expanded = _expand(_nothing_related, app, documents)
         cursor = (rows[page.size - 1][0],) if len(rows) > page.size else None
         body = page_response(items, cursor, codec=self.codec, collection=collection)
         body["expanded"] = expanded
         return 200, body
+
+    def _expand_looking_up(
+        self, connection: Any, app: Any, documents: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return _expand(lambda kind, object_id: self._directory(connection, kind, object_id), app, documents)
 
     def _directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
         rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
@@ -131,6 +152,27 @@ class Expansion:
         if resource_type is not None:
             item["appResourceTypePath"] = f"$.expanded[{resource_type}]"
         return item
+
+
+def _expand(
+    lookup: Callable[[str, str], dict[str, Any] | None], app: Any, documents: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The page's items (AppEntitlementViews) and `expanded` array, the app first."""
+    expansion = Expansion(lookup)
+    expansion.add("app", "App", _document(app))
+    return [expansion.view(document) for document in documents], expansion.objects
+
+
+def _names_related(entitlement: dict[str, Any]) -> bool:
+    """Whether `Expansion.view` looks up a related object for `entitlement` (a resource, a resource type)."""
+    return any(isinstance(entitlement.get(name), str) and entitlement[name] for name in _RELATED_FIELDS)
+
+
+_RELATED_FIELDS = ("appResourceId", "appResourceTypeId")
+
+
+def _nothing_related(kind: str, object_id: str) -> dict[str, Any] | None:
+    raise AssertionError(f"no lookup expected, got {kind} {object_id!r}")  # see `_names_related`
 
 
 def _document(value: Any) -> Any:

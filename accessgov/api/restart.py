@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -14,12 +14,14 @@ from accessgov.domain import expand, permissions, restart
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, NotFound, PermissionDenied
 from accessgov.http.context import RequestContext
+from accessgov.jsoncodec import RawJSON, dumps_bytes
 from accessgov.storage import directory, tasks
 from accessgov.storage.database import Database
 
 
 def _rfc3339(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """`moment` (UTC) as RFC 3339 with seconds and `Z`; isoformat is several times cheaper than strftime."""
+    return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 def _lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]:
@@ -54,32 +56,31 @@ class RestartHandler:
         comment = body.get("comment") or None
         task_id = ctx.path_params["task_id"]
         now = datetime.fromtimestamp(self.clock(), UTC)
-        step_id = f"step-{uuid.uuid4().hex[:20]}"
+        step_id = f"step-{secrets.token_hex(10)}"  # 20 hex digits, as before (uuid4 cost 3x more)
 
-        def restart_task(session: Session) -> tuple[dict[str, Any], str]:
-            found = tasks.lock_task(session, task_id)
+        def restart_task(session: Session) -> tuple[dict[str, Any], RawJSON, str]:
+            store = tasks.TaskWrites(session)
+            found = store.lock(task_id)
             if found is None:
                 raise NotFound(f"no task with id {task_id!r}")
             row_id, document = found
             updated = restart.restart(
-                document,
-                load_policy=lambda policy_id: directory.get_document(session, "policy", policy_id),
-                new_step_id=step_id,
-                now=_rfc3339(now),
-                comment=comment,
+                document, load_policy=store.policy, new_step_id=step_id, now=_rfc3339(now), comment=comment
             )
-            tasks.replace_task_document(session, row_id, updated, now)
-            action_id = tasks.record_task_action(
-                session, task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
+            # The policy instance holds the growing history: serialised once, for the row and the response.
+            policy = RawJSON(dumps_bytes(updated["policy"]))
+            store.replace(row_id, updated, now, raw={"policy": policy})
+            action_id = store.record_action(
+                task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
             )
-            return updated, action_id
+            return updated, policy, action_id
 
-        updated, action_id = await self.db.write(restart_task)
+        updated, policy, action_id = await self.db.write(restart_task)
         expanded, path_fields = [], {}
         if wanted:
             expanded, path_fields = await self.db.read(lambda session: expand.expand(updated, wanted, _lookup(session)))
         task_view = {
-            "task": {**updated, "actions": permissions.task_actions(updated, principal.roles)},
+            "task": {**updated, "policy": policy, "actions": permissions.task_actions(updated, principal.roles)},
             "objectPermissions": permissions.object_permissions(updated, principal.roles),
             **path_fields,
         }

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from accessgov.jsoncodec import dumps_bytes
 from accessgov.paging.errors import PageTokenError
 from accessgov.paging.limits import DEFAULT_MAX_AGE_SECONDS, MAX_TOKEN_CHARS, TOKEN_VERSION, Cursor, CursorValue
 
@@ -63,7 +64,8 @@ class PageTokenCodec:
         values = _check_cursor(cursor)
         if values is None:
             raise ValueError(f"a cursor is a non-empty sequence of str and int values, got {cursor!r}")
-        body = json.dumps(list(values), separators=(",", ":"), ensure_ascii=False).encode()
+        # Compact JSON; orjson, since json.dumps with separators builds an encoder per call (~3x the cost).
+        body = dumps_bytes(values)
         signed = _HEADER.pack(TOKEN_VERSION, max(0, int(self.clock()))) + body
         raw = signed + self._mac(collection, signed)
         return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.jsoncodec import RawJSON
 from accessgov.storage import directory, tasks
 from tests.storage.conftest import NOW
 
@@ -134,3 +135,47 @@ def test_directory_documents(sessions: sessionmaker[Session]) -> None:
         assert directory.get_document(session, "resource", "insight-1") == {"id": "insight-1"}
         with pytest.raises(ValueError, match="without a string id"):
             directory.put_document(session, "user", {"displayName": "nobody"})
+
+
+@pytest.mark.usefixtures("saved")
+def test_task_writes_lock_replace_and_record(sessions: sessionmaker[Session]) -> None:
+    """The restart path's statements on the transaction's DBAPI connection, on every backend."""
+    later = NOW + timedelta(minutes=1)
+    with sessions.begin() as session:
+        writes = tasks.TaskWrites(session)
+        assert writes.lock("nope") is None and writes.lock("1002") is None
+        row_id, document = writes.lock("1001")
+        assert (row_id, document) == (TASK_ID, task_doc())
+        changed = {**document, "displayName": "Renamed", "policy": {"history": [{"id": "s-1"}]}}
+        # A member serialised already is stored as it is; the document read back is the whole thing.
+        writes.replace(row_id, changed, later, raw={"policy": RawJSON(b'{"history":[{"id":"s-1"}]}')})
+        action_id = writes.record_action(task_id=row_id, kind="RESTART", comment=None, actor="demo", now=later)
+        assert writes.policy("policy-none") is None
+    with sessions() as session:
+        task = tasks.get_task(session, TASK_ID)
+        assert task is not None and task.document == changed and task.updated_at == later
+        assert [a.id for a in tasks.list_task_actions(session, TASK_ID)] == [action_id]
+    with sessions.begin() as session:
+        assert tasks.TaskWrites(session).lock(TASK_ID) == (TASK_ID, changed)
+
+
+@pytest.mark.usefixtures("saved")
+def test_task_writes_parse_what_another_writer_stored(sessions: sessionmaker[Session]) -> None:
+    """A document remembered from an earlier replace is used only while the stored text is still its own."""
+    with sessions.begin() as session:
+        writes = tasks.TaskWrites(session)
+        writes.replace(TASK_ID, task_doc(displayName="mine"), NOW)
+        assert writes.lock(TASK_ID)[1]["displayName"] == "mine"
+    with sessions.begin() as session:
+        tasks.save_task(session, TASK_ID, task_doc(displayName="theirs"))  # through the ORM, elsewhere
+    with sessions.begin() as session:
+        assert tasks.TaskWrites(session).lock(TASK_ID)[1]["displayName"] == "theirs"
+
+
+def test_parsed_documents_are_bounded() -> None:
+    parsed = tasks._ParsedDocuments(max_text_chars=120)  # 27 chars each: 4 fit
+    for n in range(5):
+        parsed.remember(f"t{n}", f'{{"n":{n},"pad":"{"x" * 10}"}}', {"n": n})
+    assert parsed.parse("t4", '{"n":4,"pad":"xxxxxxxxxx"}') == {"n": 4}
+    assert parsed.parse("t0", '{"n":0,"pad":"xxxxxxxxxx"}') == {"n": 0, "pad": "x" * 10}  # evicted: parsed again
+    assert parsed.parse("t4", '{"n":5}') == {"n": 5}  # another text: never the remembered document
