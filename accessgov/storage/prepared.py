@@ -8,7 +8,8 @@ execution is direct. Parameters must be plain values the driver takes as they ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy.engine import Dialect
@@ -45,61 +46,46 @@ class PreparedQuery:
                 merged[name] = processor(merged[name])
         return tuple(merged[name] for name in self.order) if self.positional else merged
 
-    def execute(self, dbapi_connection: Any, **values: Any) -> tuple[Any, ...] | None:
-        """Execute (a write, say) and return the first row when the statement returns rows."""
+    @contextmanager
+    def _cursor(self, dbapi_connection: Any, params: Any) -> Iterator[Any]:
+        """A cursor closed afterwards; a driver error is raised as Core would have raised it (IntegrityError,
+        OperationalError, ...), so callers handle one family of exceptions."""
         cursor = dbapi_connection.cursor()
-        params = self.params(values)
         try:
-            cursor.execute(self.sql, params)
-            return cursor.fetchone() if cursor.description else None
+            yield cursor
         except self.dialect.loaded_dbapi.Error as error:
-            # Raise what Core would have (IntegrityError, OperationalError, ...), so callers handle one family.
             raise DBAPIError.instance(
                 self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
             ) from error
         finally:
             cursor.close()
 
+    def execute(self, dbapi_connection: Any, **values: Any) -> tuple[Any, ...] | None:
+        """Execute (a write, say) and return the first row when the statement returns rows."""
+        params = self.params(values)
+        with self._cursor(dbapi_connection, params) as cursor:
+            cursor.execute(self.sql, params)
+            return cursor.fetchone() if cursor.description else None
+
     def execute_many(self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> None:
         """Execute once per row of parameters already made by `params` (DBAPI `executemany`)."""
-        cursor = dbapi_connection.cursor()
-        try:
+        with self._cursor(dbapi_connection, rows) as cursor:
             cursor.executemany(self.sql, rows)
-        except self.dialect.loaded_dbapi.Error as error:
-            raise DBAPIError.instance(
-                self.sql, rows, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
-            ) from error
-        finally:
-            cursor.close()
 
     def execute_many_returning(
         self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]
     ) -> list[tuple[Any, ...] | None]:
         """psycopg only: `executemany` of a statement with RETURNING (pipelined), the first row of each."""
-        cursor = dbapi_connection.cursor()
-        try:
+        with self._cursor(dbapi_connection, rows) as cursor:
             cursor.executemany(self.sql, rows, returning=True)
             firsts: list[tuple[Any, ...] | None] = []
             while True:
                 firsts.append(cursor.fetchone())
                 if not cursor.nextset():
                     return firsts
-        except self.dialect.loaded_dbapi.Error as error:
-            raise DBAPIError.instance(
-                self.sql, rows, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
-            ) from error
-        finally:
-            cursor.close()
 
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
-        cursor = dbapi_connection.cursor()
         params = self.params(values)
-        try:
+        with self._cursor(dbapi_connection, params) as cursor:
             cursor.execute(self.sql, params)
             return list(cursor.fetchall())
-        except self.dialect.loaded_dbapi.Error as error:
-            raise DBAPIError.instance(
-                self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
-            ) from error
-        finally:
-            cursor.close()
