@@ -10,20 +10,28 @@ integers exact.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-_LONG_INTEGER = re.compile(rb"[0-9]{19}")
+# Every digit mapped to 9: a run of 19 digits is then a plain substring search. A regular expression for it
+# tried every position and took ten times as long as orjson's whole parse (profiled on a page of entitlements).
+_DIGITS_AS_NINES = bytes.maketrans(b"012345678", b"999999999")
+_LONG_INTEGER = b"9" * 19
 # orjson.dumps refuses deeper documents; fewer opening brackets than this cannot nest deeper.
 _ORJSON_MAX_DEPTH = 254
 
 
+def has_no_long_integer(data: bytes) -> bool:
+    """No run of 19 digits: orjson then reads every number in `data` to the value `json` reads."""
+    return _LONG_INTEGER not in data.translate(_DIGITS_AS_NINES)
+
+
 def orjson_reads_exactly(data: bytes) -> bool:
-    """True when orjson reads `data` to the same value as `json` would (or refuses it): no integer of 19 or
-    more digits, and too few brackets to nest beyond what orjson writes back."""
-    return data.count(b"[") + data.count(b"{") <= _ORJSON_MAX_DEPTH and _LONG_INTEGER.search(data) is None
+    """True when orjson gives the same verdict and value as `json` on a request body: no integer of 19 or more
+    digits, and too few brackets to nest beyond what orjson writes back (json refuses ~1,000 levels, orjson
+    reads 1,024)."""
+    return data.count(b"[") + data.count(b"{") <= _ORJSON_MAX_DEPTH and has_no_long_integer(data)
 
 
 class RawJSON:
@@ -68,8 +76,9 @@ def dumps(value: Any) -> str:
 
 def loads(text: str | bytes) -> Any:
     # Anything else raises json's TypeError: SQLAlchemy's SQLite JSON type relies on it for bare numbers.
+    # Stored documents: only the integers matter (a document too deep for orjson is refused by it, then by json).
     data = text.encode("utf-8") if isinstance(text, str) else text
-    if isinstance(data, bytes) and orjson_reads_exactly(data):
+    if isinstance(data, bytes) and has_no_long_integer(data):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:

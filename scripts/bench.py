@@ -70,7 +70,7 @@ OPEN_LOOP_RATES = (200, 500)
 DRIP_REQUESTS = 45
 DRIP_PROBES = 10  # of each kind (GET page, HMAC delivery), sequential
 DRIP_TARGET_MS = 100.0
-PROFILED = ("hmac", "restart")
+PROFILED = ("hmac", "page", "restart")
 SINGLE_USE = ("hmac", "jwt", "workers")  # deliveries: a replay would be a 409, not an accepted delivery
 # Issue targets: minimum ratio to the bare endpoint measured in the same run.
 RATIO_TARGETS = {"hmac": 0.30, "jwt": 0.25, "page": 0.35, "restart": 0.20}
