@@ -170,23 +170,16 @@ def record_deliveries(session: Session, deliveries: Sequence[Delivery]) -> list[
     dbapi = connection.connection.driver_connection
     if dialect == "postgresql":
         return _record_claimed(statements, dbapi, deliveries)
-    keys = {(delivery.listener_id, delivery.event_id) for delivery in deliveries}
-    seen = _recorded(dbapi, keys)
-    results, events_rows, run_rows = [], [], []
+    seen = _recorded(dbapi, {(delivery.listener_id, delivery.event_id) for delivery in deliveries})
+    accepted = []
     for delivery in deliveries:
         key = (delivery.listener_id, delivery.event_id)
-        if key in seen:
-            results.append(DeliveryResult(accepted=False))
-            continue
+        accepted.append(key not in seen)  # a repeat within the batch is seen by then too
         seen.add(key)
-        run = _run_values(delivery)
-        events_rows.append(statements.insert_event.params(_event_values(delivery)))
-        run_rows.append(statements.insert_run.params(run))
-        results.append(DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"]))
-    if events_rows:
-        statements.insert_event.execute_many(dbapi, events_rows)
-        statements.insert_run.execute_many(dbapi, run_rows)
-    return results
+    new_events = [_event_values(delivery) for delivery, new in zip(deliveries, accepted, strict=True) if new]
+    if new_events:
+        statements.insert_event.execute_many(dbapi, [statements.insert_event.params(row) for row in new_events])
+    return _queue_runs(statements, dbapi, deliveries, accepted)
 
 
 def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
@@ -195,17 +188,23 @@ def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[De
     claimed = statements.claim.execute_many_returning(
         dbapi, [statements.claim.params(_event_values(delivery)) for delivery in deliveries]
     )
-    results, run_rows = [], []
-    for delivery, row in zip(deliveries, claimed, strict=True):
-        if row is None:
-            results.append(DeliveryResult(accepted=False))
-            continue
-        run = _run_values(delivery)
-        run_rows.append(statements.insert_run.params(run))
-        results.append(DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"]))
-    if run_rows:
-        statements.insert_run.execute_many(dbapi, run_rows)
-    return results
+    return _queue_runs(statements, dbapi, deliveries, [row is not None for row in claimed])
+
+
+def _queue_runs(
+    statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery], accepted: Sequence[bool]
+) -> list[DeliveryResult]:
+    """The run of every accepted delivery inserted in one `executemany`; a result per delivery (a duplicate for
+    the others)."""
+    runs = [_run_values(delivery) if new else None for delivery, new in zip(deliveries, accepted, strict=True)]
+    rows = [statements.insert_run.params(run) for run in runs if run is not None]
+    if rows:
+        statements.insert_run.execute_many(dbapi, rows)
+    return [_accepted(run) if run is not None else DeliveryResult(accepted=False) for run in runs]
+
+
+def _accepted(run: Mapping[str, Any]) -> DeliveryResult:
+    return DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"])
 
 
 def _recorded(dbapi: Any, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -258,7 +257,7 @@ def _record_one(session: Session, delivery: Delivery) -> DeliveryResult:
     run = _run_values(delivery)
     connection = session.connection()
     _prepared(connection.dialect).insert_run.execute(connection.connection.driver_connection, **run)
-    return DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"])
+    return _accepted(run)
 
 
 def _claimable(now: datetime) -> Any:
@@ -328,7 +327,16 @@ def _finish(
     outputs: Mapping[str, Any],
     now: datetime,
 ) -> bool:
-    params = {
+    return bool(
+        session.connection().execute(_FINISH, _finish_params(run_id, attempt, status, reason, outputs, now)).rowcount
+    )
+
+
+def _finish_params(
+    run_id: str, attempt: int, status: str, reason: str | None, outputs: Mapping[str, Any], now: datetime
+) -> dict[str, Any]:
+    """The parameters of `_FINISH` for one run."""
+    return {
         "run_id": run_id,
         "attempt": attempt,
         "new_status": status,
@@ -336,7 +344,6 @@ def _finish(
         "new_outputs": dict(outputs),
         "now": now,
     }
-    return bool(session.connection().execute(_FINISH, params).rowcount)
 
 
 def finish_run(
@@ -372,14 +379,7 @@ def finish_runs(session: Session, outcomes: Sequence[RunOutcome], *, now: dateti
         if outcome.status not in FINAL_RUN_STATUSES:
             raise ValueError(f"a finished run's status is one of {FINAL_RUN_STATUSES}, not {outcome.status!r}")
     params = [
-        {
-            "run_id": outcome.run.id,
-            "attempt": outcome.run.attempt,
-            "new_status": outcome.status,
-            "new_reason": outcome.reason,
-            "new_outputs": dict(outcome.outputs),
-            "now": now,
-        }
+        _finish_params(outcome.run.id, outcome.run.attempt, outcome.status, outcome.reason, outcome.outputs, now)
         for outcome in outcomes
     ]
     return session.connection().execute(_FINISH, params).rowcount
