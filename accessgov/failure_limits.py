@@ -18,7 +18,6 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from ipaddress import IPv4Network, IPv6Network
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -26,7 +25,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from accessgov.errors import ErrorCode, TooManyFailedAttempts
 from accessgov.http.context import RequestContext
-from accessgov.webhooks import cidr
+from accessgov.webhooks.cidr import Network
 
 log = logging.getLogger(__name__)
 DEFAULT_PER_ADDRESS = "30/minute"
@@ -34,7 +33,6 @@ DEFAULT_PER_CREDENTIAL = "60/minute"
 OFF = ("", "0", "off", "none")
 REDIS_TIMEOUT_SECONDS = 0.5
 WARN_EVERY_SECONDS = 60.0
-Network = IPv4Network | IPv6Network
 
 
 def parse_limit(text: str | None) -> RateLimitItem | None:
@@ -81,8 +79,7 @@ class FailureLimiter:
 
     def address(self, ctx: RequestContext) -> str:
         """The client address: the TCP peer, or the forwarded one when the peer is a trusted proxy."""
-        forwarded = ",".join(ctx.request.headers.getlist("x-forwarded-for")) or None
-        found = cidr.client_address(ctx.peer, forwarded, self.trusted_proxies)
+        found = ctx.client_address(self.trusted_proxies)
         return str(found) if found is not None else "unknown"
 
     def _keys(self, address: str, credential: str | None) -> list[tuple[RateLimitItem, tuple[str, ...]]]:

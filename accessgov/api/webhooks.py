@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from ipaddress import IPv4Network, IPv6Network
 from typing import Any
 
 from accessgov.domain.automations import skip_reason
@@ -24,12 +23,12 @@ from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache, ListenerRecord
 from accessgov.storage.database import Database
 from accessgov.webhooks import cidr, request_checks
+from accessgov.webhooks.cidr import Network
 from accessgov.webhooks.hmac_signature import verify_signature
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
 
 RUN_STATUS_PREFIX = "AUTOMATION_RUN_STATUS_"
-Network = IPv4Network | IPv6Network
 # Failures that are guesses (a forged or wrong credential); a missing header or an unreachable JWKS is not.
 COUNTED_FAILURES = frozenset(
     {
@@ -93,9 +92,7 @@ class WebhookHandler:
             raise NotFound(f"no webhook listener {listener_id!r}")
         address = None
         if listener.allowed_cidrs or self.limiter is not None:
-            # Proxies may append their hop as a separate header line: read every line, in order.
-            forwarded = ",".join(ctx.request.headers.getlist("x-forwarded-for")) or None
-            address = cidr.client_address(ctx.peer, forwarded, self.trusted_proxies)
+            address = ctx.client_address(self.trusted_proxies)
         if listener.allowed_cidrs:
             cidr.check_source_allowed(address, _networks(listener.allowed_cidrs))
         if self.limiter is None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+
+from accessgov.webhooks import cidr
+from accessgov.webhooks.cidr import Address, Network
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
@@ -41,6 +44,12 @@ class RequestContext:
     @cached_property
     def peer(self) -> str | None:
         return self.request.client.host if self.request.client else None
+
+    def client_address(self, trusted_proxies: Sequence[Network]) -> Address | None:
+        """The client's address: the TCP peer, or the forwarded one when the peer is a trusted proxy. Proxies may
+        append their hop as a separate header line, so every X-Forwarded-For line is read, in order."""
+        forwarded = ",".join(self.request.headers.getlist("x-forwarded-for")) or None
+        return cidr.client_address(self.peer, forwarded, trusted_proxies)
 
 
 HandlerResult = Response | tuple[int, Any]
