@@ -9,11 +9,10 @@ from sqlalchemy import Select, Text, bindparam, cast, select, true
 
 from accessgov.errors import NotFound
 from accessgov.http.context import RequestContext
-from accessgov.jsoncodec import loads
 from accessgov.paging import PageTokenCodec, page_response, parse_page_request
 from accessgov.paging.errors import PageTokenError
 from accessgov.storage.database import Database
-from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
 _COLUMNS = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == bindparam("app_id"))
@@ -91,7 +90,7 @@ class ListEntitlementsHandler:
         rows = [(entitlement_id, document) for _app, entitlement_id, document in found if entitlement_id is not None]
         # Parsed and expanded here, not in the reader: Python work on a reader thread contends for the GIL with the
         # event loop (measured in process, 16 concurrent pages: ~700 -> ~530 us CPU per page once moved here).
-        documents = [_document(document) for _id, document in rows[: page.size]]
+        documents = [json_column(document) for _id, document in rows[: page.size]]
         if any(_names_related(document) for document in documents):
             items, expanded = await self.db.read_raw(
                 lambda connection: self._expand_looking_up(connection, app, documents)
@@ -110,7 +109,7 @@ class ListEntitlementsHandler:
 
     def _directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
         rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
-        return _document(rows[0][0]) if rows else None
+        return json_column(rows[0][0]) if rows else None
 
 
 class Expansion:
@@ -159,7 +158,7 @@ def _expand(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The page's items (AppEntitlementViews) and `expanded` array, the app first."""
     expansion = Expansion(lookup)
-    expansion.add("app", "App", _document(app))
+    expansion.add("app", "App", json_column(app))
     return [expansion.view(document) for document in documents], expansion.objects
 
 
@@ -173,8 +172,3 @@ _RELATED_FIELDS = ("appResourceId", "appResourceTypeId")
 
 def _nothing_related(kind: str, object_id: str) -> dict[str, Any] | None:
     raise AssertionError(f"no lookup expected, got {kind} {object_id!r}")  # see `_names_related`
-
-
-def _document(value: Any) -> Any:
-    """SQLite hands JSON columns over as text; psycopg parses them already."""
-    return loads(value) if isinstance(value, str | bytes) else value

@@ -16,6 +16,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
+from accessgov.jsoncodec import loads
+
 
 class PreparedQuery:
     """One statement, compiled for one dialect; `run` executes it on a DBAPI connection.
@@ -89,3 +91,8 @@ class PreparedQuery:
         with self._cursor(dbapi_connection, params) as cursor:
             cursor.execute(self.sql, params)
             return list(cursor.fetchall())
+
+
+def json_column(value: Any) -> Any:
+    """A JSON column's value as a DBAPI connection returns it: SQLite hands over the text, psycopg the parsed value."""
+    return loads(value) if isinstance(value, str | bytes) else value

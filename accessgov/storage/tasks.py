@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from accessgov.jsoncodec import RawJSON, dumps_bytes, loads
 from accessgov.storage import ids
 from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
-from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import Policy, Task, TaskAction
 
 __all__ = [
@@ -228,7 +228,7 @@ class TaskWrites:
     def policy(self, policy_id: str) -> dict[str, Any] | None:
         """The document of policy `policy_id`, or None."""
         rows = self._statements.policy.run(self._driver, key=policy_id)
-        return _document(rows[0][0]) if rows else None
+        return json_column(rows[0][0]) if rows else None
 
     def replace(
         self, task_id: str, document: dict[str, Any], now: datetime, *, raw: Mapping[str, RawJSON] | None = None
@@ -246,8 +246,3 @@ class TaskWrites:
             self._driver, id=action_id, task_id=task_id, kind=kind, comment=comment, actor=actor, created_at=now
         )
         return action_id
-
-
-def _document(value: Any) -> dict[str, Any]:
-    """SQLite hands JSON columns over as text; psycopg parses them already."""
-    return loads(value) if isinstance(value, str | bytes) else dict(value)
