@@ -64,8 +64,8 @@ METRICS = "svc.api.meta.v1.OperationsService.Metrics"
 
 def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
-    # The event loop hands every database unit to a pool thread and takes the result back: with the default
-    # 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
+    # On PostgreSQL the event loop hands every database unit to a pool thread and takes the result back: with the
+    # default 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
     sys.setswitchinterval(config.gil_switch_interval)
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")

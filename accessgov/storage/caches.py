@@ -85,7 +85,7 @@ class ListenerRecord:
 
     id: str
     auth_method: str
-    hmac_secret: str | None  # plaintext, in memory only: unsealed once per load, in a reader thread
+    hmac_secret: str | None  # plaintext, in memory only: unsealed once per load
     previous_hmac_secret: str | None
     previous_secret_expires_at: float | None  # Unix time; the previous secret verifies until then
     jwks_url: str | None
@@ -130,7 +130,7 @@ class ListenerCache(TtlCache[str, ListenerRecord | None]):
 
     def __init__(self, db: Database, *, keyring: Keyring | None = None, **options: Any) -> None:
         async def load(listener_id: str) -> tuple[ListenerRecord | None, float | None]:
-            # Unsealing (AES-GCM) runs with the query, on the reader thread, never on the event loop.
+            # Unsealed (AES-GCM, a few µs) with the query, once per load: the cache holds the plaintext.
             return await db.read(lambda session: _listener_record(session, listener_id, keyring)), None
 
         super().__init__(load, **options)

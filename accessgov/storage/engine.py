@@ -48,7 +48,7 @@ def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | 
     return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
-def create_engine(url: str, *, read_only: bool = False, **kwargs: Any) -> Engine:
+def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = False, **kwargs: Any) -> Engine:
     """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`.
 
     SQLite: WAL (readers do not block the writer), foreign keys on, a 5 s busy timeout, and every
@@ -56,7 +56,10 @@ def create_engine(url: str, *, read_only: bool = False, **kwargs: Any) -> Engine
     and then writes cannot wait for a concurrent writer (SQLITE_BUSY_SNAPSHOT fails at once, whatever the
     busy timeout), whereas an immediate one queues on the busy timeout and then sees the winner's commit.
     `read_only=True` is the exception: its connections refuse writes (`query_only`) and begin deferred
-    transactions, which read a WAL snapshot without ever taking the write lock.
+    transactions, which read a WAL snapshot without ever taking the write lock. `loop_writer=True` configures the
+    event loop's writer connection (see `storage.database`): it never waits on the lock (busy timeout 0: the
+    caller retries later instead of blocking the loop), never checkpoints (a thread does), and commits without
+    fsync (`synchronous = NORMAL`: a thread syncs the WAL before anyone is told of the commit).
     """
     url = normalize_database_url(url)
     backend = sa.make_url(url).get_backend_name()
@@ -68,11 +71,11 @@ def create_engine(url: str, *, read_only: bool = False, **kwargs: Any) -> Engine
     kwargs.setdefault("json_deserializer", loads)
     engine = sa.create_engine(url, **kwargs)
     if backend == "sqlite":
-        _configure_sqlite(engine, read_only=read_only)
+        _configure_sqlite(engine, read_only=read_only, loop_writer=loop_writer)
     return engine
 
 
-def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
+def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins (see `_on_begin`).
@@ -84,6 +87,10 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             if read_only:
                 cursor.execute("PRAGMA query_only = ON")
+            elif loop_writer:
+                cursor.execute("PRAGMA busy_timeout = 0")
+                cursor.execute("PRAGMA wal_autocheckpoint = 0")
+                cursor.execute("PRAGMA synchronous = NORMAL")
             else:
                 cursor.execute(f"PRAGMA synchronous = {SQLITE_SYNCHRONOUS}")
             # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power

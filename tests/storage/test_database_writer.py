@@ -1,24 +1,39 @@
 """The writer path of `storage.database`: units queued together commit together; batch units see every item of
-their batch at once, each caller gets its own result or error, and one broken item never loses the others."""
+their batch at once, each caller gets its own result or error, and one broken item never loses the others. On
+SQLite the writer runs on the event loop: it never blocks the loop (a lock held elsewhere, the WAL's fsync), and
+answers only once the commit is on disk."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from accessgov.errors import ErrorCode, InvalidRequest
+from accessgov.storage import database as database_module
 from accessgov.storage.database import Database
 from accessgov.storage.schema import Setting
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
+def db(db_url: str) -> Iterator[Database]:
+    database = Database(db_url, writers=1)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> Iterator[Database]:
     database = Database(f"sqlite:///{tmp_path / 'writer.db'}")
     yield database
     database.close()
@@ -47,7 +62,11 @@ class Recorder:
 
 
 async def queue_behind_a_held_writer(db: Database, recorder: Recorder, items: list[str]) -> list[Any]:
-    """Hold the writer with a plain unit until every item is queued, so they meet in one batch."""
+    """Queue every item before the writer looks at its queue, so they meet in one batch: on SQLite by queueing
+    them in one turn of the loop; on PostgreSQL by holding the (one) writer thread with a plain unit meanwhile."""
+    if db.on_loop:
+        calls = [asyncio.ensure_future(db.write_batched(recorder, item)) for item in items]
+        return await asyncio.gather(*calls, return_exceptions=True)
     held, release = threading.Event(), threading.Event()
 
     def hold(session: Session) -> None:
@@ -64,6 +83,7 @@ async def queue_behind_a_held_writer(db: Database, recorder: Recorder, items: li
 
 
 def stored(db: Database) -> dict[str, str]:
+    """The items committed, read on a fresh connection (what another process would see)."""
     with db.sessions() as session:
         return {row.key: row.value for row in session.query(Setting).filter(Setting.key.like("item-%"))}
 
@@ -95,3 +115,116 @@ def test_a_broken_batch_is_retried_item_by_item(db: Database) -> None:
     assert [r for i, r in enumerate(results) if i != 2] == [f"stored {item}" for item in items if item != "item-02"]
     assert recorder.calls[0] == items and sorted(recorder.calls[1:]) == [[item] for item in items]
     assert set(stored(db)) == set(items) - {"item-02"}
+
+
+def store(key: str) -> Any:
+    def unit(session: Session) -> str:
+        session.add(Setting(key=key, value=key.upper()))
+        return key
+
+    return unit
+
+
+def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit happens on the loop; the fdatasync on a thread; the caller hears of it after the latter."""
+    syncing, release = threading.Event(), threading.Event()
+    synced: list[int] = []
+    real_fdatasync = os.fdatasync
+
+    def slow_fdatasync(descriptor: int) -> None:
+        syncing.set()
+        release.wait(10)
+        real_fdatasync(descriptor)
+        synced.append(descriptor)
+
+    monkeypatch.setattr(database_module.os, "fdatasync", slow_fdatasync)
+
+    async def scenario() -> None:
+        write = asyncio.ensure_future(sqlite_db.write(store("item-durable")))
+        await asyncio.to_thread(syncing.wait, 10)
+        assert syncing.is_set()
+        # Committed (a reader sees it) but not yet answered: the loop goes on serving meanwhile.
+        seen = await sqlite_db.read(lambda session: session.get(Setting, "item-durable"))
+        assert seen is not None and not write.done()
+        release.set()
+        assert await write == "item-durable"
+        assert len(synced) == 1
+
+    asyncio.run(scenario())
+
+
+def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(database_module, "SQLITE_SYNCHRONOUS", "NORMAL")
+    calls: list[int] = []
+    monkeypatch.setattr(database_module.os, "fdatasync", calls.append)
+    db = Database(f"sqlite:///{tmp_path / 'normal.db'}")
+    try:
+        assert asyncio.run(db.write(store("item-normal"))) == "item-normal"
+        assert calls == [] and stored(db) == {"item-normal": "ITEM-NORMAL"}
+    finally:
+        db.close()
+
+
+def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite_db: Database) -> None:
+    """Another process's write transaction: the batch is retried, reads and timers go on, then it commits."""
+    other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+
+    async def scenario() -> None:
+        write = asyncio.ensure_future(sqlite_db.write(store("item-after-lock")))
+        started = time.monotonic()
+        for _ in range(5):  # the loop keeps turning: each sleep returns on time, reads answer
+            await asyncio.sleep(0.02)
+            assert await sqlite_db.read(lambda session: session.get(Setting, "item-after-lock")) is None
+        assert time.monotonic() - started < 1.0 and not write.done()
+        other.execute("COMMIT")
+        assert await asyncio.wait_for(write, 5) == "item-after-lock"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        other.close()
+    assert stored(sqlite_db) == {"item-after-lock": "ITEM-AFTER-LOCK"}
+
+
+def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database_module, "SQLITE_BUSY_TIMEOUT_MS", 100)
+    other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(OperationalError, match="locked"):
+            asyncio.run(sqlite_db.write(store("item-never")))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    # The writer recovers: the next write commits.
+    assert asyncio.run(sqlite_db.write(store("item-later"))) == "item-later"
+    assert stored(sqlite_db) == {"item-later": "ITEM-LATER"}
+
+
+def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database_module, "CHECKPOINT_SECONDS", 0.05)
+    db = Database(f"sqlite:///{tmp_path / 'checkpoint.db'}")
+    checkpoints: list[str] = []
+
+    @event.listens_for(db.write_engine, "before_cursor_execute")
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "wal_checkpoint" in statement:
+            checkpoints.append(threading.current_thread().name)
+
+    try:
+        with db._loop_engine.connect() as connection:  # the loop's writer never checkpoints by itself
+            assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+        asyncio.run(db.write(store("item-checkpointed")))
+        deadline = time.monotonic() + 5
+        while not checkpoints and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert checkpoints and set(checkpoints) == {"db-checkpoint"}
+    finally:
+        db.close()
