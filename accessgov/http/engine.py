@@ -38,6 +38,7 @@ from accessgov.errors import (
 from accessgov.http.bearer import bearer_token
 from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
+from accessgov.http.dispatch import FastDispatch
 from accessgov.http.errors import error_response, http_exception, unexpected
 from accessgov.http.fastcheck import Check, compile_check
 from accessgov.http.load import InFlight
@@ -337,20 +338,27 @@ def build_app(
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
     registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
     in_flight = in_flight or InFlight()
-    routes = [
-        Route(
-            entry["path"],
+    endpoints = [
+        (
+            entry,
             _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}, in_flight).endpoint,
-            methods=[entry["method"]],
-            name=entry["operation_id"],
         )
         for entry in operations
     ]
-    return Starlette(
+    routes = [
+        Route(entry["path"], endpoint, methods=[entry["method"]], name=entry["operation_id"])
+        for entry, endpoint in endpoints
+    ]
+    app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_exception, Exception: unexpected},
         lifespan=lifespan,
     )
+    # Innermost of the middleware: the access log (added by the caller) still wraps every answer.
+    app.add_middleware(
+        FastDispatch, routes=[(entry["method"], entry["path"], endpoint) for entry, endpoint in endpoints]
+    )
+    return app
 
 
 def require_bearer(ctx: RequestContext) -> str:

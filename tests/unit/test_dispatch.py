@@ -1,0 +1,135 @@
+"""`http.dispatch.FastDispatch`: the contract's routes answered directly, everything else exactly as Starlette's
+router answers it (404, 405, HEAD, trailing-slash redirects, mounted apps)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from accessgov.http.dispatch import FastDispatch
+
+calls: list[str] = []
+
+
+async def task(request: Request) -> Response:
+    calls.append("task")
+    return JSONResponse({"task": request.path_params["task_id"], "endpoint": request.scope["endpoint"].__name__})
+
+
+async def listing(request: Request) -> Response:
+    calls.append("listing")
+    return JSONResponse({"items": []})
+
+
+async def with_int(request: Request) -> Response:
+    calls.append("with_int")
+    return JSONResponse({"n": request.path_params["n"]})
+
+
+ROUTES: list[tuple[str, str, Any]] = [
+    ("POST", "/tasks/{task_id}/restart", task),
+    ("GET", "/items", listing),
+    ("GET", "/numbers/{n:int}", with_int),
+]
+
+
+class Spy:
+    """Records whether Starlette's router was reached."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.reached: list[str] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self.reached.append(scope["path"])
+        await self.app(scope, receive, send)
+
+
+class Client:
+    """Requests to an ASGI app in process (httpx's ASGI transport; the app's lifespan is not needed here)."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    def request(self, method: str, path: str) -> httpx.Response:
+        async def send() -> httpx.Response:
+            transport = httpx.ASGITransport(app=self.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+                return await client.request(method, path)
+
+        return asyncio.run(send())
+
+    def get(self, path: str) -> httpx.Response:
+        return self.request("GET", path)
+
+    def post(self, path: str) -> httpx.Response:
+        return self.request("POST", path)
+
+
+def client_pair() -> tuple[Client, Client, list[Spy]]:
+    """The same routes served by plain Starlette and with FastDispatch in front."""
+    spies: list[Spy] = []
+
+    def build(fast: bool) -> Starlette:
+        app = Starlette(routes=[Route(path, endpoint, methods=[method]) for method, path, endpoint in ROUTES])
+        if fast:
+            app.add_middleware(Spy)
+            app.add_middleware(FastDispatch, routes=ROUTES)
+        return app
+
+    fast_app = build(True)
+    fast_client = Client(fast_app)
+    fast_client.get("/items")  # builds the middleware stack, so the spy exists
+    spies.extend(layer for layer in _layers(fast_app) if isinstance(layer, Spy))
+    return Client(build(False)), fast_client, spies
+
+
+def _layers(app: Starlette) -> list[Any]:
+    found, layer = [], app.middleware_stack
+    while layer is not None:
+        found.append(layer)
+        layer = getattr(layer, "app", None)
+    return found
+
+
+def test_a_contract_route_is_answered_without_the_router() -> None:
+    _, fast, spies = client_pair()
+    spies[0].reached.clear()
+    calls.clear()
+    response = fast.post("/tasks/t-1/restart")
+    assert response.status_code == 200
+    assert response.json() == {"task": "t-1", "endpoint": "task"}  # the scope Starlette's route would leave
+    assert fast.get("/numbers/42").json() == {"n": 42}  # convertors applied as Starlette applies them
+    assert calls == ["task", "with_int"] and spies[0].reached == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/tasks/t-1/restart"),  # the path exists, not with this method: 405
+        ("POST", "/items"),
+        ("GET", "/nowhere"),  # 404
+        ("HEAD", "/items"),  # Starlette adds HEAD to GET routes
+        ("GET", "/items/"),  # trailing-slash redirect
+        ("GET", "/numbers/forty-two"),  # the convertor does not match: 404
+        ("POST", "/tasks//restart"),
+    ],
+)
+def test_everything_else_is_answered_by_starlette_as_before(method: str, path: str) -> None:
+    plain, fast, spies = client_pair()
+    spies[0].reached.clear()
+    expected, got = plain.request(method, path), fast.request(method, path)
+    assert (got.status_code, got.headers.get("location"), got.content) == (
+        expected.status_code,
+        expected.headers.get("location"),
+        expected.content,
+    )
+    assert spies[0].reached == [path]
