@@ -19,7 +19,9 @@ import math
 import re
 import time
 import uuid
-from functools import cache
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 import jwt
@@ -123,17 +125,25 @@ def _json_object(data: bytes, name: str) -> dict[str, Any]:
     return value
 
 
-def _split(token: str) -> tuple[dict[str, Any], bytes, bytes, bytes]:
+def _split(token: str) -> tuple[Mapping[str, Any], bytes, bytes, bytes]:
     """(header, signing input, payload bytes, signature) of a compact JWS."""
     data = token.encode("utf-8")
     if data.count(b".") != 2:
         raise _invalid("malformed JWT: not three dot-separated segments")
     signing_input, _, signature = data.rpartition(b".")
     header_segment, _, payload_segment = signing_input.partition(b".")
-    header = _json_object(_segment(header_segment, "header"), "header")
+    payload, signature = _segment(payload_segment, "payload"), _segment(signature, "signature")
+    return _header(header_segment), signing_input, payload, signature
+
+
+@lru_cache(maxsize=256)
+def _header(segment: bytes) -> Mapping[str, Any]:
+    """The JOSE header of a segment: a sender signs every token with the same few headers (alg, kid, typ), so
+    their decoding is kept (read-only; a malformed one raises, and errors are not cached)."""
+    header = _json_object(_segment(segment, "header"), "header")
     if "crit" in header or header.get("b64") is False:
         raise _invalid("the JWT header asks for extensions this service does not implement (crit, b64)")
-    return header, signing_input, _segment(payload_segment, "payload"), _segment(signature, "signature")
+    return MappingProxyType(header)
 
 
 @cache
