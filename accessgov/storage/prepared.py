@@ -16,7 +16,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
-from accessgov.jsoncodec import loads
+from accessgov.jsoncodec import loads, loads_each
 
 
 class PreparedQuery:
@@ -96,3 +96,10 @@ class PreparedQuery:
 def json_column(value: Any) -> Any:
     """A JSON column's value as a DBAPI connection returns it: SQLite hands over the text, psycopg the parsed value."""
     return loads(value) if isinstance(value, str | bytes) else value
+
+
+def json_columns(values: Sequence[Any]) -> list[Any]:
+    """`json_column` of each value; texts (SQLite's, or psycopg's of a column cast to text) are parsed together."""
+    if all(isinstance(value, str) for value in values):
+        return loads_each(values)
+    return [json_column(value) for value in values]
