@@ -33,6 +33,7 @@ DEFAULT_PER_CREDENTIAL = "60/minute"
 OFF = ("", "0", "off", "none")
 REDIS_TIMEOUT_SECONDS = 0.5
 WARN_EVERY_SECONDS = 60.0
+PRUNE_ABOVE = 10_000  # keys with recent failures kept (in memory) before expired ones are swept out
 
 
 def parse_limit(text: str | None) -> RateLimitItem | None:
@@ -72,6 +73,11 @@ class FailureLimiter:
         self.shared = bool(redis_url)
         self._strategy = MovingWindowRateLimiter(storage_for(redis_url))
         self._warned_at = -math.inf
+        # In memory the counters are this object's alone, so it knows which keys may have a failure in their window
+        # (until when, by the storage's clock) and asks the storage about those only: a client that never failed
+        # costs no lookup. Redis is shared with other workers: always asked.
+        self._failing_until: dict[tuple[str, ...], float] | None = None if self.shared else {}
+        self._prune_above = PRUNE_ABOVE
 
     @property
     def enabled(self) -> bool:
@@ -93,6 +99,10 @@ class FailureLimiter:
     async def check(self, address: str, credential: str | None = None) -> None:
         """Raise `TooManyFailedAttempts` (429 with Retry-After) when the address or credential is over its limit."""
         keys = self._keys(address, credential)
+        if self._failing_until is not None:
+            keys = [key for key in keys if self._may_be_limited(*key)]
+            if not keys:
+                return
         try:
             allowed = await self._each(self._strategy.test, keys)
         except Exception as error:  # the limiter's store is down: fail open
@@ -116,10 +126,39 @@ class FailureLimiter:
     async def failed(self, address: str, credential: str | None = None) -> None:
         """Count one failed authentication."""
         keys = self._keys(address, credential)
+        failing = self._failing_until
+        if failing is not None:
+            for _item, identifiers in keys:  # from before the hit: a check meanwhile asks the storage
+                failing[identifiers] = math.inf
         try:
             await self._each(self._strategy.hit, keys)
         except Exception as error:
             self._warn(error)
+        finally:
+            if failing is not None:
+                now = time.time()  # the clock the storage dates its entries with, read after they were made
+                for item, identifiers in keys:
+                    failing[identifiers] = now + item.get_expiry()
+                if len(failing) > self._prune_above:
+                    self._prune(now)
+
+    def _may_be_limited(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
+        """False when the in-memory storage has no failure of `identifiers` in the window: `test` would allow it."""
+        assert self._failing_until is not None
+        until = self._failing_until.get(identifiers)
+        if until is None:
+            return item.amount < 1  # a limit of 0 refuses even a client that never failed
+        if until > time.time():
+            return True
+        del self._failing_until[identifiers]
+        return item.amount < 1
+
+    def _prune(self, now: float) -> None:
+        """Forget keys whose failures all left their window (addresses that failed once and never came back)."""
+        assert self._failing_until is not None
+        for identifiers in [key for key, until in self._failing_until.items() if until <= now]:
+            del self._failing_until[identifiers]
+        self._prune_above = max(PRUNE_ABOVE, 2 * len(self._failing_until))
 
     async def _each(
         self, call: Callable[..., Awaitable[bool]], keys: list[tuple[RateLimitItem, tuple[str, ...]]]
