@@ -48,8 +48,16 @@ class RequestContext:
     def client_address(self, trusted_proxies: Sequence[Network]) -> Address | None:
         """The client's address: the TCP peer, or the forwarded one when the peer is a trusted proxy. Proxies may
         append their hop as a separate header line, so every X-Forwarded-For line is read, in order."""
-        forwarded = ",".join(self.request.headers.getlist("x-forwarded-for")) or None
+        forwarded = self._forwarded_for() if trusted_proxies else None  # read only behind a trusted proxy
         return cidr.client_address(self.peer, forwarded, trusted_proxies)
+
+    def _forwarded_for(self) -> str | None:
+        """Every X-Forwarded-For line joined with ",", in order (no Starlette Headers object: it is built per call)."""
+        first = self._headers.get("x-forwarded-for")
+        if first is None:
+            return None
+        lines = [value.decode("latin-1") for name, value in self.request.scope["headers"] if name == b"x-forwarded-for"]
+        return ",".join(lines) or None
 
 
 HandlerResult = Response | tuple[int, Any]
