@@ -162,6 +162,15 @@ class _Operation:
         self.entry = entry
         self.handler = handler
         self.authenticators = authenticators
+        # The requirements the engine checks, fixed per route (computed here, not per request): each names only
+        # schemes with an authenticator; none when any requirement is left to the handler (see `_authenticate`).
+        requirements = entry["security"]
+        checkable = [r for r in requirements if r and all(s in authenticators for s in r)]
+        self.requirements: list[list[Authenticator]] = (
+            [[authenticators[scheme] for scheme in r] for r in checkable]
+            if checkable and len(checkable) == len(requirements)
+            else []
+        )
         self.validators: dict[str, Draft202012Validator] = {}
         self.checks: dict[str, Check] = {}
         pointers = [p["schema"] for p in entry["parameters"]]
@@ -208,16 +217,14 @@ class _Operation:
     async def _authenticate(self, ctx: RequestContext) -> None:
         """Any one requirement must pass; within one, every scheme (schemes without an authenticator are
         left to the handler, which knows more, such as the webhook listener's method)."""
-        requirements = self.entry["security"]
-        checkable = [r for r in requirements if r and all(s in self.authenticators for s in r)]
-        if not checkable or len(checkable) != len(requirements):
+        if not self.requirements:
             return
         last: ApiError | None = None
-        for requirement in checkable:
+        for requirement in self.requirements:
             try:
                 principals = []
-                for scheme in requirement:
-                    principal = self.authenticators[scheme](ctx)
+                for authenticator in requirement:
+                    principal = authenticator(ctx)
                     if inspect.isawaitable(principal):
                         principal = await principal
                     principals.append(principal)
