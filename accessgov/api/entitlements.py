@@ -95,7 +95,7 @@ class ListEntitlementsHandler:
                 lambda connection: self._expand_looking_up(connection, app, documents)
             )
         else:
-            items, expanded = _expand(_nothing_related, app, documents)
+            items, expanded = _expand_unrelated(app, documents)
         cursor = (rows[page.size - 1][0],) if len(rows) > page.size else None
         body = page_response(items, cursor, codec=self.codec, collection=collection)
         body["expanded"] = expanded
@@ -163,6 +163,26 @@ def _expand(
     return [expansion.view(document) for document in documents], expansion.objects
 
 
+def _expand_unrelated(
+    app: dict[str, Any] | None, documents: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`_expand` of entitlements none of which names a related object (see `_names_related`): `expanded` holds
+    the app alone, and an item locates it when the entitlement is the app's. One comprehension instead of a
+    `view` per entitlement (most pages)."""
+    expansion = Expansion(_nothing_related)
+    expansion.add("app", "App", app)
+    if app is None:
+        return [{"appEntitlement": document} for document in documents], expansion.objects
+    app_id, path = str(app.get("id", "")), "$.expanded[0]"
+    items = [
+        {"appEntitlement": document, "appPath": path}
+        if str(document.get("appId", "")) == app_id
+        else {"appEntitlement": document}
+        for document in documents
+    ]
+    return items, expansion.objects
+
+
 def _is_id(value: Any) -> bool:
     """Whether `Expansion._find` looks `value` up: a non-empty string."""
     return isinstance(value, str) and value != ""
@@ -170,7 +190,8 @@ def _is_id(value: Any) -> bool:
 
 def _names_related(entitlement: dict[str, Any]) -> bool:
     """Whether `Expansion.view` looks up a related object for `entitlement` (a resource, a resource type)."""
-    return _is_id(entitlement.get("appResourceId")) or _is_id(entitlement.get("appResourceTypeId"))
+    resource_id, type_id = entitlement.get("appResourceId"), entitlement.get("appResourceTypeId")
+    return (isinstance(resource_id, str) and resource_id != "") or (isinstance(type_id, str) and type_id != "")
 
 
 def _nothing_related(kind: str, object_id: str) -> dict[str, Any] | None:
