@@ -18,6 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import lru_cache
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -25,7 +26,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from accessgov.errors import ErrorCode, TooManyFailedAttempts
 from accessgov.http.context import RequestContext
-from accessgov.webhooks.cidr import Network
+from accessgov.webhooks.cidr import Address, Network
 
 log = logging.getLogger(__name__)
 DEFAULT_PER_ADDRESS = "30/minute"
@@ -54,6 +55,11 @@ def storage_for(redis_url: str | None) -> Storage:
         socket_timeout=REDIS_TIMEOUT_SECONDS,
         socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
     )
+
+
+@lru_cache(maxsize=4096)
+def _text(address: Address) -> str:
+    return str(address)  # cached: the same clients come back, and an address's text is computed each time
 
 
 class FailureLimiter:
@@ -86,7 +92,7 @@ class FailureLimiter:
     def address(self, ctx: RequestContext) -> str:
         """The client address: the TCP peer, or the forwarded one when the peer is a trusted proxy."""
         found = ctx.client_address(self.trusted_proxies)
-        return str(found) if found is not None else "unknown"
+        return _text(found) if found is not None else "unknown"
 
     def _keys(self, address: str, credential: str | None) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
         keys = []
