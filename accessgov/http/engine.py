@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -147,6 +148,13 @@ def operations_from_bundle(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
 
 
+def _query_parameters(scope: Mapping[str, Any]) -> dict[str, str]:
+    """The query string read as Starlette's `request.query_params.get` reads it (the last of repeated names wins),
+    without building its multi-dict; nothing to parse for an empty query string."""
+    raw = scope.get("query_string", b"")
+    return dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)) if raw else {}
+
+
 class _Operation:
     """One route: validators compiled once, then `endpoint` per request."""
 
@@ -239,6 +247,7 @@ class _Operation:
     def _check_parameters(self, ctx: RequestContext) -> None:
         request = ctx.request
         targets = {"path": ctx.path_params, "query": ctx.query, "header": ctx.headers}
+        query: dict[str, str] | None = None
         for param in self.entry["parameters"]:
             name, where = param["name"], param["in"]
             # Each source is built only when an operation has parameters there (query parsing is not free).
@@ -247,7 +256,9 @@ class _Operation:
             elif where == "path":
                 raw = request.path_params.get(name)
             elif where == "query":
-                raw = request.query_params.get(name)
+                if query is None:
+                    query = _query_parameters(request.scope)
+                raw = query.get(name)
             else:
                 continue
             if raw is None:
