@@ -18,6 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import lru_cache
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -25,7 +26,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from accessgov.errors import ErrorCode, TooManyFailedAttempts
 from accessgov.http.context import RequestContext
-from accessgov.webhooks.cidr import Network
+from accessgov.webhooks.cidr import Address, Network
 
 log = logging.getLogger(__name__)
 DEFAULT_PER_ADDRESS = "30/minute"
@@ -33,6 +34,7 @@ DEFAULT_PER_CREDENTIAL = "60/minute"
 OFF = ("", "0", "off", "none")
 REDIS_TIMEOUT_SECONDS = 0.5
 WARN_EVERY_SECONDS = 60.0
+PRUNE_ABOVE = 10_000  # keys with recent failures kept (in memory) before expired ones are swept out
 
 
 def parse_limit(text: str | None) -> RateLimitItem | None:
@@ -55,6 +57,11 @@ def storage_for(redis_url: str | None) -> Storage:
     )
 
 
+@lru_cache(maxsize=4096)
+def _text(address: Address) -> str:
+    return str(address)  # cached: the same clients come back, and an address's text is computed each time
+
+
 class FailureLimiter:
     """Counts failed authentications per client address and per credential; refuses (429) past the limits."""
 
@@ -72,6 +79,11 @@ class FailureLimiter:
         self.shared = bool(redis_url)
         self._strategy = MovingWindowRateLimiter(storage_for(redis_url))
         self._warned_at = -math.inf
+        # In memory the counters are this object's alone, so it knows which keys may have a failure in their window
+        # (until when, by the storage's clock) and asks the storage about those only: a client that never failed
+        # costs no lookup. Redis is shared with other workers: always asked.
+        self._failing_until: dict[tuple[str, ...], float] | None = None if self.shared else {}
+        self._prune_above = PRUNE_ABOVE
 
     @property
     def enabled(self) -> bool:
@@ -80,7 +92,7 @@ class FailureLimiter:
     def address(self, ctx: RequestContext) -> str:
         """The client address: the TCP peer, or the forwarded one when the peer is a trusted proxy."""
         found = ctx.client_address(self.trusted_proxies)
-        return str(found) if found is not None else "unknown"
+        return _text(found) if found is not None else "unknown"
 
     def _keys(self, address: str, credential: str | None) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
         keys = []
@@ -93,6 +105,10 @@ class FailureLimiter:
     async def check(self, address: str, credential: str | None = None) -> None:
         """Raise `TooManyFailedAttempts` (429 with Retry-After) when the address or credential is over its limit."""
         keys = self._keys(address, credential)
+        if self._failing_until is not None:
+            keys = [key for key in keys if self._may_be_limited(*key)]
+            if not keys:
+                return
         try:
             allowed = await self._each(self._strategy.test, keys)
         except Exception as error:  # the limiter's store is down: fail open
@@ -116,10 +132,39 @@ class FailureLimiter:
     async def failed(self, address: str, credential: str | None = None) -> None:
         """Count one failed authentication."""
         keys = self._keys(address, credential)
+        failing = self._failing_until
+        if failing is not None:
+            for _item, identifiers in keys:  # from before the hit: a check meanwhile asks the storage
+                failing[identifiers] = math.inf
         try:
             await self._each(self._strategy.hit, keys)
         except Exception as error:
             self._warn(error)
+        finally:
+            if failing is not None:
+                now = time.time()  # the clock the storage dates its entries with, read after they were made
+                for item, identifiers in keys:
+                    failing[identifiers] = now + item.get_expiry()
+                if len(failing) > self._prune_above:
+                    self._prune(now)
+
+    def _may_be_limited(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
+        """False when the in-memory storage has no failure of `identifiers` in the window: `test` would allow it."""
+        assert self._failing_until is not None
+        until = self._failing_until.get(identifiers)
+        if until is None:
+            return item.amount < 1  # a limit of 0 refuses even a client that never failed
+        if until > time.time():
+            return True
+        del self._failing_until[identifiers]
+        return item.amount < 1
+
+    def _prune(self, now: float) -> None:
+        """Forget keys whose failures all left their window (addresses that failed once and never came back)."""
+        assert self._failing_until is not None
+        for identifiers in [key for key, until in self._failing_until.items() if until <= now]:
+            del self._failing_until[identifiers]
+        self._prune_above = max(PRUNE_ABOVE, 2 * len(self._failing_until))
 
     async def _each(
         self, call: Callable[..., Awaitable[bool]], keys: list[tuple[RateLimitItem, tuple[str, ...]]]

@@ -10,6 +10,7 @@ integers exact.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -84,3 +85,22 @@ def loads(text: str | bytes) -> Any:
         except orjson.JSONDecodeError:
             pass
     return json.loads(text)
+
+
+def loads_each(texts: Sequence[str]) -> list[Any]:
+    """`loads` of each text, in one orjson call: the texts joined into one JSON array (a page's stored documents;
+    one call and one integer check over the whole page cost a fraction of one per document).
+
+    For JSON the server stored (the database's JSON columns). Whenever the joined array is not exactly one value per
+    text (a long integer, a text orjson refuses, one that is not a single JSON value), each is read by `loads`.
+    """
+    data = ("[" + ",".join(texts) + "]").encode("utf-8")
+    if has_no_long_integer(data):
+        try:
+            values = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if len(values) == len(texts):
+                return values
+    return [loads(text) for text in texts]

@@ -85,7 +85,7 @@ class WebhookHandler:
         timestamp = ctx.headers["Webhook-Timestamp"]
         event_id = ctx.headers["Webhook-Event-Id"]
         request_checks.parse_timestamp(timestamp, now)
-        request_checks.parse_event_id(event_id)
+        request_checks.check_event_id(event_id)
         listener_id = ctx.path_params["listener_id"]
         listener = await self.listeners.get(listener_id)
         if listener is None:

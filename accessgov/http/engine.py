@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -148,6 +149,13 @@ def operations_from_bundle(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
 
 
+def _query_parameters(scope: Mapping[str, Any]) -> dict[str, str]:
+    """The query string read as Starlette's `request.query_params.get` reads it (the last of repeated names wins),
+    without building its multi-dict; nothing to parse for an empty query string."""
+    raw = scope.get("query_string", b"")
+    return dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)) if raw else {}
+
+
 class _Operation:
     """One route: validators compiled once, then `endpoint` per request."""
 
@@ -163,6 +171,15 @@ class _Operation:
         self.entry = entry
         self.handler = handler
         self.authenticators = authenticators
+        # The requirements the engine checks, fixed per route (computed here, not per request): each names only
+        # schemes with an authenticator; none when any requirement is left to the handler (see `_authenticate`).
+        requirements = entry["security"]
+        checkable = [r for r in requirements if r and all(s in authenticators for s in r)]
+        self.requirements: list[list[Authenticator]] = (
+            [[authenticators[scheme] for scheme in r] for r in checkable]
+            if checkable and len(checkable) == len(requirements)
+            else []
+        )
         self.validators: dict[str, Draft202012Validator] = {}
         self.checks: dict[str, Check] = {}
         pointers = [p["schema"] for p in entry["parameters"]]
@@ -209,16 +226,14 @@ class _Operation:
     async def _authenticate(self, ctx: RequestContext) -> None:
         """Any one requirement must pass; within one, every scheme (schemes without an authenticator are
         left to the handler, which knows more, such as the webhook listener's method)."""
-        requirements = self.entry["security"]
-        checkable = [r for r in requirements if r and all(s in self.authenticators for s in r)]
-        if not checkable or len(checkable) != len(requirements):
+        if not self.requirements:
             return
         last: ApiError | None = None
-        for requirement in checkable:
+        for requirement in self.requirements:
             try:
                 principals = []
-                for scheme in requirement:
-                    principal = self.authenticators[scheme](ctx)
+                for authenticator in requirement:
+                    principal = authenticator(ctx)
                     if inspect.isawaitable(principal):
                         principal = await principal
                     principals.append(principal)
@@ -233,6 +248,7 @@ class _Operation:
     def _check_parameters(self, ctx: RequestContext) -> None:
         request = ctx.request
         targets = {"path": ctx.path_params, "query": ctx.query, "header": ctx.headers}
+        query: dict[str, str] | None = None
         for param in self.entry["parameters"]:
             name, where = param["name"], param["in"]
             # Each source is built only when an operation has parameters there (query parsing is not free).
@@ -241,7 +257,9 @@ class _Operation:
             elif where == "path":
                 raw = request.path_params.get(name)
             elif where == "query":
-                raw = request.query_params.get(name)
+                if query is None:
+                    query = _query_parameters(request.scope)
+                raw = query.get(name)
             else:
                 continue
             if raw is None:

@@ -111,7 +111,10 @@ def _compile(schema: Any, resolve: Resolve, depth: int) -> Check:
         kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         for kind in kinds:
             _is_type(kind, None)  # raises for an unknown type name
-        checks.append(lambda value, kinds=tuple(kinds): any(_is_type(kind, value) for kind in kinds))
+        if len(kinds) == 1:  # the usual case: one call, no generator per value
+            checks.append(partial(_is_type, kinds[0]))
+        else:
+            checks.append(lambda value, kinds=tuple(kinds): any(_is_type(kind, value) for kind in kinds))
     if "enum" in schema:
         options = list(schema["enum"])
         if not all(isinstance(option, str) for option in options):
@@ -131,7 +134,14 @@ def _compile(schema: Any, resolve: Resolve, depth: int) -> Check:
         return lambda value: True
     if len(checks) == 1:
         return checks[0]
-    return lambda value: all(check(value) for check in checks)
+
+    def every(value: Any) -> bool:
+        for check in checks:  # noqa: SIM110  # a loop, not all() over a generator: no generator object per value
+            if not check(value):
+                return False
+        return True
+
+    return every
 
 
 def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
@@ -176,14 +186,14 @@ def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
 def _object_checks(schema: Mapping[str, Any], resolve: Resolve, depth: int) -> list[Check]:
     checks: list[Check] = []
     properties = {name: _compile(sub, resolve, depth + 1) for name, sub in (schema.get("properties") or {}).items()}
-    required = tuple(schema.get("required") or ())
+    required = frozenset(schema.get("required") or ())
     extra = schema.get("additionalProperties", True)
     extra_check = None if extra is True else (None if extra is False else _compile(extra, resolve, depth + 1))
 
     def check(value: Any) -> bool:
         if not isinstance(value, dict):
             return True
-        if any(name not in value for name in required):
+        if not value.keys() >= required:  # a set comparison in C, not a generator per object
             return False
         for name, item in value.items():
             sub = properties.get(name)

@@ -1,8 +1,8 @@
 """A pure ASGI middleware (no BaseHTTPMiddleware: no extra task or body copy per request): the request id, one
 JSON access-log line and the request metrics.
 
-- `X-Request-Id`: taken from the request when it is a sane token (1-128 of `[A-Za-z0-9._:-]`), else a new
-  uuid4 hex; echoed on every response, errors included.
+- `X-Request-Id`: taken from the request when it is a sane token (1-128 of `[A-Za-z0-9._:-]`), else 32 new
+  random hex digits; echoed on every response, errors included.
 - One line per request on stderr, written with a single `os.write` (atomic for lines below PIPE_BUF, so
   workers sharing stderr do not interleave): ts, level, method, route (the path template), operation, status,
   duration_ms, request_id, client, and listener_id / event_id for webhook deliveries. Never a header value
@@ -16,7 +16,6 @@ import os
 import re
 import sys
 import time
-import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Any
@@ -76,7 +75,8 @@ class AccessLogMiddleware:
             elif name == b"webhook-event-id":
                 event_id = value
         if request_id is None:
-            request_id = uuid.uuid4().hex.encode()
+            # 32 random hex digits, as uuid4().hex was, for a third of its cost (no UUID object).
+            request_id = os.urandom(16).hex().encode()
         status = 500
 
         async def send_with_id(message: Message) -> None:

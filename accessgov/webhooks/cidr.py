@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 
 from accessgov.webhooks.errors import SourceNotAllowedError
@@ -31,7 +32,10 @@ def parse_networks(cidrs: Iterable[str]) -> tuple[Network, ...]:
     return tuple(networks)
 
 
+@lru_cache(maxsize=4096)
 def _address(text: str | None) -> Address | None:
+    # Cached: the same few peers and proxy hops come back on every request (parsing one costs microseconds), and
+    # addresses are immutable.
     if not text:
         return None
     text = text.strip()

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_JWT_LIFETIME_SECONDS",
     "TIMESTAMP_WINDOW_SECONDS",
     "check_content_type",
+    "check_event_id",
     "parse_event_id",
     "parse_timestamp",
 ]
@@ -58,6 +59,13 @@ def parse_event_id(value: str | None) -> uuid.UUID:
             "Webhook-Event-Id",
         )
     return parsed
+
+
+def check_event_id(value: str | None) -> None:
+    """`parse_event_id`'s verdict without its UUID object, for a caller that keeps the text (a delivery)."""
+    if value and _UUID4.fullmatch(value):  # the canonical version 4 form: valid whatever the parser would build
+        return
+    parse_event_id(value)
 
 
 def check_content_type(value: str | None) -> None:

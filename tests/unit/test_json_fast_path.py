@@ -77,3 +77,29 @@ def test_bare_number_from_a_json_column_is_a_type_error() -> None:
 def test_out_of_range_number_still_rejected() -> None:
     with pytest.raises(InvalidRequest):
         parse_json_body(b'{"a": 1e400}')
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(documents, max_size=6))
+def test_documents_read_together_as_each_reads_alone(values: list[Any]) -> None:
+    texts = [json.dumps(value) for value in values]
+    expected = [json.loads(text) for text in texts]
+    assert same(jsoncodec.loads_each(texts), expected)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['{"a": 1}', '{"amount": 123456789012345678901234567890}'],  # one long integer
+        ['{"a": 1}', '["\\ud800"]'],  # one orjson refuses
+    ],
+    ids=["long-integer", "surrogate"],
+)
+def test_documents_read_together_fall_back_to_each(texts: list[str]) -> None:
+    assert same(jsoncodec.loads_each(texts), [json.loads(text) for text in texts])
+
+
+def test_a_text_of_two_values_is_refused_as_alone() -> None:
+    # Joined, '{"a": 1}, {"b": 2}' and '3' parse as three values for two texts: the count sends them to `loads`.
+    with pytest.raises(json.JSONDecodeError):
+        jsoncodec.loads_each(['{"a": 1}, {"b": 2}', "3"])

@@ -133,6 +133,30 @@ def test_uuid4_is_accepted_lower_and_upper_case() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        str(uuid.uuid4()),
+        str(uuid.uuid4()).upper(),
+        "{" + str(uuid.uuid4()) + "}",
+        uuid.uuid4().hex,
+        str(uuid.uuid1()),
+        "",
+        None,
+    ],
+    ids=["v4", "v4-upper", "braces", "hex", "v1", "empty", "missing"],
+)
+def test_check_event_id_gives_parse_event_ids_verdict(text: str | None) -> None:
+    try:
+        checks.parse_event_id(text)
+    except WebhookRequestError as error:
+        with pytest.raises(WebhookRequestError) as excinfo:
+            checks.check_event_id(text)
+        assert (excinfo.value.code, str(excinfo.value)) == (error.code, str(error))
+    else:
+        checks.check_event_id(text)
+
+
+@pytest.mark.parametrize(
     "value",
     [
         "00000000-0000-0000-0000-000000000000",  # nil
