@@ -283,17 +283,25 @@ class _Checkpointer:
         self.thread.join(10)
 
     def _run(self) -> None:
+        connection: Any = None
         while True:
             self.committed.wait()
             if self.stopping.is_set():
-                return
+                break
             self.committed.clear()
             try:
-                with self.engine.connect() as connection:
-                    connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                # A raw connection in autocommit: through a SQLAlchemy Connection the pragma would run inside the
+                # transaction it begins (BEGIN IMMEDIATE here), where SQLite cannot checkpoint at all.
+                connection = connection or self.engine.raw_connection()
+                connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             except Exception:  # the next round retries; a WAL that grows is no reason to stop serving
                 log.exception("SQLite checkpoint failed")
+                if connection is not None:
+                    connection.invalidate()
+                    connection = None
             self.stopping.wait(self.interval)
+        if connection is not None:
+            connection.close()
 
 
 class _LoopWriter:
@@ -378,7 +386,8 @@ class Database:
         self._local = threading.local()
         self._writer: _LoopWriter | _ThreadWriter
         if self.on_loop:
-            self.write_engine = create_engine(url, pool_size=1, max_overflow=0)
+            # One connection for the checkpoint thread, one for synchronous callers (startup, the CLI).
+            self.write_engine = create_engine(url, pool_size=2, max_overflow=0)
             # The loop's long-lived raw connection (`read_raw`) and one for read sessions.
             self.read_engine = create_engine(url, pool_size=2, max_overflow=0, read_only=True)
             migrate(self.write_engine)

@@ -209,22 +209,36 @@ def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
 def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Commits land in the WAL; the checkpoint thread copies them into the database file (so the WAL is reused
+    from its start instead of growing without end)."""
     monkeypatch.setattr(database_module, "CHECKPOINT_SECONDS", 0.05)
-    db = Database(f"sqlite:///{tmp_path / 'checkpoint.db'}")
+    path = tmp_path / "checkpoint.db"
+    db = Database(f"sqlite:///{path}")
     checkpoints: list[str] = []
 
-    @event.listens_for(db.write_engine, "before_cursor_execute")
-    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        if "wal_checkpoint" in statement:
-            checkpoints.append(threading.current_thread().name)
+    @event.listens_for(db.write_engine, "checkout")
+    def record(dbapi_connection: Any, *args: Any) -> None:
+        checkpoints.append(threading.current_thread().name)
 
     try:
         with db._loop_engine.connect() as connection:  # the loop's writer never checkpoints by itself
             assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+        size_before = path.stat().st_size
         asyncio.run(db.write(store("item-checkpointed")))
         deadline = time.monotonic() + 5
-        while not checkpoints and time.monotonic() < deadline:
+        while path.stat().st_size == size_before and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert checkpoints and set(checkpoints) == {"db-checkpoint"}
+        assert path.stat().st_size > size_before  # pages copied from the WAL into the database file
+        assert "db-checkpoint" in checkpoints
+        # The copy holds the commit: the database file alone (the WAL moved aside) has the row.
+        copy = tmp_path / "copy.db"
+        copy.write_bytes(path.read_bytes())
+        alone = sqlite3.connect(copy)
+        try:
+            assert alone.execute("SELECT value FROM settings WHERE key = 'item-checkpointed'").fetchall() == [
+                ("ITEM-CHECKPOINTED",)
+            ]
+        finally:
+            alone.close()
     finally:
         db.close()
