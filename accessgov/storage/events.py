@@ -260,9 +260,10 @@ def _record_one(session: Session, delivery: Delivery) -> DeliveryResult:
     return _accepted(run)
 
 
-def _claimable(now: datetime) -> Any:
-    expired = and_(_RUNS.c.status == RUNNING, _RUNS.c.lease_until < now)
-    return or_(_RUNS.c.status == QUEUED, expired)
+def _expired(now: datetime) -> Any:
+    """Claimed runs whose runner's lease ran out (it died, or is too slow): claimable again."""
+    return and_(_RUNS.c.status == RUNNING, _RUNS.c.lease_until < now)
+
 
 
 def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int) -> list[ClaimedRun]:
@@ -272,17 +273,21 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
     the queue without waiting on each other; SQLite has one writer at a time anyway. Runs claimed
     `MAX_ATTEMPTS` times already are finished as FAILED instead.
     """
-    stmt = (
-        select(_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts, _RUNS.c.created_at)
-        .where(_claimable(now))
-        .order_by(_RUNS.c.status, _RUNS.c.created_at)  # 'QUEUED' < 'RUNNING': fresh work first
-        .limit(limit)
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        stmt = stmt.with_for_update(skip_locked=True)
+    columns = (_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts, _RUNS.c.created_at)
+    postgres = session.get_bind().dialect.name == "postgresql"
+    rows: list[Any] = []
+    # Fresh work first, then runs whose lease expired: two range scans of the (status, created_at) index. One
+    # statement with `OR` made SQLite gather and sort the whole backlog for every batch (a temporary B-tree).
+    for claimable in (_RUNS.c.status == QUEUED, _expired(now)):
+        stmt = select(*columns).where(claimable).order_by(_RUNS.c.created_at).limit(limit - len(rows))
+        if postgres:
+            stmt = stmt.with_for_update(skip_locked=True)
+        rows += session.execute(stmt).all()
+        if len(rows) >= limit:
+            break
     claimed = []
     lease_until = now + lease
-    for row in session.execute(stmt).all():
+    for row in rows:
         if row.attempts >= MAX_ATTEMPTS:
             _finish(session, row.id, row.attempts, FAILED, f"gave up after {row.attempts} attempts", {}, now)
             continue
