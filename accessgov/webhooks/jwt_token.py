@@ -146,6 +146,17 @@ def _header(segment: bytes) -> Mapping[str, Any]:
     return MappingProxyType(header)
 
 
+@lru_cache(maxsize=64)
+def _verifying_key(key: jwt.PyJWK, alg: str, kid: str) -> Any:
+    """The public key that verifies `alg` JWTs with `key`, or `WebhookAuthError`. Kept per JWK object (the
+    JWKS cache hands out the same one until it refetches): the type checks go through ABCs, not free."""
+    if not _key_fits(key, alg):
+        raise WebhookAuthError("INVALID_TOKEN", f"key {kid!r} ({key.algorithm_name}) cannot verify a {alg} JWT")
+    if isinstance(key.key, rsa.RSAPublicKey | rsa.RSAPrivateKey) and key.key.key_size < MIN_RSA_KEY_BITS:
+        raise _invalid(f"RSA keys shorter than {MIN_RSA_KEY_BITS} bits are refused")
+    return key.key.public_key() if hasattr(key.key, "private_bytes") else key.key
+
+
 @cache
 def _algorithm(alg: str) -> Algorithm:
     return jwt.get_algorithm_by_name(alg)
@@ -181,11 +192,7 @@ async def verify_webhook_jwt(
     if not isinstance(kid, str) or not kid:
         raise WebhookAuthError("UNKNOWN_KID", "the JWT header has no kid", "kid")
     key = await jwks.get_key(jwks_url, kid)
-    if not _key_fits(key, alg):
-        raise WebhookAuthError("INVALID_TOKEN", f"key {kid!r} ({key.algorithm_name}) cannot verify a {alg} JWT")
-    if isinstance(key.key, rsa.RSAPublicKey | rsa.RSAPrivateKey) and key.key.key_size < MIN_RSA_KEY_BITS:
-        raise _invalid(f"RSA keys shorter than {MIN_RSA_KEY_BITS} bits are refused")
-    public = key.key.public_key() if hasattr(key.key, "private_bytes") else key.key
+    public = _verifying_key(key, alg, kid)
     if not _algorithm(alg).verify(signing_input, public, signature):
         raise WebhookAuthError("INVALID_TOKEN", "the JWT signature does not verify")
     claims = _json_object(payload, "payload")
