@@ -164,6 +164,24 @@ def _settle_outcomes(batch: list[_Job], outcomes: list[tuple[Any, BaseException 
         loop.call_soon_threadsafe(_settle_all, settled)
 
 
+Q = TypeVar("Q")
+
+
+def _take_queued(jobs: queue.SimpleQueue[Q | None], first: Q, limit: int | None = None) -> tuple[list[Q], bool]:
+    """`first` and what else is queued already (up to `limit` in all); True when the stop sentinel (None) was
+    among them."""
+    taken = [first]
+    while limit is None or len(taken) < limit:
+        try:
+            item = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if item is None:
+            return taken, True
+        taken.append(item)
+    return taken, False
+
+
 class _ThreadWriter:
     """PostgreSQL: writer threads draining one queue; with `batch > 1`, a thread commits up to `batch` units at
     once."""
@@ -193,17 +211,7 @@ class _ThreadWriter:
             first = self.jobs.get()
             if first is None:
                 return
-            batch = [first]
-            stop = False
-            while len(batch) < self.batch:
-                try:
-                    job = self.jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stop = True
-                    break
-                batch.append(job)
+            batch, stop = _take_queued(self.jobs, first, self.batch)
             _settle_outcomes(batch, _run_batch(self.sessions, batch))
             if stop:
                 return
@@ -234,16 +242,7 @@ class _WalSync:
             first = self.requests.get()
             if first is None:
                 return
-            waiting = [first]
-            while True:
-                try:
-                    request = self.requests.get_nowait()
-                except queue.Empty:
-                    break
-                if request is None:
-                    stop = True
-                    break
-                waiting.append(request)
+            waiting, stop = _take_queued(self.requests, first)
             try:
                 self._sync()
                 error: OSError | None = None

@@ -265,7 +265,6 @@ def _expired(now: datetime) -> Any:
     return and_(_RUNS.c.status == RUNNING, _RUNS.c.lease_until < now)
 
 
-
 def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int) -> list[ClaimedRun]:
     """Take up to `limit` runs, oldest first: queued ones, and running ones whose lease has expired.
 
