@@ -3,6 +3,7 @@ processing order, idempotency under concurrency (SQLite and PostgreSQL), restart
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -13,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -782,15 +784,14 @@ def test_cli_create_send_and_list_runs(env: Env) -> None:
     assert wrong.returncode == 1 and wrong.stdout.startswith("401 ")
 
 
-@pytest.mark.postgres
-def test_parallel_duplicates_across_worker_processes(pg_env: tuple[str, str]) -> None:
-    """`accessgov serve --workers 2` on PostgreSQL: the database, not a process, decides the winner."""
-    _, db_url = pg_env
+@contextlib.contextmanager
+def serve_workers(db_url: str, workers: int = 2) -> Iterator[str]:
+    """`accessgov serve --workers N` on `db_url`; yields its base URL."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     environment = dict(os.environ, DATABASE_URL=db_url)
-    command = [sys.executable, "-m", "accessgov.cli", "serve", "--port", str(port), "--workers", "2"]
+    command = [sys.executable, "-m", "accessgov.cli", "serve", "--port", str(port), "--workers", str(workers)]
     process = subprocess.Popen(
         [*command, "--log-level", "warning"], env=environment, cwd=Path(__file__).resolve().parents[2]
     )
@@ -805,10 +806,7 @@ def test_parallel_duplicates_across_worker_processes(pg_env: tuple[str, str]) ->
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "accessgov serve did not start"
                 time.sleep(0.1)
-        before = _pg_runs(db_url)
-        statuses = parallel_duplicates(f"{base}{PATH}wh_pg", SECRET)
-        assert statuses == [200] + [409] * 39
-        assert _pg_runs(db_url) == before + 1
+        yield base
     finally:
         process.terminate()
         try:
@@ -816,6 +814,50 @@ def test_parallel_duplicates_across_worker_processes(pg_env: tuple[str, str]) ->
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.mark.postgres
+def test_parallel_duplicates_across_worker_processes(pg_env: tuple[str, str]) -> None:
+    """`accessgov serve --workers 2` on PostgreSQL: the database, not a process, decides the winner."""
+    _, db_url = pg_env
+    with serve_workers(db_url) as base:
+        before = _pg_runs(db_url)
+        statuses = parallel_duplicates(f"{base}{PATH}wh_pg", SECRET)
+        assert statuses == [200] + [409] * 39
+        assert _pg_runs(db_url) == before + 1
+
+
+def test_worker_processes_share_one_sqlite_file(tmp_path: Path) -> None:
+    """`accessgov serve --workers 2` on one SQLite file: each worker's loop writer waits for the other's write lock
+    without blocking its loop; duplicates are decided once, distinct deliveries all land."""
+    db_url = f"sqlite:///{tmp_path / 'workers.db'}"
+    engine = create_engine(db_url)
+    migrate(engine)
+    with session_factory(engine).begin() as session:
+        listeners.create_listener(
+            session,
+            listener_id="wh_sq",
+            auth_method="HMAC",
+            hmac_secret=SECRET,
+            automation_name="sq",
+            automation_steps=STEPS,
+        )
+    engine.dispose()
+    url = f"{PATH}wh_sq"
+    with serve_workers(db_url) as base:
+        assert parallel_duplicates(base + url, SECRET) == [200] + [409] * 39
+
+        def deliver(_: int) -> int:
+            return httpx.post(base + url, content=BODY, headers=hmac_headers(), timeout=60).status_code
+
+        with ThreadPoolExecutor(16) as pool:
+            assert list(pool.map(deliver, range(120))) == [200] * 120
+    engine = create_engine(db_url)
+    try:
+        with session_factory(engine)() as session:
+            assert len(events.list_runs(session, listener_id="wh_sq", limit=1000)) == 121
+    finally:
+        engine.dispose()
 
 
 def _pg_runs(db_url: str) -> int:
