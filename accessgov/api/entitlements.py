@@ -141,9 +141,9 @@ class Expansion:
         app = self._index.get(("app", str(entitlement.get("appId", ""))))
         if app is not None:
             item["appPath"] = f"$.expanded[{app}]"
-        resource_id, type_id = entitlement.get("appResourceId"), entitlement.get("appResourceTypeId")
-        if not _is_id(resource_id) and not _is_id(type_id):
+        if not _names_related(entitlement):
             return item  # `_find` would find nothing (most entitlements): spare its calls
+        resource_id, type_id = entitlement.get("appResourceId"), entitlement.get("appResourceTypeId")
         resource = self._find("resource", "AppResource", resource_id)
         if resource is not None:
             item["appResourcePath"] = f"$.expanded[{resource}]"
@@ -191,8 +191,7 @@ def _is_id(value: Any) -> bool:
 
 def _names_related(entitlement: dict[str, Any]) -> bool:
     """Whether `Expansion.view` looks up a related object for `entitlement` (a resource, a resource type)."""
-    resource_id, type_id = entitlement.get("appResourceId"), entitlement.get("appResourceTypeId")
-    return (isinstance(resource_id, str) and resource_id != "") or (isinstance(type_id, str) and type_id != "")
+    return _is_id(entitlement.get("appResourceId")) or _is_id(entitlement.get("appResourceTypeId"))
 
 
 def _nothing_related(kind: str, object_id: str) -> dict[str, Any] | None:

@@ -170,7 +170,6 @@ class _Operation:
         self.in_flight = in_flight
         self.entry = entry
         self.handler = handler
-        self.authenticators = authenticators
         # The requirements the engine checks, fixed per route (computed here, not per request): each names only
         # schemes with an authenticator; none when any requirement is left to the handler (see `_authenticate`).
         requirements = entry["security"]

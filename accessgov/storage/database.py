@@ -328,9 +328,7 @@ class _LoopWriter:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self.pending.append(_Job(loop, future, unit, batch_unit, item))
-        if self.scheduled_on is not loop:  # a loop that closed with a flush scheduled never ran it
-            self.scheduled_on = loop
-            loop.call_soon(self._flush)
+        self._schedule(loop)  # also when a loop that closed had a flush scheduled, which it never ran
         return future
 
     def _flush(self) -> None:
@@ -356,7 +354,7 @@ class _LoopWriter:
             self._schedule(loop)
         self.checkpointer.committed.set()
         if self.wal_sync is None:
-            _settle_all([(job.future, result, error) for job, (result, error) in zip(batch, outcomes, strict=True)])
+            _settle_outcomes(batch, outcomes)
         else:
             self.wal_sync.after_sync(batch, outcomes)
 
@@ -392,11 +390,11 @@ class Database:
             migrate(self.write_engine)
             self._loop_engine = create_engine(url, pool_size=1, max_overflow=0, loop_writer=True)
             database_file = self._loop_engine.url.database
-            durable = SQLITE_SYNCHRONOUS != "NORMAL" and bool(database_file) and database_file != ":memory:"
+            durable = SQLITE_SYNCHRONOUS != "NORMAL" and database_file not in (None, "", ":memory:")
             self._writer = _LoopWriter(
                 session_factory(self._loop_engine),
                 MAX_BATCH,
-                _WalSync(Path(database_file).resolve()) if durable and database_file else None,
+                _WalSync(Path(str(database_file)).resolve()) if durable else None,
                 _Checkpointer(self.write_engine),
             )
         else:
