@@ -28,6 +28,8 @@ SQLITE_SYNCHRONOUS = os.environ.get("ACCESSGOV_SQLITE_SYNCHRONOUS", "FULL").uppe
 if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL", "EXTRA"):
     raise ValueError(f"ACCESSGOV_SQLITE_SYNCHRONOUS must be FULL, NORMAL or EXTRA, not {SQLITE_SYNCHRONOUS!r}")
 _PG_PREFIXES = ("postgres://", "postgresql://")
+# PostgreSQL: a pooled connection idle for longer than this is pinged before use (see `_ping_when_idle`).
+PING_AFTER_IDLE_SECONDS = 10.0
 
 
 def normalize_database_url(url: str) -> str:
@@ -63,8 +65,6 @@ def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = Fals
     """
     url = normalize_database_url(url)
     backend = sa.make_url(url).get_backend_name()
-    if backend == "postgresql":
-        kwargs.setdefault("pool_pre_ping", True)
     from accessgov.jsoncodec import dumps, loads
 
     kwargs.setdefault("json_serializer", dumps)
@@ -72,7 +72,36 @@ def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = Fals
     engine = sa.create_engine(url, **kwargs)
     if backend == "sqlite":
         _configure_sqlite(engine, read_only=read_only, loop_writer=loop_writer)
+    elif backend == "postgresql" and not kwargs.get("pool_pre_ping"):
+        _ping_when_idle(engine, PING_AFTER_IDLE_SECONDS)
     return engine
+
+
+def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+    """Ping a pooled connection before use only when it sat idle for over `idle_seconds`.
+
+    `pool_pre_ping` pings on every checkout: a round trip per transaction, which under load cost a delivery's
+    transaction one of its six round trips (measured at 500 deliveries/s offered on this 2-core machine: p99
+    20-30 ms with it, 11-16 ms without). A connection that broke while idle (server restart, idle timeout, a
+    dropped NAT entry) is still caught before a unit runs on it; one in constant use fails its statement
+    instead, as it could between a ping and the statement anyway.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["checked_in_at"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        checked_in_at = record.info.get("checked_in_at")
+        if checked_in_at is None or time.monotonic() - checked_in_at <= idle_seconds:
+            return  # fresh from connect(), or in use moments ago
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            # The pool invalidates this connection and checks out a new one (its `checkout` runs again).
+            record.info.pop("checked_in_at", None)
+            raise sa.exc.DisconnectionError(f"pooled connection failed its ping: {error}") from error
 
 
 def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: bool = False) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,9 +12,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.storage import engine as engine_module
 from accessgov.storage import page_keys, settings
 from accessgov.storage.engine import create_engine, database_url_from_env
 from accessgov.storage.schema import Task
+from tests.storage.conftest import postgres_url
 
 PRAGMAS = {"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 5000}
 
@@ -104,3 +107,35 @@ def test_generated_page_token_key_is_created_once_and_shared(engine: Engine, ses
     with sessions() as session:
         assert settings.get_setting(session, "greeting") == "hello"
         assert settings.get_setting(session, "missing") is None
+
+
+@pytest.mark.postgres
+def test_postgres_pings_only_connections_that_sat_idle(postgres_admin: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection in use moments ago goes straight to work (no ping round trip per transaction); one idle for
+    longer than the threshold is pinged, and when the server dropped it meanwhile it is replaced unseen."""
+    monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_SECONDS", 0.2)
+    engine = create_engine(postgres_url(), pool_size=1, max_overflow=0)
+    pings: list[object] = []
+    real_ping = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda connection: pings.append(connection) or real_ping(connection))
+    try:
+        with engine.connect() as connection:
+            first_pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        for _ in range(3):  # back to back: never pinged
+            with engine.connect() as connection:
+                assert connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() == first_pid
+        assert pings == []
+
+        time.sleep(0.3)
+        with engine.connect() as connection:  # idle past the threshold: pinged, still the same connection
+            assert connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() == first_pid
+        assert len(pings) == 1
+
+        with postgres_admin.connect() as admin:  # the server drops the pooled connection while it is idle
+            admin.exec_driver_sql(f"SELECT pg_terminate_backend({first_pid})")
+        time.sleep(0.3)
+        with engine.connect() as connection:  # the failed ping swaps in a new connection before any statement
+            assert connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != first_pid
+        assert len(pings) == 2
+    finally:
+        engine.dispose()
