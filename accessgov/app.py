@@ -27,6 +27,7 @@ from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
 from accessgov.failure_limits import FailureLimiter
+from accessgov.http import heap
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
 from accessgov.keys import Keyring, default_keyring
@@ -188,6 +189,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             background.append(asyncio.create_task(reload_keyring_periodically()))
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
+        heap.settle()  # startup's objects live as long as the process: later collections skip them
         try:
             yield
         finally:
