@@ -155,6 +155,33 @@ def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
     asyncio.run(scenario())
 
 
+def test_sqlite_syncs_at_once_after_a_quiet_spell_and_shares_one_sync_under_load(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first commit is synced without delay; commits arriving within the minimum interval after a sync, in
+    separate turns of the loop (separate group commits), wait for and share one fdatasync."""
+    journal: list[str] = []
+    real_fdatasync, real_sleep = os.fdatasync, time.sleep
+    monkeypatch.setattr(database_module.os, "fdatasync", lambda fd: (journal.append("sync"), real_fdatasync(fd)))
+    wal_sync = sqlite_db._writer.wal_sync  # type: ignore[union-attr]
+    assert wal_sync is not None
+    wal_sync.min_interval = 60.0  # every later sync would wait: the stand-in sleep below shortens the wait
+    wal_sync.sleep = lambda seconds: (journal.append("wait"), real_sleep(0.3))
+
+    async def scenario() -> list[str]:
+        assert await sqlite_db.write(store("item-first")) == "item-first"
+        assert journal == ["sync"]
+        writes = []
+        for name in ("item-a", "item-b", "item-c", "item-d"):
+            writes.append(asyncio.ensure_future(sqlite_db.write(store(name))))
+            await asyncio.sleep(0.02)  # each in its own turn of the loop: four group commits
+        return await asyncio.gather(*writes)
+
+    assert asyncio.run(scenario()) == ["item-a", "item-b", "item-c", "item-d"]
+    assert journal == ["sync", "wait", "sync"]
+    assert set(stored(sqlite_db)) == {"item-first", "item-a", "item-b", "item-c", "item-d"}
+
+
 def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(database_module, "SQLITE_SYNCHRONOUS", "NORMAL")
     calls: list[int] = []
