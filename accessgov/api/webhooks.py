@@ -77,7 +77,9 @@ class WebhookHandler:
         """The full URL of this listener, the JWT `aud`: under the configured base URL (the tenant's by
         default), never derived from the request's Host header unless configured so."""
         if self.audience_base_url is not None:
-            return self.audience_base_url + ctx.request.url.path
+            # The path as `request.url.path` has it (Starlette escapes these three), without a URL object.
+            path = ctx.request.scope["path"]
+            return self.audience_base_url + path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
         return str(ctx.request.url.replace(query=""))
 
     async def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:

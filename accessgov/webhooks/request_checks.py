@@ -61,9 +61,15 @@ def parse_event_id(value: str | None) -> uuid.UUID:
     return parsed
 
 
+def is_canonical_uuid4(value: str) -> bool:
+    """Whether `value` is a version 4 UUID in the canonical 8-4-4-4-12 form (either case): `parse_event_id`
+    accepts it, whatever object it would build."""
+    return _UUID4.fullmatch(value) is not None
+
+
 def check_event_id(value: str | None) -> None:
     """`parse_event_id`'s verdict without its UUID object, for a caller that keeps the text (a delivery)."""
-    if value and _UUID4.fullmatch(value):  # the canonical version 4 form: valid whatever the parser would build
+    if value and is_canonical_uuid4(value):
         return
     parse_event_id(value)
 

@@ -13,7 +13,10 @@ from typing import Any
 import httpx
 import jwt
 import pytest
+from starlette.requests import Request
 
+from accessgov.api.webhooks import WebhookHandler
+from accessgov.http.context import RequestContext
 from accessgov.webhooks import signing
 from accessgov.webhooks.errors import WebhookAuthError
 from accessgov.webhooks.jwks import JwksCache
@@ -712,3 +715,18 @@ def test_a_payload_that_is_not_an_object_is_rejected(
     signature = jwt.get_algorithm_by_name("RS256").sign(signing_input, keys.rsa_key)
     token = f"{signing_input.decode()}.{b64url(signature)}"
     assert rejected(token, cache, published, event_id).code == "INVALID_TOKEN"
+
+
+@pytest.mark.parametrize("path", ["/api/v1/webhooks/incoming/wh_1", "/api/v1/webhooks/incoming/a?b#c\\d é"])
+def test_the_audience_path_is_the_request_urls_path(path: str) -> None:
+    """The configured-base audience uses the path exactly as Starlette's `request.url.path` spells it."""
+    scope = {"type": "http", "method": "POST", "path": path, "query_string": b"x=1", "headers": [], "scheme": "http"}
+    request = Request(scope)
+    handler = WebhookHandler(
+        None,  # type: ignore[arg-type]  (neither the database nor the listeners are consulted)
+        None,  # type: ignore[arg-type]
+        tenant_base_url="https://tenant.example",
+        audience_base_url="https://tenant.example",
+    )
+    ctx = RequestContext(request=request, operation_id="op")
+    assert handler.endpoint_url(ctx) == "https://tenant.example" + request.url.path
