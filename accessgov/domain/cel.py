@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 import celpy
+from celpy import celtypes
 
 # celpy builds one parser per process with the tree class of the first Environment; the transpiler needs its own.
 _ENVIRONMENT = celpy.Environment(runner_class=celpy.CompiledRunner)
@@ -49,15 +50,49 @@ def to_cel(activation: Mapping[str, Any]) -> dict[str, Any]:
     converted (nesting deeper than the converter's recursion) is an `ExpressionError`, never a crash.
     """
     try:
-        return {name: celpy.json_to_cel(value) for name, value in activation.items()}
+        return {name: json_to_cel(value) for name, value in activation.items()}
     except (ValueError, OverflowError):
         pass  # an integer out of range, somewhere: retry with those widened (rare, so no walk up front)
     except (TypeError, RecursionError) as error:
         raise ExpressionError(f"the data cannot be represented in CEL: {type(error).__name__}") from None
     try:
-        return {name: celpy.json_to_cel(_widen(value)) for name, value in activation.items()}
+        return {name: json_to_cel(_widen(value)) for name, value in activation.items()}
     except (ValueError, TypeError, OverflowError, RecursionError) as error:
         raise ExpressionError(f"the data cannot be represented in CEL: {type(error).__name__}") from None
+
+
+_new_int, _new_float, _new_str = int.__new__, float.__new__, str.__new__
+
+
+def json_to_cel(value: Any) -> Any:
+    """`celpy.json_to_cel`, the same values of the same types, ~7x faster on a typical payload.
+
+    celpy's `IntType(n)` wraps its conversion in a new `functools.wraps` closure on every call: converting a
+    delivery's payload for each automation run was ~20 % of the runner's CPU (py-spy on `accessgov worker`).
+    Plain JSON types are built directly here; anything else (tuples, datetimes, subclasses) goes to celpy.
+    An integer outside int64 raises `ValueError("overflow")`, as `IntType` does.
+    """
+    kind = type(value)
+    if kind is str:
+        return _new_str(celtypes.StringType, value)
+    if kind is int:
+        if INT64_MIN <= value <= INT64_MAX:
+            return _new_int(celtypes.IntType, value)
+        raise ValueError("overflow")
+    if kind is dict:
+        result = celtypes.MapType()
+        for key, item in value.items():
+            result[json_to_cel(key)] = json_to_cel(item)
+        return result
+    if kind is list:
+        return celtypes.ListType([json_to_cel(item) for item in value])
+    if kind is bool:
+        return celtypes.BoolType(value)
+    if kind is float:
+        return _new_float(celtypes.DoubleType, value)
+    if value is None:
+        return None
+    return celpy.json_to_cel(value)
 
 
 def _widen(value: Any) -> Any:
