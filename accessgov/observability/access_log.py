@@ -3,15 +3,16 @@ JSON access-log line and the request metrics.
 
 - `X-Request-Id`: taken from the request when it is a sane token (1-128 of `[A-Za-z0-9._:-]`), else 32 new
   random hex digits; echoed on every response, errors included.
-- One line per request on stderr, written with a single `os.write` (atomic for lines below PIPE_BUF, so
-  workers sharing stderr do not interleave): ts, level, method, route (the path template), operation, status,
+- One line per request on stderr, written at the end of the loop turn together with the turn's other lines
+  (`line_writer`: writes of at most PIPE_BUF bytes cut at line ends, so workers sharing stderr do not
+  interleave): ts, level, method, route (the path template), operation, status,
   duration_ms, request_id, client, and listener_id / event_id for webhook deliveries. Never a header value
   other than the request and event ids, never a body, token, secret or signature.
 """
 
 from __future__ import annotations
 
-import contextlib
+import math
 import os
 import re
 import sys
@@ -23,6 +24,7 @@ from typing import Any
 import orjson
 
 from accessgov.observability import metrics
+from accessgov.observability.line_writer import LineWriter
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -60,7 +62,8 @@ class AccessLogMiddleware:
     def __init__(self, app: ASGIApp, *, log: bool = True, stream_fd: int | None = None) -> None:
         self.app = app
         self.log = log
-        self.fd = stream_fd if stream_fd is not None else _stderr_fd()
+        self.lines = LineWriter(stream_fd if stream_fd is not None else _stderr_fd())
+        self.timestamps = _Timestamps()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,7 +114,7 @@ class AccessLogMiddleware:
     ) -> None:
         client = scope.get("client")
         line: dict[str, Any] = {
-            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "ts": self.timestamps.now(),
             "level": "error" if status >= 500 else "info",
             "event": "request",
             "method": scope["method"],
@@ -128,8 +131,26 @@ class AccessLogMiddleware:
             line["listener_id"] = scope.get("path_params", {}).get("listener_id")
             # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
             line["event_id"] = event_id.decode("ascii").lower() if event_id and _UUID.fullmatch(event_id) else None
-        with contextlib.suppress(OSError):  # a closed or full stderr must not fail the request
-            os.write(self.fd, orjson.dumps(line) + b"\n")
+        self.lines.write(orjson.dumps(line) + b"\n")
+
+
+class _Timestamps:
+    """`datetime.now(UTC).isoformat(timespec="milliseconds")`, with the date and time formatted once a second."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.second = -1
+        self.prefix = ""
+
+    def now(self) -> str:
+        now = self.clock()
+        second = math.floor(now)
+        micros = round((now - second) * 1e6)  # rounded to the microsecond as datetime.fromtimestamp rounds
+        if micros >= 1_000_000:
+            second, micros = second + 1, micros - 1_000_000
+        if second != self.second:
+            self.second, self.prefix = second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        return f"{self.prefix}.{micros // 1000:03d}+00:00"
 
 
 def _count_delivery(status: int, code: str | None) -> None:

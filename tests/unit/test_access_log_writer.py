@@ -1,0 +1,87 @@
+"""The access log's writer and clock: lines of one loop turn leave in one write (at most PIPE_BUF bytes, cut at
+line ends, so workers sharing stderr never interleave inside a line), and timestamps read as
+`datetime.isoformat(timespec="milliseconds")` reads them."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accessgov.observability import line_writer
+from accessgov.observability.access_log import _Timestamps
+from accessgov.observability.line_writer import PIPE_BUF, LineWriter
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    recorded: list[bytes] = []
+    monkeypatch.setattr(line_writer.os, "write", lambda fd, data: recorded.append(data) or len(data))
+    return recorded
+
+
+def test_lines_of_one_loop_turn_leave_in_one_write(writes: list[bytes]) -> None:
+    writer = LineWriter(2)
+
+    async def scenario() -> None:
+        for n in range(3):
+            writer.write(b'{"n":%d}\n' % n)
+        assert writes == []  # not during the turn
+        await asyncio.sleep(0)
+        assert writes == [b'{"n":0}\n{"n":1}\n{"n":2}\n']
+        writer.write(b'{"n":3}\n')
+        await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert writes == [b'{"n":0}\n{"n":1}\n{"n":2}\n', b'{"n":3}\n']
+
+
+def test_writes_stay_within_pipe_buf_and_end_at_a_line(writes: list[bytes]) -> None:
+    writer = LineWriter(2)
+    lines = [(b"x" * (97 + n % 50)) + b"\n" for n in range(200)]
+
+    async def scenario() -> None:
+        for line in lines:
+            writer.write(line)
+        await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert len(writes) > 1
+    assert all(len(data) <= PIPE_BUF and data.endswith(b"\n") for data in writes)
+    assert b"".join(writes) == b"".join(lines)
+
+
+def test_outside_a_loop_and_after_a_closed_loop_lines_are_still_written(writes: list[bytes]) -> None:
+    writer = LineWriter(2)
+    writer.write(b"at once\n")
+    assert writes == [b"at once\n"]
+
+    writes.clear()
+    loop = asyncio.new_event_loop()
+
+    def log_and_stop() -> None:
+        writer.write(b"first loop\n")  # the flush it schedules never runs: the loop stops and closes first
+        loop.stop()
+
+    loop.call_soon(log_and_stop)
+    loop.run_forever()
+    loop.close()
+    assert writes == []
+
+    async def log_again() -> None:
+        writer.write(b"second loop\n")
+        await asyncio.sleep(0)
+
+    asyncio.run(log_again())
+    assert writes == [b"first loop\nsecond loop\n"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(min_value=0, max_value=4_102_444_800 * 10**6))
+def test_timestamps_read_as_isoformat_reads_them(micros: int) -> None:
+    now = micros / 1e6
+    clock = _Timestamps(lambda: now)
+    assert clock.now() == datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")
