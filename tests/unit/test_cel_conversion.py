@@ -9,36 +9,9 @@ from typing import Any
 import celpy
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from accessgov.domain.cel import ExpressionError, json_to_cel, to_cel
-
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
-    | st.integers()  # beyond int64 too
-    | st.floats(allow_nan=False)
-    | st.text()
-)
-documents = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=25
-)
-
-
-def identical(a: Any, b: Any) -> bool:
-    """Equal, and of the same CEL type at every level (an IntType 1 is not a DoubleType 1.0 or a BoolType)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return (
-            list(a) == list(b)
-            and all(identical(x, y) for x, y in zip(a, b, strict=True))
-            and all(identical(a[key], b[key]) for key in a)
-        )
-    if isinstance(a, list):
-        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+from tests.unit.json_documents import documents, same
 
 
 def outcome(convert: Any, value: Any) -> tuple[str, Any]:
@@ -54,7 +27,7 @@ def test_any_json_document_converts_as_celpy_converts_it(value: Any) -> None:
     ours, theirs = outcome(json_to_cel, value), outcome(celpy.json_to_cel, value)
     assert ours[0] == theirs[0]
     if ours[0] == "value":
-        assert identical(ours[1], theirs[1])
+        assert same(ours[1], theirs[1])
     else:
         assert ours[1] is theirs[1]
 
@@ -69,14 +42,14 @@ def test_any_json_document_converts_as_celpy_converts_it(value: Any) -> None:
     ],
 )
 def test_values_json_does_not_produce_go_through_celpy(value: Any) -> None:
-    assert identical(json_to_cel(value), celpy.json_to_cel(value))
+    assert same(json_to_cel(value), celpy.json_to_cel(value))
 
 
 def test_an_integer_beyond_int64_is_widened_by_to_cel() -> None:
     converted = to_cel({"n": 2**63, "m": [10**400], "k": 7})
-    assert identical(converted["n"], celpy.json_to_cel(float(2**63)))
-    assert identical(converted["m"], celpy.json_to_cel([str(10**400)]))
-    assert identical(converted["k"], celpy.json_to_cel(7))
+    assert same(converted["n"], celpy.json_to_cel(float(2**63)))
+    assert same(converted["m"], celpy.json_to_cel([str(10**400)]))
+    assert same(converted["k"], celpy.json_to_cel(7))
 
 
 def test_data_nested_beyond_the_recursion_limit_is_an_expression_error() -> None:

@@ -4,7 +4,6 @@ standard parser's (`json`), which keeps integers of any size exact."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pytest
@@ -14,31 +13,7 @@ from hypothesis import strategies as st
 from accessgov import jsoncodec
 from accessgov.errors import InvalidRequest
 from accessgov.http.body import parse_json_body
-
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()  # unbounded: beyond 64 bits too
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
-documents = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20
-)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal, with types: 1 and 1.0 (and True) differ in a stored payload."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    return a == b
+from tests.unit.json_documents import documents, same
 
 
 @settings(max_examples=300, deadline=None)
