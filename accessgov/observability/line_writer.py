@@ -1,9 +1,10 @@
 """Access-log lines written once per turn of the event loop instead of once per request.
 
-One `os.write` per request was most of the access log's cost in the server (measured by A/B under wrk:
-~19 µs per request with the log on). Lines logged during one turn of the loop are written together at the
-end of it, in chunks of at most `PIPE_BUF` bytes cut at line ends: a write that size to a pipe is atomic, so
-workers sharing stderr still never interleave inside a line. Outside a running loop a line is written at once.
+A system call per request line: formatting and writing a line cost 5.6 µs alone, 3.8 µs with the lines of a
+turn written together (under wrk the server's sys time per page fell from 45-52 to 39-47 µs). Lines logged
+during one turn of the loop are written at the end of it, in chunks of at most `PIPE_BUF` bytes cut at line
+ends: a write that size to a pipe is atomic, so workers sharing stderr still never interleave inside a line.
+Outside a running loop a line is written at once; what is pending at exit is written then.
 """
 
 from __future__ import annotations
@@ -13,8 +14,17 @@ import atexit
 import contextlib
 import os
 import select
+import weakref
 
 PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees at least 512
+# One exit hook for every live writer: an app built and dropped (tests build hundreds) leaves nothing behind.
+_WRITERS: weakref.WeakSet[LineWriter] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for writer in list(_WRITERS):
+        writer.flush()
 
 
 class LineWriter:
@@ -24,7 +34,7 @@ class LineWriter:
         self.fd = fd
         self.pending: list[bytes] = []
         self.scheduled_on: asyncio.AbstractEventLoop | None = None
-        atexit.register(self.flush)  # a line logged in the last turn before the process exits
+        _WRITERS.add(self)  # a line logged in the last turn before the process exits is written then
 
     def write(self, line: bytes) -> None:
         self.pending.append(line)

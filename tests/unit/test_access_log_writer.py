@@ -85,3 +85,19 @@ def test_timestamps_read_as_isoformat_reads_them(micros: int) -> None:
     now = micros / 1e6
     clock = _Timestamps(lambda: now)
     assert clock.now() == datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")
+
+
+def test_what_is_pending_at_exit_is_written_by_the_exit_hook(writes: list[bytes]) -> None:
+    writer = LineWriter(2)
+    loop = asyncio.new_event_loop()
+
+    def log_and_stop() -> None:
+        writer.write(b"last words\n")
+        loop.stop()
+
+    loop.call_soon(log_and_stop)
+    loop.run_forever()
+    loop.close()
+    assert writes == []
+    line_writer._flush_all()  # what atexit runs
+    assert writes == [b"last words\n"]
