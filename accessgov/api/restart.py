@@ -14,7 +14,7 @@ from accessgov.domain import expand, permissions, restart
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, NotFound, PermissionDenied
 from accessgov.http.context import RequestContext
-from accessgov.jsoncodec import RawJSON, dumps_bytes
+from accessgov.jsoncodec import GrowingArrays, RawJSON, dumps_bytes
 from accessgov.storage import directory, tasks
 from accessgov.storage.database import Database
 
@@ -32,6 +32,10 @@ def _lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping
         return directory.get_document(session, kind, object_id)
 
     return lookup
+
+
+# Each restart appends one step to the task's history: its text is extended, not written again.
+_HISTORIES = GrowingArrays()
 
 
 class RestartHandler:
@@ -67,8 +71,11 @@ class RestartHandler:
             updated = restart.restart(
                 document, load_policy=store.policy, new_step_id=step_id, now=_rfc3339(now), comment=comment
             )
-            # The policy instance holds the growing history: serialised once, for the row and the response.
-            policy = RawJSON(dumps_bytes(updated["policy"]))
+            # The policy instance holds the growing history: serialised once, for the row and the response, and
+            # the history's text extended from the last restart's.
+            instance = updated["policy"]
+            history = _HISTORIES.dumps(row_id, instance["history"])
+            policy = RawJSON(dumps_bytes({**instance, "history": history}))
             store.replace(row_id, updated, now, raw={"policy": policy})
             action_id = store.record_action(
                 task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now

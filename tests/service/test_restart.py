@@ -48,6 +48,21 @@ def test_each_restart_creates_its_own_action(admin: httpx.Client) -> None:
     assert first and second and first != second
 
 
+def test_each_restart_appends_the_interrupted_step_to_the_history(admin: httpx.Client) -> None:
+    """The history's text is extended from the previous restart's (not written again): what comes back and what
+    is stored are the whole history, in order, each interrupted step once."""
+    task = task_number(16)
+    history, current = list(task["policy"]["history"] or []), task["policy"]["current"]
+    for _ in range(4):
+        policy = restart(admin, task["id"]).json()["taskView"]["task"]["policy"]
+        history.append({**current, "state": "POLICY_STEP_STATE_DONE"})
+        assert policy["history"] == history
+        current = policy["current"]
+    # A restart by numeric id reads the stored row: it holds the same history.
+    stored = restart(admin, task["numericId"]).json()["taskView"]["task"]["policy"]["history"]
+    assert stored == [*history, {**current, "state": "POLICY_STEP_STATE_DONE"}]
+
+
 def test_numeric_id_may_replace_the_task_id(admin: httpx.Client) -> None:
     task = task_number(3)
     response = restart(admin, task["numericId"])

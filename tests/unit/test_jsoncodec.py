@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from accessgov.jsoncodec import RawJSON, dumps, dumps_bytes, loads
+from accessgov import jsoncodec
+from accessgov.jsoncodec import GrowingArrays, RawJSON, dumps, dumps_bytes, loads
+from tests.unit.json_documents import documents, same
 
 
 def test_raw_json_is_embedded_as_is() -> None:
@@ -28,3 +34,56 @@ def test_other_types_are_still_refused() -> None:
     with pytest.raises(TypeError):
         dumps_bytes({"x": object()})
     assert json.loads(dumps_bytes({"x": 1.5})) == {"x": 1.5}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(documents, max_size=3), max_size=6))
+def test_a_growing_array_is_written_as_a_fresh_dumps_writes_it(appended: list[list[Any]]) -> None:
+    """However a list grows (none, one or several elements at a time), the extended text reads back as the
+    whole list; it is the very text `dumps_bytes` writes unless some part needed `json` (integers beyond 64
+    bits), whose floats are spelled differently (`1e-07`, orjson's `1e-7`) but read the same."""
+    arrays = GrowingArrays()
+    items: list[Any] = []
+    for more in appended:
+        items = [*items, *more]  # a new list holding the same element objects, as a restart builds it
+        text = arrays.dumps("task-1", items).raw
+        assert same(loads(text), items)
+        if not _needs_json(items):
+            assert text == dumps_bytes(items)
+
+
+def _needs_json(value: Any) -> bool:
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
+    return False
+
+
+def test_a_growing_array_is_extended_not_written_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    arrays = GrowingArrays()
+    history = [{"id": f"step-{n}"} for n in range(50)]
+    arrays.dumps("task-1", history)
+    written: list[Any] = []
+    real_dumps = jsoncodec.dumps_bytes
+    monkeypatch.setattr(jsoncodec, "dumps_bytes", lambda value: (written.append(value), real_dumps(value))[1])
+    longer = [*history, {"id": "step-50"}]
+    assert arrays.dumps("task-1", longer).raw == real_dumps(longer)
+    assert written == [[{"id": "step-50"}]]  # the new step alone
+
+
+def test_a_list_that_does_not_extend_the_last_one_is_written_whole() -> None:
+    """Equal-looking is not enough: only the same element objects are known to have the same text."""
+    arrays = GrowingArrays()
+    arrays.dumps("task-1", [{"id": "a"}, {"id": "b"}])
+    for other in ([{"id": "a"}, {"id": "B"}, {"id": "c"}], [{"id": "a"}], [], [{"id": "x"}, {"id": "b"}]):
+        assert arrays.dumps("task-1", other).raw == dumps_bytes(other)
+        assert arrays.dumps("task-2", other).raw == dumps_bytes(other)  # a key never seen
+
+
+def test_growing_arrays_keep_a_bounded_amount_of_text() -> None:
+    arrays = GrowingArrays(max_bytes=4_000)
+    for key in range(100):
+        arrays.dumps(f"task-{key}", [{"id": "x" * 90}])
+    assert sum(len(text) for _, text in arrays._entries.values()) <= 4_000
+    assert "task-99" in arrays._entries and "task-0" not in arrays._entries  # least recently written first out
