@@ -13,7 +13,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -156,6 +156,11 @@ def _query_parameters(scope: Mapping[str, Any]) -> dict[str, str]:
     return dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)) if raw else {}
 
 
+def _distinct(authenticators: Iterable[Authenticator]) -> list[Authenticator]:
+    """Each authenticator once, in order (by identity: the same object gives the same answer)."""
+    return list({id(authenticator): authenticator for authenticator in authenticators}.values())
+
+
 class _Operation:
     """One route: validators compiled once, then `endpoint` per request."""
 
@@ -174,8 +179,9 @@ class _Operation:
         # schemes with an authenticator; none when any requirement is left to the handler (see `_authenticate`).
         requirements = entry["security"]
         checkable = [r for r in requirements if r and all(s in authenticators for s in r)]
+        # Schemes sharing one authenticator (bearerAuth and oauth: one header) are checked once per requirement.
         self.requirements: list[list[Authenticator]] = (
-            [[authenticators[scheme] for scheme in r] for r in checkable]
+            [_distinct(authenticators[scheme] for scheme in r) for r in checkable]
             if checkable and len(checkable) == len(requirements)
             else []
         )

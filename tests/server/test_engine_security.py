@@ -1,0 +1,40 @@
+"""The engine's security requirements over real HTTP: `bearerAuth` and `oauth` named in one requirement arrive in
+one `Authorization` header, so one authenticator serving both checks the token once; distinct ones each check."""
+
+from __future__ import annotations
+
+import httpx
+
+from accessgov.domain.permissions import Principal
+from accessgov.http.context import RequestContext
+from accessgov.http.engine import build_app, load_bundle, operations_from_bundle
+from tests.harness import serve
+
+PAGE = "/api/v1/apps/app-github/entitlements"  # security: one requirement naming bearerAuth and oauth
+
+
+class CountingAuthenticator:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self, ctx: RequestContext) -> Principal:
+        self.calls += 1
+        return Principal("caller", ("admin",))
+
+
+def calls_per_request(authenticators: dict[str, CountingAuthenticator]) -> list[int]:
+    doc = load_bundle()
+    app = build_app(operations_from_bundle(doc), doc, {}, authenticators=authenticators)
+    with serve(app) as base_url:
+        response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t"})
+    assert response.status_code == 200, response.text  # the operation's example: no handler is plugged in
+    return [authenticator.calls for authenticator in authenticators.values()]
+
+
+def test_one_authenticator_for_both_schemes_is_asked_once() -> None:
+    shared = CountingAuthenticator()
+    assert calls_per_request({"bearerAuth": shared, "oauth": shared}) == [1, 1]  # the same object, once
+
+
+def test_distinct_authenticators_are_each_asked() -> None:
+    assert calls_per_request({"bearerAuth": CountingAuthenticator(), "oauth": CountingAuthenticator()}) == [1, 1]
