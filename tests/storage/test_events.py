@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from datetime import datetime, timedelta
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -167,25 +166,16 @@ def test_queued_runs_come_before_expired_leases_and_a_claim_never_sorts_the_back
     [stale] = claim(sessions)  # its runner dies; the lease expires below
     for n in range(3):
         deliver(sessions, listener.id, event_id=f"new{n}", now=NOW + timedelta(seconds=n + 1))
-    statements: list[tuple[str, Any]] = []
     engine = sessions.kw["bind"]
-
-    def record(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            statements.append((statement, parameters))
-
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
-        later = NOW + LEASE + timedelta(seconds=5)
-        assert [run.event_id for run in claim(sessions, limit=3, now=later)] == ["new0", "new1", "new2"]
-        assert [(run.event_id, run.attempt) for run in claim(sessions, now=later)] == [("old", 2)]
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
-    assert stale.event_id == "old" and statements
+    later = NOW + LEASE + timedelta(seconds=5)
+    assert [run.event_id for run in claim(sessions, limit=3, now=later)] == ["new0", "new1", "new2"]
+    assert [(run.event_id, run.attempt) for run in claim(sessions, now=later)] == [("old", 2)]
+    assert stale.event_id == "old"
     if engine.dialect.name == "sqlite":  # each claim query is a range scan of an index: no sort of all queued runs
+        statements = events._runner_statements(engine.dialect)
         with engine.connect() as connection:
-            for statement, parameters in statements:
-                explained = connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+            for query, values in ((statements.queued, {"limit": 3}), (statements.expired, {"now": later, "limit": 3})):
+                explained = connection.exec_driver_sql("EXPLAIN QUERY PLAN " + query.sql, query.params(values))
                 plan = " ".join(row[-1] for row in explained)
                 assert "USING INDEX" in plan and "TEMP B-TREE" not in plan, plan
 
