@@ -12,7 +12,8 @@ from accessgov.http.context import RequestContext
 from accessgov.paging import PageTokenCodec, page_response, parse_page_request
 from accessgov.paging.errors import PageTokenError
 from accessgov.storage.database import Database
-from accessgov.storage.prepared import PreparedQuery, json_column, json_columns
+from accessgov.storage.parsed_documents import ParsedDocuments
+from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
 _COLUMNS = select(AppEntitlement.id, AppEntitlement.document).where(AppEntitlement.app_id == bindparam("app_id"))
@@ -40,6 +41,8 @@ DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
     DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
 )
 TYPE_PREFIX = "type.googleapis.com/svc.api.app.v1"
+# Entitlement documents by (app id, id): parsing a page's 25 was ~20 us of its ~300 us (with the integer check).
+_PARSED = ParsedDocuments(max_text_chars=4 * 2**20)
 
 
 class ListEntitlementsHandler:
@@ -89,7 +92,10 @@ class ListEntitlementsHandler:
         rows = [(entitlement_id, document) for _app, entitlement_id, document in found if entitlement_id is not None]
         # Parsed and expanded here, not in the reader: Python work on a reader thread contends for the GIL with the
         # event loop (measured in process, 16 concurrent pages: ~700 -> ~530 us CPU per page once moved here).
-        app, *documents = json_columns([found[0][0], *(document for _id, document in rows[: page.size])])
+        # Entitlements read before are not parsed again while their stored text is unchanged.
+        app = json_column(found[0][0])
+        shown = rows[: page.size]
+        documents = _PARSED.parse_many([(app_id, key) for key, _ in shown], [text for _, text in shown])
         # Most entitlements name neither field: the falsy test spares them a call of `_names_related`.
         if any(_names_related(d) for d in documents if d.get("appResourceId") or d.get("appResourceTypeId")):
             items, expanded = await self.db.read_raw(

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import repeat
 from typing import Any
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
-from accessgov.jsoncodec import loads, loads_each
+from accessgov.jsoncodec import loads
 
 
 class PreparedQuery:
@@ -125,10 +124,3 @@ class PreparedQuery:
 def json_column(value: Any) -> Any:
     """A JSON column's value as a DBAPI connection returns it: SQLite hands over the text, psycopg the parsed value."""
     return loads(value) if isinstance(value, str | bytes) else value
-
-
-def json_columns(values: Sequence[Any]) -> list[Any]:
-    """`json_column` of each value; texts (SQLite's, or psycopg's of a column cast to text) are parsed together."""
-    if all(map(isinstance, values, repeat(str))):  # a loop in C: no generator frame per value
-        return loads_each(values)
-    return [json_column(value) for value in values]

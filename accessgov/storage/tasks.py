@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,9 +11,10 @@ from sqlalchemy import ColumnElement, Select, Text, bindparam, cast, insert, sel
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from accessgov.jsoncodec import RawJSON, dumps_bytes, loads
+from accessgov.jsoncodec import RawJSON, dumps_bytes
 from accessgov.storage import ids
 from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
+from accessgov.storage.parsed_documents import ParsedDocuments
 from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import Policy, Task, TaskAction
 
@@ -125,7 +124,7 @@ def list_task_actions(session: Session, task_id: str) -> list[TaskAction]:
 _TASKS = Task.__table__
 _ACTIONS = TaskAction.__table__
 # The document as stored text on every backend (PostgreSQL's json type keeps the text as written), so that
-# `_ParsedDocuments` can tell whether it is the text it parsed before.
+# `ParsedDocuments` can tell whether it is the text it parsed before.
 _STORED_TEXT = cast(_TASKS.c.document, Text)
 _BY_ID = select(_TASKS.c.id, _STORED_TEXT).where(_TASKS.c.id == bindparam("key"))
 _BY_NUMERIC = select(_TASKS.c.id, _STORED_TEXT).where(_TASKS.c.numeric_id == bindparam("key"))
@@ -161,43 +160,8 @@ def _statements(dialect: Dialect) -> _Statements:
     return statements
 
 
-class _ParsedDocuments:
-    """Task documents parsed before, by task id, each with the exact text it was parsed from (or stored as).
-
-    A task restarted again is not parsed again when its stored text is still that text: parsing its growing
-    policy history was the largest cost of a restart that grows with it (orjson.loads, ~100 us at 90 steps).
-    A stale entry is never used, since the text is compared whole (a memcmp). Entries are shared and must
-    not be modified (the domain functions build new documents). Bounded by the stored text they hold (the
-    parsed objects take about 3x as much again); least recently used first out.
-    """
-
-    def __init__(self, max_text_chars: int = 8 * 2**20) -> None:
-        self.max_text_chars = max_text_chars
-        self._entries: OrderedDict[str, tuple[str, dict[str, Any]]] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()  # PostgreSQL runs several writer threads
-
-    def parse(self, task_id: str, text: str) -> dict[str, Any]:
-        with self._lock:
-            entry = self._entries.get(task_id)
-            if entry is not None and entry[0] == text:
-                self._entries.move_to_end(task_id)
-                return entry[1]
-        return loads(text)
-
-    def remember(self, task_id: str, text: str, document: dict[str, Any]) -> None:
-        if len(text) > self.max_text_chars // 4:
-            return
-        with self._lock:
-            previous = self._entries.pop(task_id, None)
-            self._chars += len(text) - (len(previous[0]) if previous else 0)
-            self._entries[task_id] = (text, document)
-            while self._chars > self.max_text_chars:
-                old_text, _ = self._entries.popitem(last=False)[1]
-                self._chars -= len(old_text)
-
-
-_PARSED = _ParsedDocuments()
+# A task restarted again is not parsed again (its growing history): see `ParsedDocuments`.
+_PARSED = ParsedDocuments()
 
 
 class TaskWrites:
@@ -212,7 +176,7 @@ class TaskWrites:
         """(id, document) of the task whose id is `task_id`, else whose numeric id it spells, locked until the
         transaction ends (PostgreSQL `FOR UPDATE`; SQLite's writer already holds the database); None if absent.
 
-        The document is shared with later calls (see `_ParsedDocuments`): build a new one, never modify it.
+        The document is shared with later calls (see `ParsedDocuments`): build a new one, never modify it.
         """
         rows = self._statements.by_id.run(self._driver, key=task_id)
         if not rows:

@@ -96,6 +96,25 @@ def test_resource_and_resource_type_paths(admin: httpx.Client, server: Server) -
     assert items["zz-res-3"]["appPath"] == "$.expanded[0]"
 
 
+def test_an_entitlement_changed_since_it_was_served_is_served_changed(admin: httpx.Client, server: Server) -> None:
+    """Pages keep the documents they parsed: one whose stored text changed (another worker, the CLI) is read anew."""
+    from sqlalchemy import update
+
+    from accessgov.storage.schema import AppEntitlement
+
+    url = "/api/v1/apps/app-okta/entitlements"
+    before = [item["appEntitlement"] for item in admin.get(url, params={"page_size": 10}).json()["list"]]
+    changed = {**before[1], "displayName": "Renamed elsewhere", "appResourceId": "res-new"}
+    with server.sessions.begin() as session:  # type: ignore[attr-defined]
+        session.execute(
+            update(AppEntitlement)
+            .where(AppEntitlement.app_id == "app-okta", AppEntitlement.id == changed["id"])
+            .values(document=changed)
+        )
+    after = [item["appEntitlement"] for item in admin.get(url, params={"page_size": 10}).json()["list"]]
+    assert after == [before[0], changed, *before[2:]]
+
+
 def test_inserts_while_walking_never_duplicate_or_skip(admin: httpx.Client, server: Server) -> None:
     from accessgov.storage import entitlements
 

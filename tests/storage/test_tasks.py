@@ -170,12 +170,3 @@ def test_task_writes_parse_what_another_writer_stored(sessions: sessionmaker[Ses
         tasks.save_task(session, TASK_ID, task_doc(displayName="theirs"))  # through the ORM, elsewhere
     with sessions.begin() as session:
         assert tasks.TaskWrites(session).lock(TASK_ID)[1]["displayName"] == "theirs"
-
-
-def test_parsed_documents_are_bounded() -> None:
-    parsed = tasks._ParsedDocuments(max_text_chars=120)  # 27 chars each: 4 fit
-    for n in range(5):
-        parsed.remember(f"t{n}", f'{{"n":{n},"pad":"{"x" * 10}"}}', {"n": n})
-    assert parsed.parse("t4", '{"n":4,"pad":"xxxxxxxxxx"}') == {"n": 4}
-    assert parsed.parse("t0", '{"n":0,"pad":"xxxxxxxxxx"}') == {"n": 0, "pad": "x" * 10}  # evicted: parsed again
-    assert parsed.parse("t4", '{"n":5}') == {"n": 5}  # another text: never the remembered document

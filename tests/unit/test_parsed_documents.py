@@ -1,0 +1,41 @@
+"""`storage.parsed_documents`: a document is parsed again unless its text is exactly the text parsed before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from accessgov import jsoncodec
+from accessgov.storage import parsed_documents
+from accessgov.storage.parsed_documents import ParsedDocuments
+
+
+def test_parsed_documents_are_bounded() -> None:
+    parsed = ParsedDocuments(max_text_chars=120)  # 27 chars each: 4 fit
+    for n in range(5):
+        parsed.remember(f"t{n}", f'{{"n":{n},"pad":"{"x" * 10}"}}', {"n": n})
+    assert parsed.parse("t4", '{"n":4,"pad":"xxxxxxxxxx"}') == {"n": 4}
+    assert parsed.parse("t0", '{"n":0,"pad":"xxxxxxxxxx"}') == {"n": 0, "pad": "x" * 10}  # evicted: parsed again
+    assert parsed.parse("t4", '{"n":5}') == {"n": 5}  # another text: never the remembered document
+
+
+def test_a_page_parses_only_the_texts_it_has_not_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = ParsedDocuments()
+    first = parsed.parse_many(["a", "b"], ['{"id":"a"}', '{"id":"b","n":2}'])
+    assert first == [{"id": "a"}, {"id": "b", "n": 2}]
+    calls: list[list[str]] = []
+
+    def counting(texts: list[str]) -> list[Any]:
+        calls.append(list(texts))
+        return jsoncodec.loads_each(texts)
+
+    monkeypatch.setattr(parsed_documents, "loads_each", counting)
+    # b changed since (another writer); c is new: only those two are parsed, in one call.
+    again = parsed.parse_many(
+        ["a", "b", "c"], ['{"id":"a"}', '{"id":"b","n":3}', '{"id":"c","big":123456789012345678901}']
+    )
+    assert again == [{"id": "a"}, {"id": "b", "n": 3}, {"id": "c", "big": 123456789012345678901}]
+    assert again[0] is first[0]  # the very document parsed before: shared, never modified
+    assert calls == [['{"id":"b","n":3}', '{"id":"c","big":123456789012345678901}']]
+    assert parsed.parse_many(["b"], ['{"id":"b","n":3}'])[0] is again[1] and len(calls) == 1
