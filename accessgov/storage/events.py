@@ -78,6 +78,22 @@ def _all_columns(table: Any) -> dict[str, Any]:
     return {column.name: bindparam(column.name) for column in table.columns}
 
 
+def _claim_and_queue_statement() -> Any:
+    """PostgreSQL: claim the event and queue its run in one statement (the run's row is inserted only when the
+    event's was; RETURNING says which). A delivery transaction is then one pipelined round trip and the
+    commit, where a claim and a separate run insert took two and the commit."""
+    claimed = _claim_statement("postgresql").values(_all_columns(_EVENTS)).cte("claimed")
+    run_values = [
+        claimed.c.event_id if column.name == "event_id" else bindparam(column.name, type_=column.type)
+        for column in _RUNS.columns
+    ]
+    return (
+        insert(_RUNS)
+        .from_select([column.name for column in _RUNS.columns], select(*run_values).select_from(claimed))
+        .returning(_RUNS.c.id)
+    )
+
+
 @dataclass(frozen=True)
 class _Statements:
     """The delivery path's statements for one dialect, compiled once."""
@@ -85,15 +101,18 @@ class _Statements:
     claim: PreparedQuery  # INSERT ... ON CONFLICT DO NOTHING RETURNING: one event, decided by the database
     insert_event: PreparedQuery  # plain INSERT: a batch whose events are known to be new
     insert_run: PreparedQuery
+    claim_and_queue: PreparedQuery | None  # PostgreSQL: `_claim_and_queue_statement`
 
 
 def _prepared(dialect: Dialect) -> _Statements:
     prepared = _PREPARED.get(dialect.name)
     if prepared is None:
+        postgres = dialect.name == "postgresql"
         prepared = _PREPARED[dialect.name] = _Statements(
             claim=PreparedQuery(_claim_statement(dialect.name), dialect),
             insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
             insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
+            claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if postgres else None,
         )
     return prepared
 
@@ -183,12 +202,18 @@ def record_deliveries(session: Session, deliveries: Sequence[Delivery]) -> list[
 
 
 def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """Claim every event with INSERT ... ON CONFLICT DO NOTHING RETURNING (a row back: this batch inserted it;
-    a repeat within the batch conflicts with the row its first occurrence inserted), then queue the runs."""
-    claimed = statements.claim.execute_many_returning(
-        dbapi, [statements.claim.params(_event_values(delivery)) for delivery in deliveries]
-    )
-    return _queue_runs(statements, dbapi, deliveries, [row is not None for row in claimed])
+    """Claim every event and queue its run, one statement per delivery (`_claim_and_queue_statement`), all of
+    them pipelined: a row back says this batch inserted the event and its run; a repeat within the batch
+    conflicts with the row its first occurrence inserted."""
+    query = statements.claim_and_queue
+    assert query is not None  # PostgreSQL's
+    runs = [_run_values(delivery) for delivery in deliveries]
+    rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
+    inserted = query.execute_many_returning(dbapi, rows)
+    return [
+        _accepted(run) if row is not None else DeliveryResult(accepted=False)
+        for run, row in zip(runs, inserted, strict=True)
+    ]
 
 
 def _queue_runs(
