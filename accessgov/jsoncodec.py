@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import operator
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
+
+from accessgov.text_lru import TextLru
 
 # Every digit mapped to 9: a run of 19 digits is then a plain substring search. A regular expression for it
 # tried every position and took ten times as long as orjson's whole parse (profiled on a page of entitlements).
@@ -121,35 +121,22 @@ class GrowingArrays:
     """
 
     def __init__(self, max_bytes: int = 8 * 2**20) -> None:
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[str, tuple[list[Any], bytes]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        # The text each key's list was last written as, with a copy of that list (its element objects).
+        self._written: TextLru[bytes, list[Any]] = TextLru(max_bytes)
 
     def dumps(self, key: str, items: list[Any]) -> RawJSON:
         """`RawJSON(dumps_bytes(items))`, reusing the text last written for `key` when `items` extends that list."""
-        with self._lock:
-            entry = self._entries.get(key)
+        entry = self._written.get(key)
         text = _extended(entry, items) if entry is not None else None
         if text is None:
             text = dumps_bytes(items)
-        self._remember(key, list(items), text)
+        self._written.put(key, text, list(items))
         return RawJSON(text)
 
-    def _remember(self, key: str, items: list[Any], text: bytes) -> None:
-        if len(text) > self.max_bytes // 4:
-            return
-        with self._lock:
-            previous = self._entries.pop(key, None)
-            self._bytes += len(text) - (len(previous[1]) if previous else 0)
-            self._entries[key] = (items, text)
-            while self._bytes > self.max_bytes:
-                self._bytes -= len(self._entries.popitem(last=False)[1][1])
 
-
-def _extended(entry: tuple[list[Any], bytes], items: list[Any]) -> bytes | None:
+def _extended(entry: tuple[bytes, list[Any]], items: list[Any]) -> bytes | None:
     """The text of `items` from that of the list it extends, or None when it does not extend it."""
-    written, text = entry
+    text, written = entry
     if len(items) < len(written) or not all(map(operator.is_, items, written)):
         return None
     added = items[len(written) :]

@@ -9,58 +9,40 @@ by the stored text they hold (the parsed objects take about 3x as much again); l
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from accessgov.jsoncodec import loads, loads_each
+from accessgov.text_lru import TextLru
 
 
 class ParsedDocuments:
     """Parsed documents by key, with the text each was parsed from. Thread-safe (PostgreSQL's writer threads)."""
 
     def __init__(self, max_text_chars: int = 8 * 2**20) -> None:
-        self.max_text_chars = max_text_chars
-        self._entries: OrderedDict[Hashable, tuple[str, Any]] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
+        self._parsed: TextLru[str, Any] = TextLru(max_text_chars)
 
     def parse(self, key: Hashable, text: str) -> Any:
         """The document `text` holds: the one parsed before for `key` if `text` is still its text."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None and entry[0] == text:
-                self._entries.move_to_end(key)
-                return entry[1]
-        return loads(text)
+        entry = self._parsed.get(key)
+        return entry[1] if entry is not None and entry[0] == text else loads(text)
 
     def parse_many(self, keys: Sequence[Hashable], texts: Sequence[str]) -> list[Any]:
         """`parse` of each (key, text), the texts not seen before parsed together (`loads_each`) and remembered."""
         documents: list[Any] = [None] * len(texts)
         missing: list[int] = []
-        with self._lock:
-            for index, (key, text) in enumerate(zip(keys, texts, strict=True)):
-                entry = self._entries.get(key)
-                if entry is not None and entry[0] == text:
-                    self._entries.move_to_end(key)
-                    documents[index] = entry[1]
-                else:
-                    missing.append(index)
+        for index, (key, text) in enumerate(zip(keys, texts, strict=True)):
+            entry = self._parsed.get(key)
+            if entry is not None and entry[0] == text:
+                documents[index] = entry[1]
+            else:
+                missing.append(index)
         if missing:
             for index, document in zip(missing, loads_each([texts[index] for index in missing]), strict=True):
                 documents[index] = document
-                self.remember(keys[index], texts[index], document)
+                self._parsed.put(keys[index], texts[index], document)
         return documents
 
     def remember(self, key: Hashable, text: str, document: Any) -> None:
         """Keep `document` as what `text` holds for `key` (a document just stored as `text`, say)."""
-        if len(text) > self.max_text_chars // 4:
-            return
-        with self._lock:
-            previous = self._entries.pop(key, None)
-            self._chars += len(text) - (len(previous[0]) if previous else 0)
-            self._entries[key] = (text, document)
-            while self._chars > self.max_text_chars:
-                old_text, _ = self._entries.popitem(last=False)[1]
-                self._chars -= len(old_text)
+        self._parsed.put(key, text, document)

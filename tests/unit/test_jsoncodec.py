@@ -85,5 +85,6 @@ def test_growing_arrays_keep_a_bounded_amount_of_text() -> None:
     arrays = GrowingArrays(max_bytes=4_000)
     for key in range(100):
         arrays.dumps(f"task-{key}", [{"id": "x" * 90}])
-    assert sum(len(text) for _, text in arrays._entries.values()) <= 4_000
-    assert "task-99" in arrays._entries and "task-0" not in arrays._entries  # least recently written first out
+    assert arrays._written.length <= 4_000
+    kept = arrays._written.keys()
+    assert "task-99" in kept and "task-0" not in kept  # least recently written first out

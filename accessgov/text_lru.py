@@ -1,0 +1,50 @@
+"""A thread-safe least-recently-used map whose entries each hold a text (str or bytes), bounded by the texts'
+total length: the caches of stored and written JSON documents (`storage.parsed_documents`,
+`jsoncodec.GrowingArrays`)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+T = TypeVar("T", str, bytes)
+V = TypeVar("V")
+
+
+class TextLru(Generic[T, V]):
+    """(text, value) by key; texts longer than a quarter of `max_length` are not kept."""
+
+    def __init__(self, max_length: int) -> None:
+        self.max_length = max_length
+        self._entries: OrderedDict[Hashable, tuple[T, V]] = OrderedDict()
+        self._length = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> tuple[T, V] | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: Hashable, text: T, value: V) -> None:
+        if len(text) > self.max_length // 4:
+            return
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            self._length += len(text) - (len(previous[0]) if previous else 0)
+            self._entries[key] = (text, value)
+            while self._length > self.max_length:
+                self._length -= len(self._entries.popitem(last=False)[1][0])
+
+    def keys(self) -> list[Hashable]:
+        """The keys, least recently used first (tests)."""
+        with self._lock:
+            return list(self._entries)
+
+    @property
+    def length(self) -> int:
+        """The total length of the texts kept."""
+        return self._length
