@@ -3,7 +3,7 @@
 For the few queries on every request's path (a page of entitlements), building a Core statement, computing
 its cache key and going through SQLAlchemy's result machinery cost several times the query itself (measured:
 192 µs against 13 µs for a page on SQLite). SQLAlchemy still writes the SQL for each dialect; only the
-execution is direct. Parameters must be plain values the driver takes as they are (str, int).
+execution is direct: parameters go through the columns' bind processors for the dialect, as through Core.
 """
 
 from __future__ import annotations
@@ -112,8 +112,8 @@ class PreparedQuery:
             return list(cursor.fetchall())
 
     def run_typed(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
-        """`run` of a SELECT, its values as Core returns them (aware datetimes, parsed JSON): for rows read
-        seldom enough that one pass over them costs less than going through Core."""
+        """`run` of a SELECT, its values converted as Core converts them (aware datetimes, parsed JSON), for
+        callers that need typed rows; `run` hands over what the driver returned."""
         processors = self.result_processors
         return [
             tuple(value if process is None else process(value) for process, value in zip(processors, row, strict=True))
