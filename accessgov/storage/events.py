@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -63,12 +63,12 @@ class ClaimedRun:
     queued_at: datetime
 
 
-def _claim_statement(dialect: str) -> Any:
-    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    # Only a primary-key conflict is ignored; a foreign-key violation (unknown listener) still raises.
-    # RETURNING tells whether a row went in (rowcount is not reported for this statement everywhere).
+def _claim_statement() -> Any:
+    """PostgreSQL's claim of an event: only a primary-key conflict is ignored (a foreign-key violation, an unknown
+    listener, still raises); RETURNING tells whether a row went in."""
     return (
-        dialect_insert(_EVENTS)
+        postgresql.insert(_EVENTS)
+        .values(_all_columns(_EVENTS))
         .on_conflict_do_nothing(index_elements=["listener_id", "event_id"])
         .returning(_EVENTS.c.event_id)
     )
@@ -82,7 +82,7 @@ def _claim_and_queue_statement() -> Any:
     """PostgreSQL: claim the event and queue its run in one statement (the run's row is inserted only when the
     event's was; RETURNING says which). A delivery transaction is then one pipelined round trip and the
     commit, where a claim and a separate run insert took two and the commit."""
-    claimed = _claim_statement("postgresql").values(_all_columns(_EVENTS)).cte("claimed")
+    claimed = _claim_statement().cte("claimed")
     run_values = [
         claimed.c.event_id if column.name == "event_id" else bindparam(column.name, type_=column.type)
         for column in _RUNS.columns
@@ -98,7 +98,6 @@ def _claim_and_queue_statement() -> Any:
 class _Statements:
     """The delivery path's statements for one dialect, compiled once."""
 
-    claim: PreparedQuery  # INSERT ... ON CONFLICT DO NOTHING RETURNING: one event, decided by the database
     insert_event: PreparedQuery  # plain INSERT: a batch whose events are known to be new
     insert_run: PreparedQuery
     claim_and_queue: PreparedQuery | None  # PostgreSQL: `_claim_and_queue_statement`
@@ -109,7 +108,6 @@ def _prepared(dialect: Dialect) -> _Statements:
     if prepared is None:
         postgres = dialect.name == "postgresql"
         prepared = _PREPARED[dialect.name] = _Statements(
-            claim=PreparedQuery(_claim_statement(dialect.name), dialect),
             insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
             insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
             claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if postgres else None,
@@ -121,18 +119,10 @@ _PREPARED: dict[str, _Statements] = {}
 
 
 def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
-    """Insert the event record unless it exists; True when this call inserted it.
-
-    Statements are compiled once and executed on the transaction's own DBAPI connection: the hot path of
-    every delivery skips the ORM, SQL compilation and Core's per-call machinery.
-    """
+    """Insert the event record unless it exists; True when this call inserted it. For backends without
+    ON CONFLICT (`record_deliveries` decides SQLite's and PostgreSQL's in batches): the key violation itself,
+    caught in a savepoint so the transaction survives."""
     values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
-    connection = session.connection()
-    dialect = connection.dialect.name
-    if dialect in ON_CONFLICT_DIALECTS:
-        claim = _prepared(connection.dialect).claim
-        return claim.execute(connection.connection.driver_connection, **values) is not None
-    # Other backends: let the constraint fail, in a savepoint so the transaction survives.
     try:
         with session.begin_nested():
             session.execute(insert(_EVENTS).values(values))
