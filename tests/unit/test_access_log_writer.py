@@ -5,6 +5,8 @@ line ends, so workers sharing stderr never interleave inside a line), and timest
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -16,15 +18,33 @@ from accessgov.observability.access_log import _Timestamps
 from accessgov.observability.line_writer import PIPE_BUF, LineWriter
 
 
+class Writes(list[bytes]):
+    """What reached the test's own descriptor `fd`, one item per `os.write`."""
+
+    fd: int
+
+
 @pytest.fixture
-def writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    recorded: list[bytes] = []
-    monkeypatch.setattr(line_writer.os, "write", lambda fd, data: recorded.append(data) or len(data))
-    return recorded
+def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[Writes]:
+    """`os.write` recorded for a descriptor of this test's own (/dev/null): other threads of the test session
+    (servers, their access logs on stderr) still write wherever they write."""
+    recorded = Writes()
+    recorded.fd = os.open(os.devnull, os.O_WRONLY)
+    real_write = os.write
+
+    def write(fd: int, data: bytes) -> int:
+        if fd != recorded.fd:
+            return real_write(fd, data)
+        recorded.append(bytes(data))
+        return len(data)
+
+    monkeypatch.setattr(line_writer.os, "write", write)
+    yield recorded
+    os.close(recorded.fd)
 
 
-def test_lines_of_one_loop_turn_leave_in_one_write(writes: list[bytes]) -> None:
-    writer = LineWriter(2)
+def test_lines_of_one_loop_turn_leave_in_one_write(writes: Writes) -> None:
+    writer = LineWriter(writes.fd)
 
     async def scenario() -> None:
         for n in range(3):
@@ -39,8 +59,8 @@ def test_lines_of_one_loop_turn_leave_in_one_write(writes: list[bytes]) -> None:
     assert writes == [b'{"n":0}\n{"n":1}\n{"n":2}\n', b'{"n":3}\n']
 
 
-def test_writes_stay_within_pipe_buf_and_end_at_a_line(writes: list[bytes]) -> None:
-    writer = LineWriter(2)
+def test_writes_stay_within_pipe_buf_and_end_at_a_line(writes: Writes) -> None:
+    writer = LineWriter(writes.fd)
     lines = [(b"x" * (97 + n % 50)) + b"\n" for n in range(200)]
 
     async def scenario() -> None:
@@ -54,8 +74,8 @@ def test_writes_stay_within_pipe_buf_and_end_at_a_line(writes: list[bytes]) -> N
     assert b"".join(writes) == b"".join(lines)
 
 
-def test_outside_a_loop_and_after_a_closed_loop_lines_are_still_written(writes: list[bytes]) -> None:
-    writer = LineWriter(2)
+def test_outside_a_loop_and_after_a_closed_loop_lines_are_still_written(writes: Writes) -> None:
+    writer = LineWriter(writes.fd)
     writer.write(b"at once\n")
     assert writes == [b"at once\n"]
 
@@ -87,8 +107,8 @@ def test_timestamps_read_as_isoformat_reads_them(micros: int) -> None:
     assert clock.now() == datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")
 
 
-def test_what_is_pending_at_exit_is_written_by_the_exit_hook(writes: list[bytes]) -> None:
-    writer = LineWriter(2)
+def test_what_is_pending_at_exit_is_written_by_the_exit_hook(writes: Writes) -> None:
+    writer = LineWriter(writes.fd)
     loop = asyncio.new_event_loop()
 
     def log_and_stop() -> None:
