@@ -345,8 +345,9 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
             _finish(session, run_id, attempts, FAILED, f"gave up after {attempts} attempts", {}, now)
             continue
         claimed.append(ClaimedRun(run_id, listener_id, event_id, context, attempts + 1, lease_until, created_at))
-    take = statements.take
-    take.execute_many(dbapi, take.params_many([{"run_id": run.id} for run in claimed], lease_until=lease_until))
+    if claimed:  # an idle runner polls every second: no statement when there is nothing to take
+        take = statements.take
+        take.execute_many(dbapi, take.params_many([{"run_id": run.id} for run in claimed], lease_until=lease_until))
     return claimed
 
 
