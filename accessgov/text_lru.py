@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Generic, TypeVar
 
 T = TypeVar("T", str, bytes)
@@ -28,6 +28,16 @@ class TextLru(Generic[T, V]):
             if entry is not None:
                 self._entries.move_to_end(key)
             return entry
+
+    def get_many(self, keys: Sequence[Hashable]) -> list[tuple[T, V] | None]:
+        """`get` of each key under one acquisition of the lock (a page's 25 documents: one call, not 25)."""
+        entries = self._entries
+        with self._lock:
+            found = [entries.get(key) for key in keys]
+            for key, entry in zip(keys, found, strict=True):
+                if entry is not None:
+                    entries.move_to_end(key)
+        return found
 
     def put(self, key: Hashable, text: T, value: V) -> None:
         if len(text) > self.max_length // 4:

@@ -29,14 +29,12 @@ class ParsedDocuments:
 
     def parse_many(self, keys: Sequence[Hashable], texts: Sequence[str]) -> list[Any]:
         """`parse` of each (key, text), the texts not seen before parsed together (`loads_each`) and remembered."""
-        documents: list[Any] = [None] * len(texts)
-        missing: list[int] = []
-        for index, (key, text) in enumerate(zip(keys, texts, strict=True)):
-            entry = self._parsed.get(key)
-            if entry is not None and entry[0] == text:
-                documents[index] = entry[1]
-            else:
-                missing.append(index)
+        # The cached document where the text is the one it was parsed from (most of a page read again).
+        documents = [
+            entry[1] if entry is not None and entry[0] == text else None
+            for entry, text in zip(self._parsed.get_many(keys), texts, strict=True)
+        ]
+        missing = [index for index, document in enumerate(documents) if document is None]
         if missing:
             for index, document in zip(missing, loads_each([texts[index] for index in missing]), strict=True):
                 documents[index] = document

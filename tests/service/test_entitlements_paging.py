@@ -143,6 +143,30 @@ def test_tampered_truncated_and_foreign_tokens_are_400(admin: httpx.Client) -> N
         assert response.json()["code"] == "INVALID_PAGE_TOKEN"
 
 
+def test_an_app_without_entitlements_has_an_empty_page_and_is_expanded(admin: httpx.Client, server: Server) -> None:
+    from accessgov.storage.schema import App
+
+    app = {"id": "app-empty", "displayName": "No entitlements yet"}
+    with server.sessions.begin() as session:  # type: ignore[attr-defined]
+        session.add(App(id=app["id"], document=app))
+    body = admin.get("/api/v1/apps/app-empty/entitlements").json()
+    assert body["list"] == [] and body["nextPageToken"] == ""
+    assert body["expanded"] == [{"@type": "type.googleapis.com/svc.api.app.v1.App", **app}]
+
+
+def test_an_app_changed_since_it_was_served_is_served_changed(admin: httpx.Client, server: Server) -> None:
+    from sqlalchemy import update
+
+    from accessgov.storage.schema import App
+
+    url = "/api/v1/apps/app-jira/entitlements"
+    before = admin.get(url, params={"page_size": 10}).json()["expanded"][0]
+    changed = {key: value for key, value in before.items() if key != "@type"} | {"displayName": "Jira (renamed)"}
+    with server.sessions.begin() as session:  # type: ignore[attr-defined]
+        session.execute(update(App).where(App.id == "app-jira").values(document=changed))
+    assert admin.get(url, params={"page_size": 10}).json()["expanded"][0] == {"@type": before["@type"], **changed}
+
+
 def test_unknown_app_is_404(admin: httpx.Client) -> None:
     response = admin.get("/api/v1/apps/app-nope/entitlements")
     assert response.status_code == 404

@@ -9,6 +9,7 @@ import pytest
 from accessgov import jsoncodec
 from accessgov.storage import parsed_documents
 from accessgov.storage.parsed_documents import ParsedDocuments
+from accessgov.text_lru import TextLru
 
 
 def test_parsed_documents_are_bounded() -> None:
@@ -39,3 +40,13 @@ def test_a_page_parses_only_the_texts_it_has_not_seen(monkeypatch: pytest.Monkey
     assert again[0] is first[0]  # the very document parsed before: shared, never modified
     assert calls == [['{"id":"b","n":3}', '{"id":"c","big":123456789012345678901}']]
     assert parsed.parse_many(["b"], ['{"id":"b","n":3}'])[0] is again[1] and len(calls) == 1
+
+
+def test_get_many_refreshes_the_keys_it_finds() -> None:
+    lru: TextLru[str, int] = TextLru(max_length=16)  # 4 texts of 4 characters
+    for n in range(4):
+        lru.put(f"k{n}", "abcd", n)
+    assert lru.get_many(["k0", "nope", "k2"]) == [("abcd", 0), None, ("abcd", 2)]
+    assert lru.keys() == ["k1", "k3", "k0", "k2"]  # found keys are now the most recently used
+    lru.put("k4", "abcd", 4)
+    assert lru.get_many(["k1"]) == [None]  # the least recently used went first
