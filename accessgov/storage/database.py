@@ -76,6 +76,8 @@ DEFAULT_PG_WRITERS = 2
 MAX_BATCH = 64
 # SQLite: the WAL is copied into the database file at most this often (by a thread, after commits).
 CHECKPOINT_SECONDS = 1.0
+# SQLite: loop turns a batch may wait for more units while it is still growing (see `_LoopWriter._flush`).
+MAX_GROWING_TURNS = 4
 # SQLite: a batch that found the write lock taken (another process) is tried again after this long.
 BUSY_RETRY_SECONDS = 0.002
 # SQLite: successive fdatasyncs of the WAL start at least this far apart (PostgreSQL's commit_delay, applied only
@@ -337,6 +339,8 @@ class _LoopWriter:
         self.pending: list[_Job] = []
         self.scheduled_on: asyncio.AbstractEventLoop | None = None
         self.busy_since: float | None = None
+        self.seen = 0  # units pending at the last look of a batch still growing
+        self.growing_turns = 0
 
     def submit(self, unit: Unit[T] | None = None, batch_unit: BatchUnit | None = None, item: Any = None) -> Any:
         loop = asyncio.get_running_loop()
@@ -346,6 +350,9 @@ class _LoopWriter:
         return future
 
     def _flush(self) -> None:
+        if self._still_growing():
+            self.scheduled_on.call_soon(self._flush)  # type: ignore[union-attr]
+            return
         loop, self.scheduled_on = self.scheduled_on, None
         self.pending = [job for job in self.pending if not job.loop.is_closed()]
         batch, self.pending = self.pending[: self.batch], self.pending[self.batch :]
@@ -371,6 +378,23 @@ class _LoopWriter:
             _settle_outcomes(batch, outcomes)
         else:
             self.wal_sync.after_sync(batch, outcomes)
+
+    def _still_growing(self) -> bool:
+        """Whether the batch grew since the last look (and may wait another loop turn for more units).
+
+        Requests arrive in waves: the responses of one synced batch go out together and their clients answer
+        within microseconds, but the loop reads their sockets over several turns. Each turn also polls for I/O,
+        so waiting while the batch grows lets the units of requests already received join it: fewer, larger
+        commits (a commit writes each changed page once, whatever the number of rows on it). A unit waits a few
+        loop turns at most, and no longer than for the sync its commit would have waited for anyway.
+        """
+        pending = len(self.pending)
+        if pending > self.seen and pending < self.batch and self.growing_turns < MAX_GROWING_TURNS:
+            self.seen = pending
+            self.growing_turns += 1
+            return True
+        self.seen = self.growing_turns = 0
+        return False
 
     def _schedule(self, loop: asyncio.AbstractEventLoop | None, delay: float = 0.0) -> None:
         if loop is None or loop.is_closed() or self.scheduled_on is loop:

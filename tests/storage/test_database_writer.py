@@ -97,6 +97,27 @@ def test_batched_items_reach_the_unit_together_in_queue_order(db: Database) -> N
     assert stored(db) == {item: item.upper() for item in items}
 
 
+def test_sqlite_a_batch_waits_while_it_grows_over_loop_turns(sqlite_db: Database) -> None:
+    """Units submitted on successive turns of the loop (requests read one socket at a time) share a commit; one
+    turn without a new unit, or the growth limit, ends the wait."""
+    recorder = Recorder()
+
+    async def arriving(turns: int) -> None:
+        calls = []
+        for turn in range(turns):
+            calls.append(asyncio.ensure_future(sqlite_db.write_batched(recorder, f"item-{turns}-{turn}")))
+            await asyncio.sleep(0)  # one turn of the loop per unit
+        await asyncio.gather(*calls)
+
+    limit = database_module.MAX_GROWING_TURNS
+    asyncio.run(arriving(3))
+    assert recorder.calls == [[f"item-3-{turn}" for turn in range(3)]]
+    recorder.calls.clear()
+    asyncio.run(arriving(limit + 3))  # still growing after the limit: committed then, the rest next
+    assert [len(call) for call in recorder.calls] == [limit + 1, 2]
+    assert len(stored(sqlite_db)) == 3 + limit + 3
+
+
 def test_an_item_refused_with_an_api_error_fails_alone(db: Database) -> None:
     recorder = Recorder(refuse={"item-03"})
     items = [f"item-{n:02d}" for n in range(6)]
