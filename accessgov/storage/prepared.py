@@ -8,9 +8,8 @@ execution is direct: parameters go through the columns' bind processors for the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
@@ -65,51 +64,67 @@ class PreparedQuery:
     def _arranged(self, merged: dict[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
         return tuple(merged[name] for name in self.order) if self.positional else merged
 
-    @contextmanager
-    def _cursor(self, dbapi_connection: Any, params: Any) -> Iterator[Any]:
-        """A cursor closed afterwards; a driver error is raised as Core would have raised it (IntegrityError,
-        OperationalError, ...), so callers handle one family of exceptions."""
-        cursor = dbapi_connection.cursor()
-        try:
-            yield cursor
-        except self.dialect.loaded_dbapi.Error as error:
-            raise DBAPIError.instance(
-                self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
-            ) from error
-        finally:
-            cursor.close()
+    def _raise(self, error: Exception, params: Any) -> NoReturn:
+        """A driver error raised as Core would have raised it (IntegrityError, OperationalError, ...), so callers
+        handle one family of exceptions."""
+        raise DBAPIError.instance(
+            self.sql, params, error, self.dialect.loaded_dbapi.Error, dialect=self.dialect
+        ) from error
+
+    # The methods below open and close their cursor inline: a generator-based context manager cost as much as a
+    # page's statement on SQLite (py-spy: contextlib's __enter__/__exit__ ~6 % of a restart's loop time).
 
     def execute(self, dbapi_connection: Any, **values: Any) -> tuple[Any, ...] | None:
         """Execute (a write, say) and return the first row when the statement returns rows."""
         params = self.params(values)
-        with self._cursor(dbapi_connection, params) as cursor:
+        cursor = dbapi_connection.cursor()
+        try:
             cursor.execute(self.sql, params)
             return cursor.fetchone() if cursor.description else None
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, params)
+        finally:
+            cursor.close()
 
     def execute_many(self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Execute once per row of parameters already made by `params` (DBAPI `executemany`); returns the rows
         changed in all (sqlite3 and psycopg both sum `rowcount` over the executions)."""
-        with self._cursor(dbapi_connection, rows) as cursor:
+        cursor = dbapi_connection.cursor()
+        try:
             cursor.executemany(self.sql, rows)
             return int(cursor.rowcount)
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, rows)
+        finally:
+            cursor.close()
 
     def execute_many_returning(
         self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]
     ) -> list[tuple[Any, ...] | None]:
         """psycopg only: `executemany` of a statement with RETURNING (pipelined), the first row of each."""
-        with self._cursor(dbapi_connection, rows) as cursor:
+        cursor = dbapi_connection.cursor()
+        try:
             cursor.executemany(self.sql, rows, returning=True)
             firsts: list[tuple[Any, ...] | None] = []
             while True:
                 firsts.append(cursor.fetchone())
                 if not cursor.nextset():
                     return firsts
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, rows)
+        finally:
+            cursor.close()
 
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         params = self.params(values)
-        with self._cursor(dbapi_connection, params) as cursor:
+        cursor = dbapi_connection.cursor()
+        try:
             cursor.execute(self.sql, params)
             return list(cursor.fetchall())
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, params)
+        finally:
+            cursor.close()
 
     def run_typed(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         """`run` of a SELECT, its values converted as Core converts them (aware datetimes, parsed JSON), for

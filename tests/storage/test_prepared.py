@@ -74,3 +74,20 @@ def test_a_limit_is_a_parameter(probes: Engine) -> None:
         dbapi = connection.connection.driver_connection
         assert first.run_typed(dbapi, limit=2) == [("k0",), ("k1",)]
         assert len(first.run_typed(dbapi, limit=10)) == 5
+
+
+def test_driver_errors_are_raised_as_core_raises_them(probes: Engine) -> None:
+    """Callers handle one family of exceptions: a duplicate key is SQLAlchemy's IntegrityError from `execute`,
+    `execute_many` and `run` alike, with the statement attached."""
+    write = PreparedQuery(insert(PROBES).values(key=bindparam("key")), probes.dialect)
+    returning = PreparedQuery(insert(PROBES).values(key=bindparam("key")).returning(PROBES.c.key), probes.dialect)
+    with probes.begin() as connection:
+        write.execute(connection.connection.driver_connection, key="taken")
+    for attempt in (
+        lambda dbapi: write.execute(dbapi, key="taken"),
+        lambda dbapi: write.execute_many(dbapi, [write.params({"key": "new"}), write.params({"key": "taken"})]),
+        lambda dbapi: returning.run(dbapi, key="taken"),
+    ):
+        with probes.connect() as connection, pytest.raises(sa.exc.IntegrityError) as raised:
+            attempt(connection.connection.driver_connection)
+        assert "prepared_probes" in str(raised.value.statement)
