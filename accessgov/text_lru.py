@@ -1,15 +1,15 @@
-"""A thread-safe least-recently-used map whose entries each hold a text (str or bytes), bounded by the texts'
-total length: the caches of stored and written JSON documents (`storage.parsed_documents`,
-`jsoncodec.GrowingArrays`)."""
+"""A thread-safe least-recently-used map whose entries each hold a text (str or bytes, or any sized value: a list
+of history steps), bounded by the texts' total length: the caches of stored and written JSON documents
+(`storage.parsed_documents`, `jsoncodec.GrowingArrays`) and of task histories (`storage.task_history`)."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Sequence, Sized
 from typing import Generic, TypeVar
 
-T = TypeVar("T", str, bytes)
+T = TypeVar("T", bound=Sized)
 V = TypeVar("V")
 
 

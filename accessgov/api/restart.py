@@ -71,12 +71,12 @@ class RestartHandler:
             updated = restart.restart(
                 document, load_policy=store.policy, new_step_id=step_id, now=_rfc3339(now), comment=comment
             )
-            # The policy instance holds the growing history: serialised once, for the row and the response, and
-            # the history's text extended from the last restart's.
+            # The policy instance holds the growing history: stored as one step appended (`TaskWrites.replace`),
+            # and its text for the response extended from the last restart's.
             instance = updated["policy"]
             history = _HISTORIES.dumps(row_id, instance["history"])
             policy = RawJSON(dumps_bytes({**instance, "history": history}))
-            store.replace(row_id, updated, now, raw={"policy": policy})
+            store.replace(row_id, updated, now)
             action_id = store.record_action(
                 task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
             )

@@ -131,7 +131,10 @@ class AutomationRun(Base):
 
 
 class Task(Base):
-    """A task; `document` is the full Task resource as the API returns it."""
+    """A task; `document` is the Task resource as the API returns it, except for its policy's history: the steps
+    are rows of `task_history_steps` (positions `history_start` up to `history_start + history_length`) and the
+    document holds `[]` in their place (see `storage.task_history`). A restart appends one row instead of
+    rewriting a row that grows with every restart."""
 
     __tablename__ = "tasks"
 
@@ -139,6 +142,21 @@ class Task(Base):
     numeric_id: Mapped[int] = mapped_column(sa.BigInteger, unique=True)
     document: Mapped[dict[str, Any]] = mapped_column()
     updated_at: Mapped[datetime] = mapped_column()
+    history_start: Mapped[int] = mapped_column(sa.BigInteger, server_default="0")
+    history_length: Mapped[int] = mapped_column(sa.Integer, server_default="0")
+
+
+class TaskHistoryStep(Base):
+    """One step of a task's policy history. Never changed once written: a history replaced as a whole gets rows at
+    new positions, so a (task, position) pair always means the same step (caches rely on it)."""
+
+    __tablename__ = "task_history_steps"
+
+    task_id: Mapped[str] = mapped_column(
+        sa.String(128), sa.ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(sa.BigInteger, primary_key=True, autoincrement=False)
+    step: Mapped[Any] = mapped_column(sa.JSON, nullable=False)
 
 
 class TaskAction(Base):

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import operator
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, Text, bindparam, cast, insert, select, update
+from sqlalchemy import ColumnElement, Select, Text, bindparam, cast, delete, insert, select, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from accessgov.jsoncodec import RawJSON, dumps_bytes
+from accessgov.jsoncodec import RawJSON, dumps_bytes, loads_each
 from accessgov.storage import ids
 from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
 from accessgov.storage.parsed_documents import ParsedDocuments
 from accessgov.storage.prepared import PreparedQuery, json_column
-from accessgov.storage.schema import Policy, Task, TaskAction
+from accessgov.storage.schema import Policy, Task, TaskAction, TaskHistoryStep
+from accessgov.storage.task_history import HistoryCache, join, split
 
 __all__ = [
     "TaskWrites",
@@ -47,8 +50,22 @@ def parse_numeric_id(value: str) -> int | None:
     return number if number <= INT64_MAX else None
 
 
-def get_task(session: Session, task_id: str) -> Task | None:
-    return session.get(Task, task_id)
+def get_task(session: Session, task_id: str) -> dict[str, Any] | None:
+    """The whole document of task `task_id` (its history's steps in place), or None."""
+    task = session.get(Task, task_id)
+    if task is None:
+        return None
+    return join(task.document, _stored_steps(session, task))
+
+
+def _stored_steps(session: Session, task: Task) -> list[Any]:
+    end = task.history_start + task.history_length
+    steps = select(TaskHistoryStep.step).where(
+        TaskHistoryStep.task_id == task.id,
+        TaskHistoryStep.position >= task.history_start,
+        TaskHistoryStep.position < end,
+    )
+    return list(session.scalars(steps.order_by(TaskHistoryStep.position)))
 
 
 def get_task_by_id_or_numeric(session: Session, task_id: str, *, for_update: bool = False) -> Task | None:
@@ -89,15 +106,33 @@ def save_task(session: Session, task_id: str, document: Mapping[str, Any], *, no
         raise ValueError(f"document id {document.get('id')!r} does not match task id {task_id!r}")
     numeric = _numeric_id(document)
     now = now or ids.utcnow()
+    stored, steps = split(document)
     task = session.get(Task, task_id)
     if task is None:
-        task = Task(id=task_id, numeric_id=numeric, document=dict(document), updated_at=now)
+        start = _fresh_start(0)
+        task = Task(id=task_id, numeric_id=numeric, document=stored, updated_at=now, history_start=start)
         session.add(task)
     else:
+        # A new history is written at new positions (step rows never change: see `storage.task_history`).
+        start = _fresh_start(task.history_start + task.history_length)
+        session.execute(delete(TaskHistoryStep).where(TaskHistoryStep.task_id == task_id))
         # A new dict object: in-place changes of a JSON column are not tracked.
-        task.document, task.numeric_id, task.updated_at = dict(document), numeric, now
+        task.document, task.numeric_id, task.updated_at, task.history_start = stored, numeric, now, start
+    task.history_length = len(steps or ())
     session.flush()
+    if steps:
+        session.execute(
+            insert(TaskHistoryStep),
+            [{"task_id": task_id, "position": start + n, "step": step} for n, step in enumerate(steps)],
+        )
     return task
+
+
+def _fresh_start(after: int) -> int:
+    """The first position of a history written whole: past every position the task used, and past any it may
+    have used before it was deleted and saved again (microseconds since the epoch; a restart appends one step
+    in far more than a microsecond)."""
+    return max(after, time.time_ns() // 1000)
 
 
 def add_task_action(
@@ -126,24 +161,46 @@ _ACTIONS = TaskAction.__table__
 # The document as stored text on every backend (PostgreSQL's json type keeps the text as written), so that
 # `ParsedDocuments` can tell whether it is the text it parsed before.
 _STORED_TEXT = cast(_TASKS.c.document, Text)
-_BY_ID = select(_TASKS.c.id, _STORED_TEXT).where(_TASKS.c.id == bindparam("key"))
-_BY_NUMERIC = select(_TASKS.c.id, _STORED_TEXT).where(_TASKS.c.numeric_id == bindparam("key"))
+_HISTORY = (_TASKS.c.history_start, _TASKS.c.history_length)
+_BY_ID = select(_TASKS.c.id, _STORED_TEXT, *_HISTORY).where(_TASKS.c.id == bindparam("key"))
+_BY_NUMERIC = select(_TASKS.c.id, _STORED_TEXT, *_HISTORY).where(_TASKS.c.numeric_id == bindparam("key"))
+_HISTORY_OF = select(*_HISTORY).where(_TASKS.c.id == bindparam("key"))
 _POLICY = select(Policy.document).where(Policy.id == bindparam("key"))
 _REPLACE = (
     update(_TASKS)
     .where(_TASKS.c.id == bindparam("task_id"))
-    .values(document=bindparam("document", type_=_TASKS.c.document.type), updated_at=bindparam("now"))
+    .values(
+        document=bindparam("document", type_=_TASKS.c.document.type),
+        updated_at=bindparam("now"),
+        history_start=bindparam("start"),
+        history_length=bindparam("length"),
+    )
 )
 _INSERT_ACTION = insert(_ACTIONS).values({column.name: bindparam(column.name) for column in _ACTIONS.columns})
+_STEPS = TaskHistoryStep.__table__
+_STEP_TEXTS = (
+    select(cast(_STEPS.c.step, Text))
+    .where(_STEPS.c.task_id == bindparam("task_id"), _STEPS.c.position >= bindparam("start"))
+    .where(_STEPS.c.position < bindparam("end"))
+    .order_by(_STEPS.c.position)
+)
+_INSERT_STEP = insert(_STEPS).values(
+    task_id=bindparam("task_id"), position=bindparam("position"), step=bindparam("step", type_=_STEPS.c.step.type)
+)
+_DELETE_STEPS = delete(_STEPS).where(_STEPS.c.task_id == bindparam("task_id"))
 
 
 @dataclass(frozen=True)
 class _Statements:
     by_id: PreparedQuery
     by_numeric: PreparedQuery
+    history_of: PreparedQuery
     policy: PreparedQuery
     replace: PreparedQuery
     insert_action: PreparedQuery
+    step_texts: PreparedQuery
+    insert_step: PreparedQuery
+    delete_steps: PreparedQuery
 
 
 _STATEMENTS: dict[str, _Statements] = {}
@@ -153,15 +210,30 @@ def _statements(dialect: Dialect) -> _Statements:
     statements = _STATEMENTS.get(dialect.name)
     if statements is None:
         lock = dialect.name == "postgresql"
-        by_id, by_numeric = (_BY_ID.with_for_update(), _BY_NUMERIC.with_for_update()) if lock else (_BY_ID, _BY_NUMERIC)
+        locking = (_BY_ID, _BY_NUMERIC, _HISTORY_OF)
+        by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in locking) if lock else locking
         statements = _STATEMENTS[dialect.name] = _Statements(
-            *(PreparedQuery(stmt, dialect) for stmt in (by_id, by_numeric, _POLICY, _REPLACE, _INSERT_ACTION))
+            *(
+                PreparedQuery(stmt, dialect)
+                for stmt in (
+                    by_id,
+                    by_numeric,
+                    history_of,
+                    _POLICY,
+                    _REPLACE,
+                    _INSERT_ACTION,
+                    _STEP_TEXTS,
+                    _INSERT_STEP,
+                    _DELETE_STEPS,
+                )
+            )
         )
     return statements
 
 
-# A task restarted again is not parsed again (its growing history): see `ParsedDocuments`.
+# A task restarted again is not parsed again (see `ParsedDocuments`), nor are its history's steps read again.
 _PARSED = ParsedDocuments()
+_STEPS_KEPT = HistoryCache()
 
 
 class TaskWrites:
@@ -171,12 +243,15 @@ class TaskWrites:
         connection = session.connection()
         self._statements = _statements(connection.dialect)
         self._driver = connection.connection.driver_connection  # same transaction
+        # The history each task read by `lock` had: (start, steps), for `replace` to append to.
+        self._histories: dict[str, tuple[int, list[Any]]] = {}
 
     def lock(self, task_id: str) -> tuple[str, dict[str, Any]] | None:
         """(id, document) of the task whose id is `task_id`, else whose numeric id it spells, locked until the
         transaction ends (PostgreSQL `FOR UPDATE`; SQLite's writer already holds the database); None if absent.
 
-        The document is shared with later calls (see `ParsedDocuments`): build a new one, never modify it.
+        The document's parts are shared with later calls (see `ParsedDocuments`, `HistoryCache`): build a new
+        document, never modify it.
         """
         rows = self._statements.by_id.run(self._driver, key=task_id)
         if not rows:
@@ -186,22 +261,62 @@ class TaskWrites:
             rows = self._statements.by_numeric.run(self._driver, key=numeric)
         if not rows:
             return None
-        row_id, text = rows[0]
-        return row_id, _PARSED.parse(row_id, text)
+        row_id, text, start, length = rows[0]
+        steps = self._steps(row_id, start, length)
+        self._histories[row_id] = (start, steps)
+        return row_id, join(_PARSED.parse(row_id, text), steps)
+
+    def _steps(self, task_id: str, start: int, length: int) -> list[Any]:
+        """The history's steps: those kept from before, and the rows appended since (all of them the first time)."""
+        kept = _STEPS_KEPT.known(task_id, start, length) or []
+        if len(kept) == length:
+            return kept
+        texts = self._statements.step_texts.run(
+            self._driver, task_id=task_id, start=start + len(kept), end=start + length
+        )
+        steps = kept + loads_each([text for (text,) in texts])
+        _STEPS_KEPT.keep(task_id, start, steps)
+        return steps
 
     def policy(self, policy_id: str) -> dict[str, Any] | None:
         """The document of policy `policy_id`, or None."""
         rows = self._statements.policy.run(self._driver, key=policy_id)
         return json_column(rows[0][0]) if rows else None
 
-    def replace(
-        self, task_id: str, document: dict[str, Any], now: datetime, *, raw: Mapping[str, RawJSON] | None = None
-    ) -> None:
-        """Store a changed task document (its id and numeric id unchanged). `raw` holds members of `document`
-        serialised already, stored as they are."""
-        text = dumps_bytes({**document, **raw} if raw else document)
-        self._statements.replace.execute(self._driver, task_id=task_id, document=RawJSON(text), now=now)
-        _PARSED.remember(task_id, text.decode(), document)
+    def replace(self, task_id: str, document: dict[str, Any], now: datetime) -> None:
+        """Store a changed task document (its id and numeric id unchanged): the document without its history, and
+        the history's new steps appended (a restart's one), or the whole history at new positions when it does not
+        extend the one `lock` read."""
+        stored, steps = split(document)
+        start, before = self._histories.get(task_id) or self._history_of(task_id)
+        steps = steps or []
+        if len(steps) >= len(before) and all(map(operator.is_, before, steps)):
+            added, first = steps[len(before) :], start + len(before)  # a restart: one step more
+        else:
+            self._statements.delete_steps.execute(self._driver, task_id=task_id)
+            start = _fresh_start(start + len(before))
+            added, first = steps, start
+        if added:
+            query = self._statements.insert_step
+            rows = [
+                query.params({"task_id": task_id, "position": first + n, "step": step}) for n, step in enumerate(added)
+            ]
+            query.execute_many(self._driver, rows)
+        text = dumps_bytes(stored)
+        self._statements.replace.execute(
+            self._driver, task_id=task_id, document=RawJSON(text), now=now, start=start, length=len(steps)
+        )
+        _PARSED.remember(task_id, text.decode(), stored)
+        _STEPS_KEPT.keep(task_id, start, steps)
+        self._histories[task_id] = (start, steps)
+
+    def _history_of(self, task_id: str) -> tuple[int, list[Any]]:
+        """(start, steps) of a task not read by `lock` in this transaction."""
+        rows = self._statements.history_of.run(self._driver, key=task_id)
+        if not rows:
+            raise LookupError(f"no task with id {task_id!r}")
+        start, length = rows[0]
+        return start, self._steps(task_id, start, length)
 
     def record_action(self, *, task_id: str, kind: str, comment: str | None, actor: str, now: datetime) -> str:
         """Record an action on a task; returns its id, which sorts by time."""

@@ -154,7 +154,7 @@ def test_metrics_move_with_traffic(served: tuple[Served, httpx.Client]) -> None:
 def test_healthz_and_readyz(served: tuple[Served, httpx.Client]) -> None:
     _, client = served
     assert client.get("/healthz").json() == {"status": "ok"}
-    assert client.get("/readyz").json() == {"status": "ready", "revision": "0004"}
+    assert client.get("/readyz").json() == {"status": "ready", "revision": "0005"}
 
 
 def test_metrics_are_summed_over_workers(tmp_path: Path) -> None:

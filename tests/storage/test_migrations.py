@@ -64,7 +64,7 @@ def test_upgrade_head_twice_is_a_no_op(db_url: str) -> None:
         migrate(engine)
         assert snapshot(engine) == first
         head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-        assert first["revisions"] == [head] == ["0004"]
+        assert first["revisions"] == [head] == ["0005"]
         assert set(first["tables"]) == {*Base.metadata.tables, "alembic_version"}
     finally:
         engine.dispose()
