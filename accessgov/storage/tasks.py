@@ -1,4 +1,5 @@
-"""Tasks (full API documents), their audit trail of actions, and the directory helpers tasks rely on."""
+"""Tasks (API documents, their policy history in rows of its own: `storage.task_history`), their audit trail of
+actions, and the directory helpers tasks rely on."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def _stored_steps(session: Session, task: Task) -> list[Any]:
 
 
 def get_task_by_id_or_numeric(session: Session, task_id: str, *, for_update: bool = False) -> Task | None:
-    """The task whose id is `task_id`, else the one whose numeric id it spells, else None.
+    """The task whose id is `task_id`, else the one whose numeric id it spells, else None. Its `document` holds
+    `[]` for the policy history (`get_task` gives the whole document).
 
     `for_update` locks the row until the transaction ends (PostgreSQL `FOR UPDATE`; on SQLite every
     transaction already holds the write lock, see `engine.create_engine`).
