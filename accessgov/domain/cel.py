@@ -9,6 +9,7 @@ and a policy rule in a database writer thread must not see each other's variable
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import typing
 from collections.abc import Mapping
@@ -37,6 +38,11 @@ _cheap_result_casts()
 
 # celpy builds one parser per process with the tree class of the first Environment; the transpiler needs its own.
 _ENVIRONMENT = celpy.Environment(runner_class=celpy.CompiledRunner)
+# celpy 0.5.0's transpiler makes `has(...)` a Python bool, which `!`, `&&`, `||` and `? :` then refuse (an
+# evaluation error where CEL says true or false): expressions using the macro run on celpy's interpreter, which
+# implements it (slower, and only those). Any `has(` in the text counts, a string literal's too: still correct.
+_INTERPRETER = celpy.Environment()
+_HAS_MACRO = re.compile(r"\bhas\s*\(")
 _EVALUATING = threading.Lock()
 # celpy logs every failed evaluation at ERROR before raising; the caller reports the failure instead.
 logging.getLogger("celpy").setLevel(logging.CRITICAL)
@@ -49,8 +55,9 @@ class ExpressionError(ValueError):
 @lru_cache(maxsize=1024)
 def compile_expression(expression: str) -> celpy.Runner:
     """The compiled program of `expression` (compiled once per distinct text)."""
+    environment = _INTERPRETER if _HAS_MACRO.search(expression) else _ENVIRONMENT
     try:
-        return _ENVIRONMENT.program(_ENVIRONMENT.compile(expression))
+        return environment.program(environment.compile(expression))
     except celpy.CELParseError as error:
         raise ExpressionError(f"cannot compile {expression!r}: {error}") from None
     except Exception as error:  # the compiler's own failures (deep nesting, odd tokens) are a bad expression too
