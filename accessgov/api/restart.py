@@ -62,7 +62,7 @@ class RestartHandler:
         now = datetime.fromtimestamp(self.clock(), UTC)
         step_id = f"step-{secrets.token_hex(10)}"  # 20 hex digits, as before (uuid4 cost 3x more)
 
-        def restart_task(session: Session) -> tuple[dict[str, Any], RawJSON, str]:
+        def restart_task(session: Session) -> tuple[dict[str, Any], RawJSON, str, tasks.TaskWrites]:
             store = tasks.TaskWrites(session)
             found = store.lock(task_id)
             if found is None:
@@ -80,9 +80,10 @@ class RestartHandler:
             action_id = store.record_action(
                 task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
             )
-            return updated, policy, action_id
+            return updated, policy, action_id, store
 
-        updated, policy, action_id = await self.db.write(restart_task)
+        updated, policy, action_id, store = await self.db.write(restart_task)
+        store.publish()  # committed: the task's history may be kept for its next restart
         expanded, path_fields = [], {}
         if wanted:
             expanded, path_fields = await self.db.read(lambda session: expand.expand(updated, wanted, _lookup(session)))

@@ -8,7 +8,8 @@ their order; `split` and `join` convert between the two forms.
 
 Step rows are immutable, and a history replaced as a whole is written at new positions: the steps of a task at
 positions [start, start + length) are always the same, which lets `HistoryCache` keep them by task across
-transactions and processes (it validates by the task row's own start and length, read under its row lock).
+transactions and processes (it validates by the task row's own start and length, read under its row lock). Only
+what a committed transaction read or wrote is kept (`TaskWrites.publish`): a rolled-back append is not a step.
 """
 
 from __future__ import annotations

@@ -247,6 +247,8 @@ class TaskWrites:
         self._driver = connection.connection.driver_connection  # same transaction
         # The history each task read by `lock` had: (start, steps), for `replace` to append to.
         self._histories: dict[str, tuple[int, list[Any]]] = {}
+        # Histories read or written here, kept for later transactions by `publish` once this one committed.
+        self._read_or_written: dict[str, tuple[int, list[Any]]] = {}
 
     def lock(self, task_id: str) -> tuple[str, dict[str, Any]] | None:
         """(id, document) of the task whose id is `task_id`, else whose numeric id it spells, locked until the
@@ -277,7 +279,7 @@ class TaskWrites:
             self._driver, task_id=task_id, start=start + len(kept), end=start + length
         )
         steps = kept + loads_each([text for (text,) in texts])
-        _STEPS_KEPT.keep(task_id, start, steps)
+        self._read_or_written[task_id] = (start, steps)
         return steps
 
     def policy(self, policy_id: str) -> dict[str, Any] | None:
@@ -308,9 +310,14 @@ class TaskWrites:
         self._statements.replace.execute(
             self._driver, task_id=task_id, document=RawJSON(text), now=now, start=start, length=len(steps)
         )
-        _PARSED.remember(task_id, text.decode(), stored)
-        _STEPS_KEPT.keep(task_id, start, steps)
-        self._histories[task_id] = (start, steps)
+        _PARSED.remember(task_id, text.decode(), stored)  # checked against the stored text: safe before the commit
+        self._histories[task_id] = self._read_or_written[task_id] = (start, steps)
+
+    def publish(self) -> None:
+        """Keep the histories this transaction read and wrote for later ones; call once it committed. Kept before,
+        an append that was then rolled back could pass for another one committed later at the same position."""
+        for task_id, (start, steps) in self._read_or_written.items():
+            _STEPS_KEPT.keep(task_id, start, steps)
 
     def _history_of(self, task_id: str) -> tuple[int, list[Any]]:
         """(start, steps) of a task not read by `lock` in this transaction."""

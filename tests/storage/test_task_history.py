@@ -93,14 +93,12 @@ def test_a_history_changed_by_another_process_is_read_anew(sessions: sessionmake
     """Steps kept from an earlier transaction are used only for the history the task row names now."""
     with sessions.begin() as session:
         tasks.save_task(session, TASK_ID, task_doc([step(1)]), now=NOW)
-    with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID)[1]["policy"]["history"] == [step(1)]  # kept from here on
+    locked_and_kept(sessions, [step(1)])
     with sessions.begin() as session:  # elsewhere: deleted and saved again, a history of the same length
         session.execute(sa.delete(Task).where(Task.id == TASK_ID))
         session.flush()
         tasks.save_task(session, TASK_ID, task_doc([step(5)]), now=NOW)
-    with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID)[1]["policy"]["history"] == [step(5)]
+    locked_and_kept(sessions, [step(5)])
     with sessions.begin() as session:  # elsewhere: a step appended
         task = session.get(Task, TASK_ID)
         assert task is not None
@@ -110,8 +108,37 @@ def test_a_history_changed_by_another_process_is_read_anew(sessions: sessionmake
             )
         )
         task.history_length += 1
+    locked_and_kept(sessions, [step(5), step(6)])
+
+
+def locked_and_kept(sessions: sessionmaker[Session], history: list[Any]) -> None:
+    """Lock the task, check its history, and keep what was read once the transaction committed (as a restart)."""
     with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID)[1]["policy"]["history"] == [step(5), step(6)]
+        writes = tasks.TaskWrites(session)
+        assert writes.lock(TASK_ID)[1]["policy"]["history"] == history
+    writes.publish()
+
+
+def test_an_append_rolled_back_is_never_taken_for_a_later_one(sessions: sessionmaker[Session]) -> None:
+    """Histories are kept only once their transaction committed: a rolled-back append must not pass for the step
+    another writer appends later at the same position."""
+    with sessions.begin() as session:
+        tasks.save_task(session, TASK_ID, task_doc([step(1)]), now=NOW)
+    locked_and_kept(sessions, [step(1)])
+    with sessions() as session:
+        writes = tasks.TaskWrites(session)
+        row_id, document = writes.lock(TASK_ID)
+        appended = [*document["policy"]["history"], step(2)]  # the same step objects first: an append
+        writes.replace(row_id, {**document, "policy": {**document["policy"], "history": appended}}, NOW)
+        session.rollback()  # the batch failed: nothing of it is stored, and `publish` is not called
+    with sessions.begin() as session:  # elsewhere: another step appended at that position
+        task = session.get(Task, TASK_ID)
+        assert task is not None and task.history_length == 1
+        session.execute(
+            sa.insert(TaskHistoryStep).values(task_id=TASK_ID, position=task.history_start + 1, step=step(3))
+        )
+        task.history_length = 2
+    locked_and_kept(sessions, [step(1), step(3)])
 
 
 def test_migration_moves_histories_into_rows_and_back(db_url: str) -> None:
