@@ -245,10 +245,9 @@ class TaskWrites:
         connection = session.connection()
         self._statements = _statements(connection.dialect)
         self._driver = connection.connection.driver_connection  # same transaction
-        # The history each task read by `lock` had: (start, steps), for `replace` to append to.
+        # The history of each task read or written here: (start, steps), for `replace` to append to, and kept for
+        # later transactions by `publish` once this one committed.
         self._histories: dict[str, tuple[int, list[Any]]] = {}
-        # Histories read or written here, kept for later transactions by `publish` once this one committed.
-        self._read_or_written: dict[str, tuple[int, list[Any]]] = {}
 
     def lock(self, task_id: str) -> tuple[str, dict[str, Any]] | None:
         """(id, document) of the task whose id is `task_id`, else whose numeric id it spells, locked until the
@@ -278,9 +277,7 @@ class TaskWrites:
         texts = self._statements.step_texts.run(
             self._driver, task_id=task_id, start=start + len(kept), end=start + length
         )
-        steps = kept + loads_each([text for (text,) in texts])
-        self._read_or_written[task_id] = (start, steps)
-        return steps
+        return kept + loads_each([text for (text,) in texts])
 
     def policy(self, policy_id: str) -> dict[str, Any] | None:
         """The document of policy `policy_id`, or None."""
@@ -311,12 +308,12 @@ class TaskWrites:
             self._driver, task_id=task_id, document=RawJSON(text), now=now, start=start, length=len(steps)
         )
         _PARSED.remember(task_id, text.decode(), stored)  # checked against the stored text: safe before the commit
-        self._histories[task_id] = self._read_or_written[task_id] = (start, steps)
+        self._histories[task_id] = (start, steps)
 
     def publish(self) -> None:
         """Keep the histories this transaction read and wrote for later ones; call once it committed. Kept before,
         an append that was then rolled back could pass for another one committed later at the same position."""
-        for task_id, (start, steps) in self._read_or_written.items():
+        for task_id, (start, steps) in self._histories.items():
             _STEPS_KEPT.keep(task_id, start, steps)
 
     def _history_of(self, task_id: str) -> tuple[int, list[Any]]:
