@@ -134,10 +134,16 @@ class GrowingArrays:
         return RawJSON(text)
 
 
+def extends(items: Sequence[Any], before: Sequence[Any]) -> bool:
+    """Whether `items` holds the very objects of `before` first (`before` grown at the end, or unchanged):
+    documents are never modified once built, so the same objects still mean the same values."""
+    return len(items) >= len(before) and all(map(operator.is_, before, items))
+
+
 def _extended(entry: tuple[bytes, list[Any]], items: list[Any]) -> bytes | None:
     """The text of `items` from that of the list it extends, or None when it does not extend it."""
     text, written = entry
-    if len(items) < len(written) or not all(map(operator.is_, items, written)):
+    if not extends(items, written):
         return None
     added = items[len(written) :]
     if not added:

@@ -22,19 +22,25 @@ from accessgov.text_lru import TextLru
 HISTORY_KEY = "history"
 
 
+def _policy_with_history(document: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The document's policy instance when it has a history list (what `split` and `join` move), else None."""
+    policy = document.get("policy")
+    return policy if isinstance(policy, Mapping) and isinstance(policy.get(HISTORY_KEY), list) else None
+
+
 def split(document: Mapping[str, Any]) -> tuple[dict[str, Any], list[Any] | None]:
     """(the document with `[]` for its policy's history, the history's steps); steps is None when the document has
     no history list (no policy, or a history that is not a list: stored as it is)."""
-    policy = document.get("policy")
-    if not isinstance(policy, Mapping) or not isinstance(policy.get(HISTORY_KEY), list):
+    policy = _policy_with_history(document)
+    if policy is None:
         return dict(document), None
     return {**document, "policy": {**policy, HISTORY_KEY: []}}, policy[HISTORY_KEY]
 
 
 def join(stored: Mapping[str, Any], steps: list[Any]) -> dict[str, Any]:
     """The task `stored` (as `split` left it) with its history's `steps` back in place."""
-    policy = stored.get("policy")
-    if not isinstance(policy, Mapping) or not isinstance(policy.get(HISTORY_KEY), list):
+    policy = _policy_with_history(stored)
+    if policy is None:
         return dict(stored)
     return {**stored, "policy": {**policy, HISTORY_KEY: steps}}
 

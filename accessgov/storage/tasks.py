@@ -3,7 +3,6 @@ actions, and the directory helpers tasks rely on."""
 
 from __future__ import annotations
 
-import operator
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from sqlalchemy import ColumnElement, Select, Text, bindparam, cast, delete, ins
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from accessgov.jsoncodec import RawJSON, dumps_bytes, loads_each
+from accessgov.jsoncodec import RawJSON, dumps_bytes, extends, loads_each
 from accessgov.storage import ids
 from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
 from accessgov.storage.parsed_documents import ParsedDocuments
@@ -291,7 +290,7 @@ class TaskWrites:
         stored, steps = split(document)
         start, before = self._histories.get(task_id) or self._history_of(task_id)
         steps = steps or []
-        if len(steps) >= len(before) and all(map(operator.is_, before, steps)):
+        if extends(steps, before):
             added, first = steps[len(before) :], start + len(before)  # a restart: one step more
         else:
             self._statements.delete_steps.execute(self._driver, task_id=task_id)
