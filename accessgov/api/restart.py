@@ -34,8 +34,11 @@ def _lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping
     return lookup
 
 
-# Each restart appends one step to the task's history: its text is extended, not written again.
-_HISTORIES = GrowingArrays()
+# Each restart appends one step to the task's history: its text is extended, not written again. Sized to hold the
+# text of every history `tasks._STEPS_KEPT` keeps parsed (200,000 steps of ~200 bytes): an LRU smaller than the set of
+# tasks being restarted in turn misses on every restart (with 250 tasks of ~190 steps, 8 MB did), and each miss
+# writes the whole history again.
+_HISTORIES = GrowingArrays(max_bytes=64 * 2**20)
 
 
 class RestartHandler:
