@@ -121,3 +121,26 @@ def test_what_is_pending_at_exit_is_written_by_the_exit_hook(writes: Writes) -> 
     assert writes == []
     line_writer._flush_all()  # what atexit runs
     assert writes == [b"last words\n"]
+
+
+def test_the_running_loop_is_looked_up_once_per_turn(writes: Writes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the first line of a turn asks for the running loop (a system call on Python 3.11); the others join
+    the flush it scheduled."""
+    writer = LineWriter(writes.fd)
+    lookups = []
+    real = asyncio.get_running_loop
+
+    def counted() -> asyncio.AbstractEventLoop:
+        lookups.append(1)
+        return real()
+
+    async def scenario() -> None:
+        monkeypatch.setattr(line_writer.asyncio, "get_running_loop", counted)
+        for turn in range(3):
+            for n in range(5):
+                writer.write(b'{"turn":%d,"n":%d}\n' % (turn, n))
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert len(lookups) == 3
+    assert len(writes) == 3 and all(data.count(b"\n") == 5 for data in writes)

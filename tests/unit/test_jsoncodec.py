@@ -88,3 +88,27 @@ def test_growing_arrays_keep_a_bounded_amount_of_text() -> None:
     assert arrays._written.length <= 4_000
     kept = arrays._written.keys()
     assert "task-99" in kept and "task-0" not in kept  # least recently written first out
+
+
+def test_the_restart_history_texts_survive_tasks_restarted_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make bench` restarts 250 demo tasks in turn until their histories pass 250 steps (~45 KB each). An LRU
+    smaller than all of them misses on every restart (each task's text was evicted by the 249 restarts since its
+    last), and writes each history whole again: the restart handler's cache holds them all."""
+    from accessgov.api import restart
+
+    arrays = GrowingArrays(max_bytes=restart._HISTORIES._written.max_length)
+    step = {
+        "id": "step-0123456789abcdef0123",
+        "policyGenerationId": "1",
+        "state": "POLICY_STEP_STATE_DONE",
+        "approval": {"approverIds": ["user-alice"], "requireApprovalReason": False, "allowReassignment": True},
+    }
+    histories = {f"task-{n}": [dict(step) for _ in range(250)] for n in range(250)}
+    for key, history in histories.items():
+        arrays.dumps(key, history)
+    whole: list[int] = []
+    real_dumps = jsoncodec.dumps_bytes
+    monkeypatch.setattr(jsoncodec, "dumps_bytes", lambda value: (whole.append(len(value)), real_dumps(value))[1])
+    for key, history in histories.items():  # one more restart of each, in turn
+        arrays.dumps(key, [*history, dict(step)])
+    assert whole == [1] * len(histories)  # the new step alone, every time
