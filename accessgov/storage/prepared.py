@@ -8,7 +8,8 @@ execution is direct: parameters go through the columns' bind processors for the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from sqlalchemy.engine import Dialect
@@ -32,6 +33,8 @@ class PreparedQuery:
         self.sql = str(compiled)
         self.positional = bool(compiled.positional)
         self.order: Sequence[str] = tuple(compiled.positiontup or ()) if self.positional else ()
+        # The positional values in order, in one C call (a generator per call cost ~5x more with 11 columns).
+        self._in_order = _getter(self.order)
         # Constants SQLAlchemy bound itself (SQLite renders `LIMIT ? OFFSET ?` with OFFSET 0; `.values(x=None)`).
         self.defaults = {name: value for name, value in compiled.params.items() if not compiled.binds[name].required}
         self.processors = {
@@ -62,7 +65,7 @@ class PreparedQuery:
         return processed
 
     def _arranged(self, merged: dict[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
-        return tuple(merged[name] for name in self.order) if self.positional else merged
+        return self._in_order(merged) if self.positional else merged
 
     def _raise(self, error: Exception, params: Any) -> NoReturn:
         """A driver error raised as Core would have raised it (IntegrityError, OperationalError, ...), so callers
@@ -134,6 +137,16 @@ class PreparedQuery:
             tuple(value if process is None else process(value) for process, value in zip(processors, row, strict=True))
             for row in self.run(dbapi_connection, **values)
         ]
+
+
+def _getter(names: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values of `names` in a mapping, as a tuple (itemgetter returns a bare value for one name)."""
+    if len(names) == 1:
+        name = names[0]
+        return lambda values: (values[name],)
+    if not names:
+        return lambda values: ()
+    return operator.itemgetter(*names)
 
 
 def json_column(value: Any) -> Any:

@@ -6,6 +6,7 @@ queried gets its own column and index.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -48,6 +49,25 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[datetime | None], Any] | None:
+        """On SQLite, the text SQLAlchemy's DATETIME stores (`YYYY-MM-DD HH:MM:SS.ffffff`), for a value already in
+        UTC (the server's own clock: every datetime on the request path) cut from one `isoformat` call: the
+        checks, conversion and %-format of seven fields cost 1.75 us per datetime, 1.1 this way (measured), and
+        a delivery binds three. Any other value goes through `process_bind_param` first."""
+        if dialect.name != "sqlite":
+            return super().bind_processor(dialect)
+        check = self.process_bind_param
+
+        def process(value: datetime | None) -> str | None:
+            if value is None:
+                return None
+            if value.tzinfo is not UTC:
+                value = check(value, dialect)
+                assert value is not None
+            return value.isoformat(" ", "microseconds")[:26]  # without the "+00:00"
+
+        return process
 
 
 def sort_key_string(length: int) -> sa.types.TypeEngine[str]:
