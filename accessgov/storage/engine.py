@@ -131,7 +131,7 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: b
 
     def _do_begin(dbapi_connection: Any) -> None:
         # The dialect's own hook, not a "begin" event running `exec_driver_sql`: SQLAlchemy's execution path for
-        # one statement cost more than the rest of an empty transaction (66 -> 54 us per Session transaction,
+        # one statement cost more than the rest of an empty transaction (66 -> 47 us per Session transaction,
         # measured), and errors raised here are still wrapped (a taken lock is `OperationalError`).
         dbapi_connection.driver_connection.execute(begin)
 
