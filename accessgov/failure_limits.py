@@ -84,6 +84,21 @@ class FailureLimiter:
         # costs no lookup. Redis is shared with other workers: always asked.
         self._failing_until: dict[tuple[str, ...], float] | None = None if self.shared else {}
         self._prune_above = PRUNE_ABOVE
+        # For `quiet`: failures being counted now, and when the last failure counted leaves its window.
+        self._counting = 0
+        self._quiet_after = -math.inf
+        limits = (self.per_address, self.per_credential)
+        self._refuses_everyone = any(item is not None and item.amount < 1 for item in limits)
+
+    def quiet(self) -> bool:
+        """Whether `check` cannot refuse anyone now: in memory, no failure in its window or being counted, and no
+        limit of 0. The request path then skips the client's address and the check (a failure is still counted)."""
+        return (
+            self._failing_until is not None
+            and not self._counting
+            and not self._refuses_everyone
+            and time.time() >= self._quiet_after
+        )
 
     @property
     def enabled(self) -> bool:
@@ -136,15 +151,18 @@ class FailureLimiter:
         if failing is not None:
             for _item, identifiers in keys:  # from before the hit: a check meanwhile asks the storage
                 failing[identifiers] = math.inf
+        self._counting += 1
         try:
             await self._each(self._strategy.hit, keys)
         except Exception as error:
             self._warn(error)
         finally:
+            self._counting -= 1
             if failing is not None:
                 now = time.time()  # the clock the storage dates its entries with, read after they were made
                 for item, identifiers in keys:
-                    failing[identifiers] = now + item.get_expiry()
+                    failing[identifiers] = until = now + item.get_expiry()
+                    self._quiet_after = max(self._quiet_after, until)
                 if len(failing) > self._prune_above:
                     self._prune(now)
 

@@ -6,6 +6,8 @@ Lookups go through a short-lived cache, so a busy client costs one query per tok
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, Unauthenticated
 from accessgov.failure_limits import FailureLimiter
@@ -21,8 +23,17 @@ class BearerAuthenticator:
         self.tokens = tokens
         self.limiter = limiter if limiter is not None and limiter.enabled else None
 
-    async def __call__(self, ctx: RequestContext) -> Principal:
+    def __call__(self, ctx: RequestContext) -> Principal | Awaitable[Principal]:
+        """The principal at once for a token cached as granted while the limiter cannot refuse anyone (no address,
+        no check, no coroutine: most requests); else an awaitable of it (`resolve`)."""
         token = bearer_token(ctx.header("authorization"))  # a missing header is no guess: not counted
+        if self.limiter is None or self.limiter.quiet():
+            grant = self.tokens.cached_grant(token)
+            if grant is not None:
+                return Principal(grant.subject, grant.roles)
+        return self.resolve(ctx, token)
+
+    async def resolve(self, ctx: RequestContext, token: str) -> Principal:
         if self.limiter is None:
             grant = await self.tokens.grant(token)
         else:

@@ -23,7 +23,7 @@ from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache, ListenerRecord
 from accessgov.storage.database import Database
 from accessgov.webhooks import cidr, request_checks
-from accessgov.webhooks.cidr import Network
+from accessgov.webhooks.cidr import Address, Network
 from accessgov.webhooks.hmac_signature import verify_signature
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
@@ -93,14 +93,13 @@ class WebhookHandler:
         if listener is None:
             raise NotFound(f"no webhook listener {listener_id!r}")
         address = None
-        if listener.allowed_cidrs or self.limiter is not None:
-            address = ctx.client_address(self.trusted_proxies)
         if listener.allowed_cidrs:
+            address = ctx.client_address(self.trusted_proxies)
             cidr.check_source_allowed(address, _networks(listener.allowed_cidrs))
         if self.limiter is None:
             await self._authenticate(ctx, listener, timestamp, event_id, now)
         else:
-            await self._authenticate_limited(ctx, listener, timestamp, event_id, now, str(address or "unknown"))
+            await self._authenticate_limited(ctx, listener, timestamp, event_id, now, address)
         reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
         received_at = datetime.fromtimestamp(now, UTC)
         delivery = events.Delivery(listener.id, event_id.lower(), ctx.body, received_at, reason)
@@ -114,19 +113,33 @@ class WebhookHandler:
         return 200, {"eventId": event_id, "automationRun": run}
 
     async def _authenticate_limited(
-        self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float, address: str
+        self,
+        ctx: RequestContext,
+        listener: ListenerRecord,
+        timestamp: str,
+        event_id: str,
+        now: float,
+        address: Address | None,
     ) -> None:
-        """Authentication behind the failure limits (checked first; only a signature or token that does not
-        verify counts: not a missing header, not an unreachable JWKS)."""
-        assert self.limiter is not None
+        """Authentication behind the failure limits (checked first, unless no check could refuse anyone; only a
+        signature or token that does not verify counts: not a missing header, not an unreachable JWKS)."""
+        limiter = self.limiter
+        assert limiter is not None
         credential = "listener:" + listener.id
-        await self.limiter.check(address, credential)
+        if not limiter.quiet():
+            await limiter.check(self._address_text(ctx, address), credential)
         try:
             await self._authenticate(ctx, listener, timestamp, event_id, now)
         except ApiError as error:
             if error.code in COUNTED_FAILURES:
-                await self.limiter.failed(address, credential)
+                await limiter.failed(self._address_text(ctx, address), credential)
             raise
+
+    def _address_text(self, ctx: RequestContext, address: Address | None) -> str:
+        """The limiter's key for the client: `address` when the CIDR check already found it."""
+        if address is None:
+            address = ctx.client_address(self.trusted_proxies)
+        return str(address or "unknown")
 
     async def _authenticate(
         self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float

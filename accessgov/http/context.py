@@ -68,7 +68,8 @@ class RequestContext:
 
 HandlerResult = Response | tuple[int, Any]
 Handler = Callable[[RequestContext], Awaitable[HandlerResult]]
-# Returns the principal, or raises `Unauthenticated`; may be a coroutine function.
+# Returns the principal, or raises `Unauthenticated`; may be a coroutine function, or return a coroutine when it
+# must wait (`BearerAuthenticator`: only for a token not cached). Other awaitables are not awaited.
 Authenticator = Callable[[RequestContext], Any]
 
 

@@ -71,6 +71,11 @@ class TtlCache(Generic[K, V]):
         future.set_result(value)
         return value
 
+    def peek(self, key: K) -> V | None:
+        """The live entry's value, or None (also for a cached None): no load, no await, for a synchronous fast path."""
+        entry = self._entries.get(key)
+        return entry[1] if entry is not None and entry[0] > self.clock() else None
+
     def invalidate(self, key: K | None = None) -> None:
         """Forget `key` (or everything)."""
         if key is None:
@@ -171,3 +176,7 @@ class TokenCache(TtlCache[str, TokenGrant | None]):
 
     async def grant(self, token: str) -> TokenGrant | None:
         return await self.get(credentials.hash_secret(token))
+
+    def cached_grant(self, token: str) -> TokenGrant | None:
+        """The grant of `token` if it is cached and live (`peek`); None when it must be looked up (or is unknown)."""
+        return self.peek(credentials.hash_secret(token))
