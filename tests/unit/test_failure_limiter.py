@@ -91,3 +91,41 @@ def test_shared_storage_is_always_asked() -> None:
     counting = CountingTest(limiter)
     asyncio.run(limiter.check("192.0.2.1"))
     assert counting.calls == 1
+
+
+def test_quiet_until_a_failure_and_again_once_its_window_passed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`quiet` (the request path then skips the address and the check) holds only while no check could refuse."""
+    limiter = FailureLimiter("1/minute", "5/minute")
+    clock = [time.time()]
+    monkeypatch.setattr("accessgov.failure_limits.time.time", lambda: clock[0])
+    assert limiter.quiet()
+
+    async def scenario() -> None:
+        counting = limiter._strategy.hit
+        seen_while_counting = []
+
+        async def hit(*args: Any) -> bool:
+            seen_while_counting.append(limiter.quiet())
+            return await counting(*args)
+
+        limiter._strategy.hit = hit  # type: ignore[method-assign]
+        await limiter.failed("192.0.2.1", "client-a")
+        assert seen_while_counting and not any(seen_while_counting)
+        assert not limiter.quiet()
+        with pytest.raises(TooManyFailedAttempts):
+            await limiter.check("192.0.2.1")
+        clock[0] += 59
+        assert not limiter.quiet()
+        clock[0] += 2  # past the last window: no check could refuse anyone
+        assert limiter.quiet()
+        await limiter.check("192.0.2.1")
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("per_address", "redis_url"), [("0/minute", None), ("5/minute", "redis://127.0.0.1:1")], ids=["zero", "redis"]
+)
+def test_never_quiet_when_a_check_may_refuse_unseen(per_address: str, redis_url: str | None) -> None:
+    """A limit of 0 refuses clients that never failed; shared counters hold other workers' failures."""
+    assert not FailureLimiter(per_address, None, redis_url=redis_url).quiet()
