@@ -33,10 +33,11 @@ class TextLru(Generic[T, V]):
         """`get` of each key under one acquisition of the lock (a page's 25 documents: one call, not 25)."""
         entries = self._entries
         with self._lock:
-            found = [entries.get(key) for key in keys]
+            found = list(map(entries.get, keys))
+            touch = entries.move_to_end
             for key, entry in zip(keys, found, strict=True):
                 if entry is not None:
-                    entries.move_to_end(key)
+                    touch(key)
         return found
 
     def put(self, key: Hashable, text: T, value: V) -> None:

@@ -9,7 +9,7 @@ by the stored text they hold (the parsed objects take about 3x as much again); l
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from accessgov.jsoncodec import loads, loads_each
@@ -17,15 +17,25 @@ from accessgov.text_lru import TextLru
 
 
 class ParsedDocuments:
-    """Parsed documents by key, with the text each was parsed from. Thread-safe (PostgreSQL's writer threads)."""
+    """Parsed documents by key, with the text each was parsed from. Thread-safe (PostgreSQL's writer threads).
 
-    def __init__(self, max_text_chars: int = 8 * 2**20) -> None:
+    With `derive`, what is kept and returned is `derive(document)` instead (computed once per text): what a
+    caller needs of each document besides the document itself, such as an entitlement's view on a page.
+    """
+
+    def __init__(self, max_text_chars: int = 8 * 2**20, *, derive: Callable[[Any], Any] | None = None) -> None:
         self._parsed: TextLru[str, Any] = TextLru(max_text_chars)
+        self._derive = derive
 
     def parse(self, key: Hashable, text: str) -> Any:
-        """The document `text` holds: the one parsed before for `key` if `text` is still its text."""
+        """The document `text` holds: the one parsed before for `key` if `text` is still its text (else parsed now,
+        and remembered)."""
         entry = self._parsed.get(key)
-        return entry[1] if entry is not None and entry[0] == text else loads(text)
+        if entry is not None and entry[0] == text:
+            return entry[1]
+        value = loads(text) if self._derive is None else self._derive(loads(text))
+        self._parsed.put(key, text, value)
+        return value
 
     def parse_many(self, keys: Sequence[Hashable], texts: Sequence[str]) -> list[Any]:
         """`parse` of each (key, text), the texts not seen before parsed together (`loads_each`) and remembered."""
@@ -36,11 +46,12 @@ class ParsedDocuments:
         ]
         missing = [index for index, document in enumerate(documents) if document is None]
         if missing:
+            derive = self._derive
             for index, document in zip(missing, loads_each([texts[index] for index in missing]), strict=True):
-                documents[index] = document
-                self._parsed.put(keys[index], texts[index], document)
+                documents[index] = value = document if derive is None else derive(document)
+                self._parsed.put(keys[index], texts[index], value)
         return documents
 
     def remember(self, key: Hashable, text: str, document: Any) -> None:
         """Keep `document` as what `text` holds for `key` (a document just stored as `text`, say)."""
-        self._parsed.put(key, text, document)
+        self._parsed.put(key, text, document if self._derive is None else self._derive(document))

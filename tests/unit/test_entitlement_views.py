@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from accessgov.api.entitlements import _expand, _expand_unrelated, _names_related, _nothing_related
+from accessgov.api.entitlements import (
+    _entitlement,
+    _expand,
+    _expand_unrelated,
+    _names_related,
+    _nothing_related,
+)
 
 APP = {"id": "app-1", "displayName": "App"}
 DOCUMENTS = [
@@ -21,7 +27,9 @@ DOCUMENTS = [
 @pytest.mark.parametrize("app", [APP, None, {"displayName": "no id"}], ids=["app", "no-document", "no-id"])
 def test_same_views_as_the_general_path(app: dict[str, Any] | None) -> None:
     assert not any(map(_names_related, DOCUMENTS))
-    assert _expand_unrelated(app, DOCUMENTS) == _expand(_nothing_related, app, DOCUMENTS)
+    entitlements = [_entitlement(document) for document in DOCUMENTS]
+    assert not any(entitlement.related for entitlement in entitlements)
+    assert _expand_unrelated(app, entitlements) == _expand(_nothing_related, app, DOCUMENTS)
 
 
 @pytest.mark.parametrize(
@@ -30,3 +38,4 @@ def test_same_views_as_the_general_path(app: dict[str, Any] | None) -> None:
 )
 def test_a_named_related_object_takes_the_general_path(document: dict[str, Any]) -> None:
     assert _names_related(document)
+    assert _entitlement(document).related

@@ -50,3 +50,21 @@ def test_get_many_refreshes_the_keys_it_finds() -> None:
     assert lru.keys() == ["k1", "k3", "k0", "k2"]  # found keys are now the most recently used
     lru.put("k4", "abcd", 4)
     assert lru.get_many(["k1"]) == [None]  # the least recently used went first
+
+
+def test_derived_values_are_kept_per_text() -> None:
+    """With `derive`, the derived value is what is kept: made once per text, again when the text changed."""
+    derived: list[Any] = []
+
+    def derive(document: Any) -> tuple[Any, int]:
+        derived.append(document)
+        return document, len(derived)
+
+    parsed = ParsedDocuments(derive=derive)
+    first = parsed.parse_many(["a", "b"], ['{"id":"a"}', '{"id":"b"}'])
+    assert first == [({"id": "a"}, 1), ({"id": "b"}, 2)]
+    assert parsed.parse_many(["a", "b"], ['{"id":"a"}', '{"id":"b"}']) == first and len(derived) == 2
+    assert parsed.parse("b", '{"id":"b","n":1}') == ({"id": "b", "n": 1}, 3)  # changed: parsed and derived again
+    assert parsed.parse("b", '{"id":"b","n":1}') == ({"id": "b", "n": 1}, 3)  # ... and remembered
+    parsed.remember("c", '{"id":"c"}', {"id": "c"})
+    assert parsed.parse("c", '{"id":"c"}') == ({"id": "c"}, 4)
