@@ -193,6 +193,10 @@ class _Operation:
         )
         only = self.requirements[0] if len(self.requirements) == 1 and len(self.requirements[0]) == 1 else None
         self.only: Authenticator | None = only[0] if only else None
+        # (entry, name, location, header name, schema pointer) per parameter, looked up once here, not per request.
+        self.parameters = [
+            (param, param["name"], param["in"], param["name"].lower(), param["schema"]) for param in entry["parameters"]
+        ]
         self.validators: dict[str, Draft202012Validator] = {}
         self.checks: dict[str, Check] = {}
         pointers = [p["schema"] for p in entry["parameters"]]
@@ -263,19 +267,18 @@ class _Operation:
         raise last or Unauthenticated(ErrorCode.UNAUTHENTICATED, "credentials are required")
 
     def _check_parameters(self, ctx: RequestContext) -> None:
-        request = ctx.request
+        path_params = ctx.request.path_params
         targets = {"path": ctx.path_params, "query": ctx.query, "header": ctx.headers}
         query: dict[str, str] | None = None
-        for param in self.entry["parameters"]:
-            name, where = param["name"], param["in"]
+        for param, name, where, header_name, pointer in self.parameters:
             # Each source is built only when an operation has parameters there (query parsing is not free).
             if where == "header":
-                raw = ctx.header(name.lower())
+                raw = ctx.header(header_name)
             elif where == "path":
-                raw = request.path_params.get(name)
+                raw = path_params.get(name)
             elif where == "query":
                 if query is None:
-                    query = _query_parameters(request.scope)
+                    query = _query_parameters(ctx.request.scope)
                 raw = query.get(name)
             else:
                 continue
@@ -284,8 +287,8 @@ class _Operation:
                     code = ErrorCode.MISSING_HEADER if where == "header" else ErrorCode.MISSING_PARAMETER
                     raise InvalidRequest(code, f"the {name} {where} parameter is required", location=where, name=name)
                 continue
-            value = self._coerce(param, raw)
-            error = self._error(param["schema"], value)
+            value = raw if param["type"] == "string" else self._coerce(param, raw)
+            error = None if self.checks[pointer](value) else self._error(pointer, value)
             if error is not None:
                 raise InvalidRequest(
                     param["error_code"] or ErrorCode.INVALID_ARGUMENT,

@@ -42,9 +42,19 @@ def _child(metric: Any, *labels: str) -> Any:
     return child
 
 
+# (request counter, duration histogram) children by (operation, status): one lookup per request, no label text.
+_request_children: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+
 def observe_request(operation: str, status: int, seconds: float) -> None:
-    _child(REQUESTS, operation, str(status)).inc()
-    _child(REQUEST_SECONDS, operation).observe(seconds)
+    children = _request_children.get((operation, status))
+    if children is None:
+        children = _request_children[(operation, status)] = (
+            _child(REQUESTS, operation, str(status)),
+            _child(REQUEST_SECONDS, operation),
+        )
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 def delivery(outcome: str, reason: str = "") -> None:
