@@ -98,6 +98,7 @@ SERVE_FIELDS = (
     "graceful_shutdown",
     "log_level",
     "access_log",
+    "gc_threshold",
 )
 
 
@@ -437,6 +438,11 @@ def _add_serve(sub: Any) -> None:
         "--access-log",
         choices=["json", "uvicorn", "off"],
         help="one JSON line per request on stderr, uvicorn's text access log, or none [ACCESSGOV_ACCESS_LOG, json]",
+    )
+    serve.add_argument(
+        "--gc-threshold",
+        type=int,
+        help="allocations between young garbage collections; 0: Python's own [ACCESSGOV_GC_THRESHOLD, 50000]",
     )
     serve.add_argument("--demo", action="store_true", help="seed the demo tenant first (idempotent)")
     serve.add_argument("--log-level", default="info", help="uvicorn's log level (startup, errors)")
