@@ -109,7 +109,7 @@ def _settle_all(settled: list[tuple[asyncio.Future[Any], Any, BaseException | No
         _settle(future, result, error)
 
 
-def _run_batch(sessions: sessionmaker[Session], batch: list[_Job]) -> list[tuple[Any, BaseException | None]]:
+def _run_batch(sessions: Callable[[], Session], batch: list[_Job]) -> list[tuple[Any, BaseException | None]]:
     """Run `batch` in one transaction; on failure, each job again in a transaction of its own. One outcome (result,
     error) per job. `_Busy` (the write lock is taken) is raised before any unit ran, for the caller to retry."""
     outcomes: list[tuple[Any, BaseException | None]] = [(None, None)] * len(batch)
@@ -139,7 +139,7 @@ def _run_batch(sessions: sessionmaker[Session], batch: list[_Job]) -> list[tuple
     return outcomes
 
 
-def _run_alone(sessions: sessionmaker[Session], job: _Job) -> tuple[Any, BaseException | None]:
+def _run_alone(sessions: Callable[[], Session], job: _Job) -> tuple[Any, BaseException | None]:
     try:
         return _run_batch(sessions, [job])[0]
     except _Busy as busy:  # another process took the lock between two retries: this unit fails, none runs twice
@@ -319,6 +319,32 @@ class _Checkpointer:
             connection.close()
 
 
+class _KeptSession:
+    """The SQLite loop writer's Session, bound to one Connection kept for the writer's life: each batch is a
+    transaction on it, and closing the Session after a batch (`_run_batch`) clears its objects but keeps the
+    connection. A new Session and a pool checkout per batch cost 40 us against 19 (an empty batch, measured), and
+    under restart's load a batch holds only a few units. Used from the loop's thread only, one batch at a time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.factory = session_factory(engine)
+        self.connection: sa.Connection | None = None
+        self.session: Session | None = None
+
+    def __call__(self) -> Session:
+        if self.session is None or self.connection is None or self.connection.closed:
+            self.connection = self.engine.connect()
+            self.session = self.factory(bind=self.connection)
+        return self.session
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        if self.connection is not None:
+            self.connection.close()
+        self.session = self.connection = None
+
+
 class _LoopWriter:
     """SQLite: units of work run on the event loop, queued units committed together (one batch per loop turn, at
     most `batch`); a commit is made durable by `_WalSync` before callers get their results.
@@ -330,7 +356,7 @@ class _LoopWriter:
     """
 
     def __init__(
-        self, sessions: sessionmaker[Session], batch: int, wal_sync: _WalSync | None, checkpointer: _Checkpointer
+        self, sessions: _KeptSession, batch: int, wal_sync: _WalSync | None, checkpointer: _Checkpointer
     ) -> None:
         self.sessions = sessions
         self.batch = batch
@@ -409,6 +435,7 @@ class _LoopWriter:
         if self.pending:  # the loop stopped with units queued: commit them here rather than drop them
             batch, self.pending = self.pending, []
             _settle_outcomes(batch, _run_batch(self.sessions, batch))
+        self.sessions.close()
         if self.wal_sync is not None:
             self.wal_sync.close()
         self.checkpointer.close()
@@ -433,7 +460,7 @@ class Database:
             database_file = self._loop_engine.url.database
             durable = SQLITE_SYNCHRONOUS != "NORMAL" and database_file not in (None, "", ":memory:")
             self._writer = _LoopWriter(
-                session_factory(self._loop_engine),
+                _KeptSession(self._loop_engine),
                 MAX_BATCH,
                 _WalSync(Path(str(database_file)).resolve()) if durable else None,
                 _Checkpointer(self.write_engine),

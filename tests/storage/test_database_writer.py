@@ -331,3 +331,26 @@ def test_sqlite_units_of_one_turn_look_the_loop_up_once(sqlite_db: Database, mon
     results = asyncio.run(scenario())
     assert results == [f"stored t{turn}-{n}" for turn in range(3) for n in range(5)]
     assert len(lookups) == 3
+
+
+def test_sqlite_batches_share_one_connection_and_session(sqlite_db: Database) -> None:
+    """The loop writer's batches are transactions on one kept connection (no pool checkout per batch), and a
+    batch that failed leaves it usable: the next batch commits."""
+    checkouts = []
+    event.listen(sqlite_db._loop_engine, "checkout", lambda *args: checkouts.append(1))
+
+    async def scenario() -> list[Any]:
+        results: list[Any] = []
+        for turn in range(3):
+            recorder = Recorder(poison={f"1-{n}" for n in range(3)})  # every unit of the second batch fails
+            results += await asyncio.gather(
+                *(sqlite_db.write_batched(recorder, f"{turn}-{n}") for n in range(3)), return_exceptions=True
+            )
+            await asyncio.sleep(0.01)
+        return results
+
+    results = asyncio.run(scenario())
+    assert [r for r in results if isinstance(r, str)] == [f"stored {t}-{n}" for t in (0, 2) for n in range(3)]
+    assert len(checkouts) <= 1  # 0 when the first batch ran before the listener: never one per batch
+    with sqlite_db.sessions() as session:
+        assert {s.key for s in session.query(Setting)} == {f"{t}-{n}" for t in (0, 2) for n in range(3)}
