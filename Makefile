@@ -14,7 +14,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -106,7 +106,13 @@ bench: $(STAMP) wrk ## wrk against the server vs a bare endpoint, SQLite + Postg
 bench-cpu: $(STAMP) ## CPU per request of the app in process vs the bare endpoint (ARGS=--postgres | --targets hmac,jwt | --profile DIR)
 	$(PY) -m scripts.bench_cpu $(ARGS)
 
-test: $(STAMP) chromium wrk $(DOCS_STAMP) ## Run every check and test (what CI runs)
+valgrind: ## valgrind, whose callgrind counts the instructions of bench-instructions (Debian package)
+	command -v valgrind >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
+
+bench-instructions: $(STAMP) valgrind ## Instructions per request in process, deterministic (ARGS=--against REV | --targets page,hmac)
+	$(PY) -m scripts.bench_instructions $(ARGS)
+
+test: $(STAMP) chromium wrk valgrind $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests
