@@ -327,7 +327,7 @@ class _Operation:
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
         try:
-            ctx.raw_body = await read_limited_body(ctx.request.stream(), limit)
+            ctx.raw_body = await read_limited_body(ctx.request.receive, limit)
         except ClientDisconnect:  # e.g. closed by the body-idle deadline: nobody is left to answer, nothing to log
             raise InvalidRequest(
                 ErrorCode.INVALID_ARGUMENT, "the client disconnected before sending the whole body", location="body"

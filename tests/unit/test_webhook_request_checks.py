@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
+from starlette.requests import ClientDisconnect
 
 from accessgov.errors import ApiError, InvalidRequest, PayloadTooLarge
 from accessgov.http import body as bodies
@@ -270,22 +271,24 @@ def test_invalid_json_rejected(body: bytes) -> None:
 
 
 class Stream:
-    """An async body stream of fixed-size chunks that counts how many chunks were pulled."""
+    """An ASGI receive channel sending a body in fixed-size `http.request` messages, counting those received."""
 
-    def __init__(self, total: int | None, chunk: int = 4096) -> None:
-        self.total, self.chunk, self.pulled = total, chunk, 0
+    def __init__(self, total: int | None, chunk: int = 4096, *, disconnect_after: int | None = None) -> None:
+        self.total, self.chunk, self.pulled, self.sent = total, chunk, 0, 0
+        self.disconnect_after = disconnect_after
 
-    async def chunks(self) -> AsyncIterator[bytes]:
-        sent = 0
-        while self.total is None or sent < self.total:
-            size = self.chunk if self.total is None else min(self.chunk, self.total - sent)
-            self.pulled += 1
-            sent += size
-            yield b"a" * size
+    async def receive(self) -> dict[str, Any]:
+        if self.disconnect_after is not None and self.pulled == self.disconnect_after:
+            return {"type": "http.disconnect"}
+        self.pulled += 1
+        size = self.chunk if self.total is None else min(self.chunk, self.total - self.sent)
+        self.sent += size
+        more = self.total is None or self.sent < self.total
+        return {"type": "http.request", "body": b"a" * size, "more_body": more}
 
 
 def read(stream: Stream, limit: int = checks.MAX_BODY_BYTES) -> bytes:
-    return asyncio.run(bodies.read_limited_body(stream.chunks(), limit))
+    return asyncio.run(bodies.read_limited_body(stream.receive, limit))
 
 
 def test_exactly_64_kib_is_read() -> None:
@@ -317,3 +320,8 @@ def test_empty_and_small_bodies() -> None:
     assert read(Stream(10, chunk=3), limit=10) == b"a" * 10
     with pytest.raises(PayloadTooLarge):
         read(Stream(11, chunk=3), limit=10)
+
+
+def test_a_client_gone_mid_body_is_a_disconnect() -> None:
+    with pytest.raises(ClientDisconnect):
+        read(Stream(10_000, chunk=100, disconnect_after=3))
