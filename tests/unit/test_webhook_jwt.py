@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import functools
 import hashlib
 import hmac
@@ -13,11 +15,13 @@ from typing import Any
 import httpx
 import jwt
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.requests import Request
 
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.http.context import RequestContext
-from accessgov.webhooks import signing
+from accessgov.webhooks import jwt_token, signing
 from accessgov.webhooks.errors import WebhookAuthError
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import ALLOWED_ALGORITHMS, bearer_token, verify_webhook_jwt
@@ -730,3 +734,21 @@ def test_the_audience_path_is_the_request_urls_path(path: str) -> None:
     )
     ctx = RequestContext(request=request, operation_id="op")
     assert handler.endpoint_url(ctx) == "https://tenant.example" + request.url.path
+
+
+@given(st.binary(max_size=12), st.sampled_from(list(jwt_token._ALPHABET)))
+def test_a_segment_is_canonical_exactly_when_it_encodes_back_to_itself(data: bytes, last: int) -> None:
+    """The last character's spare bits decide (`_CANONICAL_LAST`): the verdict of decoding, encoding again and
+    comparing, for every last character after any data."""
+    segment = b64url(data).encode()[:-1] + bytes([last]) if data else bytes([last]) * 2
+    try:
+        decoded = base64.urlsafe_b64decode(segment + b"=" * (-len(segment) % 4))
+        canonical = b64url(decoded).encode() == segment
+    except binascii.Error:
+        canonical = False
+    try:
+        jwt_token._segment(segment, "payload")
+        accepted = True
+    except WebhookAuthError:
+        accepted = False
+    assert accepted == canonical
