@@ -149,4 +149,5 @@ def _extended(entry: tuple[bytes, list[Any]], items: list[Any]) -> bytes | None:
     if not added:
         return text
     tail = dumps_bytes(added)  # `[c,d]`: its inside joins the earlier text's
-    return text[:-1] + (b"," if written else b"") + tail[1:]
+    # One copy of the (long) earlier text: `text[:-1] + b"," + ...` made three.
+    return b"".join((memoryview(text)[:-1], b"," if written else b"", memoryview(tail)[1:]))

@@ -14,7 +14,7 @@ from accessgov.domain import expand, permissions, restart
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, NotFound, PermissionDenied
 from accessgov.http.context import RequestContext
-from accessgov.jsoncodec import GrowingArrays, RawJSON, dumps_bytes
+from accessgov.jsoncodec import GrowingArrays
 from accessgov.storage import directory, tasks
 from accessgov.storage.database import Database
 
@@ -65,7 +65,7 @@ class RestartHandler:
         now = datetime.fromtimestamp(self.clock(), UTC)
         step_id = f"step-{secrets.token_hex(10)}"  # 20 hex digits, as before (uuid4 cost 3x more)
 
-        def restart_task(session: Session) -> tuple[dict[str, Any], RawJSON, str, tasks.TaskWrites]:
+        def restart_task(session: Session) -> tuple[dict[str, Any], dict[str, Any], str, tasks.TaskWrites]:
             store = tasks.TaskWrites(session)
             found = store.lock(task_id)
             if found is None:
@@ -75,10 +75,9 @@ class RestartHandler:
                 document, load_policy=store.policy, new_step_id=step_id, now=_rfc3339(now), comment=comment
             )
             # The policy instance holds the growing history: stored as one step appended (`TaskWrites.replace`),
-            # and its text for the response extended from the last restart's.
+            # and its text for the response extended from the last restart's, then copied once, into the response.
             instance = updated["policy"]
-            history = _HISTORIES.dumps(row_id, instance["history"])
-            policy = RawJSON(dumps_bytes({**instance, "history": history}))
+            policy = {**instance, "history": _HISTORIES.dumps(row_id, instance["history"])}
             store.replace(row_id, updated, now)
             action_id = store.record_action(
                 task_id=row_id, kind="RESTART", comment=comment, actor=principal.subject, now=now
