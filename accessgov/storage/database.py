@@ -45,9 +45,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -86,8 +85,7 @@ BUSY_RETRY_SECONDS = 0.002
 SYNC_MIN_INTERVAL_SECONDS = 0.002
 
 
-@dataclass(frozen=True)
-class _Job:
+class _Job(NamedTuple):  # not a frozen dataclass: one per write, whose `__init__` cost several times a tuple's
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     unit: Unit[Any] | None = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql
@@ -36,9 +36,9 @@ _EVENTS = WebhookEvent.__table__
 _RUNS = AutomationRun.__table__
 
 
-@dataclass(frozen=True)
-class DeliveryResult:
-    """`accepted` with the queued (or skipped) run, or a duplicate (no run was queued)."""
+class DeliveryResult(NamedTuple):
+    """`accepted` with the queued (or skipped) run, or a duplicate (no run was queued). A named tuple, as
+    `Delivery`: one of each per delivery, and a frozen dataclass's `__init__` costs several times a tuple's."""
 
     accepted: bool
     run_id: str | None = None
@@ -133,8 +133,7 @@ def _claim_event(session: Session, listener_id: str, event_id: str, now: datetim
     return True
 
 
-@dataclass(frozen=True)
-class Delivery:
+class Delivery(NamedTuple):
     """One verified event to record: the arguments of `record_delivery`."""
 
     listener_id: str
