@@ -310,13 +310,14 @@ def test_cpu_bench_drives_every_target_to_success(capsys: pytest.CaptureFixture[
 
 def test_instruction_counts_are_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
     """`make bench-instructions --against HEAD`: the bare endpoint counted in this tree and in a worktree of HEAD
-    (the same code for it) gives the same count within half a percent, every request answered 200."""
+    (the same code for it) gives the same count within 2 %, every request answered 200. Not exactly the same: the
+    event loop's turns depend on timing, which shows over few requests on a machine busy with the rest of the suite."""
     from scripts import bench_instructions
 
-    assert bench_instructions.main(["--targets", "bare", "--requests", "30", "--against", "HEAD"]) == 0
+    assert bench_instructions.main(["--targets", "bare", "--requests", "60", "--against", "HEAD"]) == 0
     report = capsys.readouterr().out.split("== instructions per request", 1)[1]
     row = next(line.split() for line in report.splitlines() if line.startswith("bare "))
     here, there = (float(value.replace(",", "")) for value in row[1:3])
     assert 50_000 < here < 2_000_000, report  # a request's worth: neither nothing nor the whole start-up
-    assert abs(here - there) / there < 0.005, report
-    assert row[-3:] == ["200:30", "|", "200:30"], report
+    assert abs(here - there) / there < 0.02, report
+    assert row[-3:] == ["200:60", "|", "200:60"], report
