@@ -29,7 +29,7 @@ from typing import Any
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_HMAC_SECRET, seed_demo
-from accessgov.http.server import DEFAULT_GC_THRESHOLD, tune_gc
+from accessgov.http import heap
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from scripts import bench_deliveries as deliveries
 from scripts.bench_bare_app import app as bare_app
@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     backend = "postgres" if args.postgres else "sqlite"
     thresholds = gc.get_threshold()
-    tune_gc(DEFAULT_GC_THRESHOLD)  # the collector as `accessgov serve` sets it up (the bare endpoint shares it)
+    heap.set_young_threshold(heap.DEFAULT_YOUNG_THRESHOLD)  # as `accessgov serve` sets it (the bare endpoint too)
     try:
         with scratch_database(backend, args.postgres_url) as url:
             results = asyncio.run(run(args, url))

@@ -47,10 +47,10 @@ async def _child(target: str, requests: int) -> dict[str, int]:
     from scripts.bench_bare_app import app as bare_app
     from scripts.bench_servers import TENANT_BASE_URL, create_jwt_listener, scratch_database
 
-    with contextlib.suppress(ImportError):  # the collector as `accessgov serve` sets it up, where it does
-        from accessgov.http.server import DEFAULT_GC_THRESHOLD, tune_gc
+    with contextlib.suppress(ImportError, AttributeError):  # the collector as `accessgov serve` sets it, if it does
+        from accessgov.http import heap
 
-        tune_gc(DEFAULT_GC_THRESHOLD)
+        heap.set_young_threshold(heap.DEFAULT_YOUNG_THRESHOLD)
     signer = deliveries.JwtSigner(TENANT_BASE_URL)
     with scratch_database("sqlite", "") as url, deliveries.jwks_server(signer.jwks()) as jwks_url:
         engine = create_engine(url)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import gc
 import logging
 import os
 import shutil
@@ -28,6 +27,8 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors.multiprocess import Multiprocess
 
+from accessgov.http import heap
+
 log = logging.getLogger(__name__)
 
 DEFAULT_HEAD_TIMEOUT = 10.0
@@ -36,12 +37,6 @@ DEFAULT_LIMIT_CONCURRENCY = 1000
 DEFAULT_BACKLOG = 2048
 DEFAULT_GRACEFUL_SHUTDOWN = 10
 DEFAULT_KEEP_ALIVE = 5
-# Allocations between young-generation collections (Python's own: 700). A collection traverses every container still
-# alive, and a restart keeps large ones alive across awaits (a task's history, ~300 steps): under wrk, 700 made the
-# collector ~12 % of the loop's samples and restart's CPU grow round after round (189 -> 232 us), 50,000 held it at
-# ~180 us; GET page and HMAC deliveries unchanged. 0 leaves Python's thresholds alone.
-DEFAULT_GC_THRESHOLD = 50_000
-MAX_GC_THRESHOLD = 2**31 - 1  # gc.set_threshold takes a C int
 SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
@@ -201,7 +196,7 @@ class ServeOptions:
     log_level: str = "info"
     # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
     access_log: str = "json"
-    gc_threshold: int = DEFAULT_GC_THRESHOLD
+    gc_threshold: int = heap.DEFAULT_YOUNG_THRESHOLD  # see `accessgov.http.heap`
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
@@ -268,20 +263,6 @@ def die_with_supervisor() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def tune_gc(threshold: int) -> None:
-    """The serving process's garbage collector: what exists now (modules, the contract, the app) collected once and
-    frozen out of later collections, and `threshold` allocations between young-generation collections (0: Python's
-    thresholds unchanged). A process-wide setting: called by `serve` and each worker, never by an imported app."""
-    if not 0 <= threshold <= MAX_GC_THRESHOLD:
-        raise SystemExit(f"the GC threshold must be between 0 and {MAX_GC_THRESHOLD}, got {threshold}")
-    if threshold == 0:
-        return
-    gc.collect()
-    gc.freeze()
-    _, middle, oldest = gc.get_threshold()
-    gc.set_threshold(threshold, middle, oldest)
-
-
 def worker_app() -> Any:
     """App factory for worker processes (`accessgov serve --workers N`)."""
     from accessgov.app import create_app
@@ -289,7 +270,7 @@ def worker_app() -> Any:
 
     die_with_supervisor()
     app = create_app(ServerConfig.from_env())
-    tune_gc(ServeOptions.from_env().gc_threshold)
+    heap.set_young_threshold(ServeOptions.from_env().gc_threshold)
     return app
 
 
@@ -320,5 +301,5 @@ def serve(app: Any, options: ServeOptions) -> None:
         with _metrics_directory():
             Multiprocess(config, sockets=[sock]).run()
         return
-    tune_gc(options.gc_threshold)
+    heap.set_young_threshold(options.gc_threshold)
     uvicorn.Server(uvicorn_config(app, options)).run()

@@ -1,4 +1,5 @@
-"""The serving process's garbage-collector setting: `--gc-threshold` / ACCESSGOV_GC_THRESHOLD and `tune_gc`."""
+"""The serving process's young-generation threshold: `--gc-threshold` / ACCESSGOV_GC_THRESHOLD, and
+`heap.set_young_threshold` (the rest of the collector's setting is `heap.settle`'s, at the app's startup)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,15 @@ from collections.abc import Iterator
 import pytest
 
 from accessgov.cli import parser, serve_options
-from accessgov.http.server import DEFAULT_GC_THRESHOLD, MAX_GC_THRESHOLD, tune_gc
+from accessgov.http import heap
 
 
 @pytest.fixture
 def restored_gc() -> Iterator[None]:
-    """`tune_gc` is process-wide: the test process gets its collector back as it was."""
-    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    """The threshold is process-wide: the test process gets its collector back as it was."""
+    thresholds = gc.get_threshold()
     yield
-    gc.unfreeze()
     gc.set_threshold(*thresholds)
-    assert frozen == 0  # nothing else in the test process freezes: unfreezing restored it
 
 
 def options(*argv: str, env: dict[str, str] | None = None) -> int:
@@ -26,26 +25,31 @@ def options(*argv: str, env: dict[str, str] | None = None) -> int:
 
 
 def test_option_over_variable_over_default() -> None:
-    assert options() == DEFAULT_GC_THRESHOLD
+    assert options() == heap.DEFAULT_YOUNG_THRESHOLD == 50_000
     assert options(env={"ACCESSGOV_GC_THRESHOLD": "20000"}) == 20000
     assert options("--gc-threshold", "0", env={"ACCESSGOV_GC_THRESHOLD": "20000"}) == 0
 
 
-def test_tune_gc_freezes_what_exists_and_sets_the_young_threshold(restored_gc: None) -> None:
-    _, middle, oldest = gc.get_threshold()
-    tune_gc(12345)
-    assert gc.get_threshold() == (12345, middle, oldest)
-    assert gc.get_freeze_count() > 0  # the modules and objects of this process: out of later collections
+def test_the_young_threshold_is_set_and_settle_keeps_it(restored_gc: None) -> None:
+    gc.set_threshold(700, 10, 10)
+    heap.set_young_threshold(12345)
+    assert gc.get_threshold() == (12345, 10, 10)
+    heap.settle()
+    try:
+        assert gc.get_threshold() == (12345, 10, heap.FULL_COLLECTION_EVERY)
+    finally:
+        gc.unfreeze()
 
 
 def test_zero_leaves_the_collector_alone(restored_gc: None) -> None:
     before = gc.get_threshold()
-    tune_gc(0)
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    heap.set_young_threshold(0)
+    assert gc.get_threshold() == before
 
 
-@pytest.mark.parametrize("threshold", [-1, MAX_GC_THRESHOLD + 1])
+@pytest.mark.parametrize("threshold", [-1, heap.MAX_THRESHOLD + 1])
 def test_out_of_range_is_refused(threshold: int, restored_gc: None) -> None:
+    before = gc.get_threshold()
     with pytest.raises(SystemExit, match="GC threshold"):
-        tune_gc(threshold)
-    assert gc.get_freeze_count() == 0
+        heap.set_young_threshold(threshold)
+    assert gc.get_threshold() == before
