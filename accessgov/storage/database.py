@@ -330,17 +330,19 @@ class _KeptSession:
         self.session: Session | None = None
 
     def __call__(self) -> Session:
-        if self.session is None or self.connection is None or self.connection.closed:
+        connection = self.connection
+        if self.session is None or connection is None or connection.closed or connection.invalidated:
+            self.close()  # an invalidated connection (a broken DBAPI connection) is replaced, not reused
             self.connection = self.engine.connect()
             self.session = self.factory(bind=self.connection)
         return self.session
 
     def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-        if self.connection is not None:
-            self.connection.close()
-        self.session = self.connection = None
+        session, connection, self.session, self.connection = self.session, self.connection, None, None
+        if session is not None:
+            session.close()
+        if connection is not None:
+            connection.close()
 
 
 class _LoopWriter:

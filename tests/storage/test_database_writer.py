@@ -354,3 +354,18 @@ def test_sqlite_batches_share_one_connection_and_session(sqlite_db: Database) ->
     assert len(checkouts) <= 1  # 0 when the first batch ran before the listener: never one per batch
     with sqlite_db.sessions() as session:
         assert {s.key for s in session.query(Setting)} == {f"{t}-{n}" for t in (0, 2) for n in range(3)}
+
+
+def test_sqlite_writer_replaces_an_invalidated_connection(sqlite_db: Database) -> None:
+    """A broken connection (SQLAlchemy invalidates it) is not kept: the next batch commits on a new one."""
+
+    async def scenario() -> list[Any]:
+        first = await sqlite_db.write_batched(Recorder(), "before")
+        kept = sqlite_db._writer.sessions.connection  # type: ignore[union-attr]
+        assert kept is not None
+        kept.invalidate()
+        second = await sqlite_db.write_batched(Recorder(), "after")
+        assert sqlite_db._writer.sessions.connection is not kept  # type: ignore[union-attr]
+        return [first, second]
+
+    assert asyncio.run(scenario()) == ["stored before", "stored after"]
