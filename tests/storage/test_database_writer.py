@@ -10,7 +10,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -308,29 +308,23 @@ def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
         db.close()
 
 
-def test_sqlite_units_of_one_turn_look_the_loop_up_once(sqlite_db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sqlite_units_of_one_turn_look_the_loop_up_once(
+    sqlite_db: Database, count_loop_lookups: Callable[[], list[int]]
+) -> None:
     """Only the first unit of a turn asks for the running loop (a system call on Python 3.11); the others join the
     flush it scheduled, on that loop, and every unit still gets its own result."""
-    lookups = []
-    real = asyncio.get_running_loop
-    test_thread = threading.get_ident()
 
-    def counted() -> asyncio.AbstractEventLoop:
-        if threading.get_ident() == test_thread:  # not other tests' servers, still running in threads
-            lookups.append(1)
-        return real()
-
-    async def scenario() -> list[Any]:
-        monkeypatch.setattr(database_module.asyncio, "get_running_loop", counted)
+    async def scenario() -> tuple[list[Any], list[int]]:
+        lookups = count_loop_lookups()
         results = []
         for turn in range(3):
             recorder = Recorder()
             results += await asyncio.gather(
                 *(sqlite_db.write_batched(recorder, f"t{turn}-{n}") for n in range(5)), return_exceptions=True
             )
-        return results
+        return results, lookups
 
-    results = asyncio.run(scenario())
+    results, lookups = asyncio.run(scenario())
     assert results == [f"stored t{turn}-{n}" for turn in range(3) for n in range(5)]
     assert len(lookups) == 3
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -124,26 +123,20 @@ def test_what_is_pending_at_exit_is_written_by_the_exit_hook(writes: Writes) -> 
     assert writes == [b"last words\n"]
 
 
-def test_the_running_loop_is_looked_up_once_per_turn(writes: Writes, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_running_loop_is_looked_up_once_per_turn(
+    writes: Writes, count_loop_lookups: Callable[[], list[int]]
+) -> None:
     """Only the first line of a turn asks for the running loop (a system call on Python 3.11); the others join
     the flush it scheduled."""
     writer = LineWriter(writes.fd)
-    lookups = []
-    real = asyncio.get_running_loop
-    test_thread = threading.get_ident()
 
-    def counted() -> asyncio.AbstractEventLoop:
-        if threading.get_ident() == test_thread:  # not other tests' servers, still running in threads
-            lookups.append(1)
-        return real()
-
-    async def scenario() -> None:
-        monkeypatch.setattr(line_writer.asyncio, "get_running_loop", counted)
+    async def scenario() -> list[int]:
+        lookups = count_loop_lookups()
         for turn in range(3):
             for n in range(5):
                 writer.write(b'{"turn":%d,"n":%d}\n' % (turn, n))
             await asyncio.sleep(0)
+        return lookups
 
-    asyncio.run(scenario())
-    assert len(lookups) == 3
+    assert len(asyncio.run(scenario())) == 3
     assert len(writes) == 3 and all(data.count(b"\n") == 5 for data in writes)
