@@ -2,27 +2,31 @@
 
 With `accessgov serve --workers N` every worker writes its samples to `PROMETHEUS_MULTIPROC_DIR` (a temporary
 directory the supervisor creates and removes), and `/metrics` on any worker reports the sum over all workers.
-Label children are cached here, so the request path does one dict lookup per metric, not a `labels()` call.
+Label children are cached here, so the request path does one dict lookup per metric, not a `labels()` call; the
+request counter and duration histogram of a single process are a `RequestRecorder` (plain dicts, no lock per
+sample), exposed as the same families.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from bisect import bisect_left
+from collections.abc import Iterator
+from itertools import accumulate
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
-REQUESTS = Counter(
-    "accessgov_http_requests", "HTTP requests answered, by operation id and status.", ["operation", "status"]
-)
-REQUEST_SECONDS = Histogram(
-    "accessgov_http_request_duration_seconds",
-    "Time from the request head to the end of the response, by operation id.",
-    ["operation"],
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
-)
+REQUESTS_NAME, REQUESTS_HELP = "accessgov_http_requests", "HTTP requests answered, by operation id and status."
+REQUEST_SECONDS_NAME = "accessgov_http_request_duration_seconds"
+REQUEST_SECONDS_HELP = "Time from the request head to the end of the response, by operation id."
+REQUEST_SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 DELIVERIES = Counter(
     "accessgov_webhook_deliveries",
     "Webhook deliveries by outcome (accepted, duplicate, rejected) and reason (the Error code; empty if accepted).",
@@ -42,16 +46,67 @@ def _child(metric: Any, *labels: str) -> Any:
     return child
 
 
-# (request counter, duration histogram) children by (operation, status): one lookup per request, no label text.
+class RequestRecorder(Collector):
+    """The request counter and duration histogram of one process, in plain dicts: every request records into them
+    from the event loop's thread, so no sample needs prometheus-client's lock (a counter, a sum and a bucket
+    locked per request were ~2.5 us of a GET page's ~60 us in process). Collected as the families a `Counter` and a
+    `Histogram` would expose (`_total` and `_created`; `_bucket`, `_count`, `_sum`)."""
+
+    def __init__(self, buckets: tuple[float, ...] = REQUEST_SECONDS_BUCKETS) -> None:
+        self.bounds = buckets
+        self.bucket_labels = [floatToGoString(bound) for bound in buckets] + ["+Inf"]
+        self.counts: dict[tuple[str, int], list[float]] = {}  # (operation, status) -> [count, created]
+        self.durations: dict[str, list[float]] = {}  # operation -> [per-bucket counts..., sum]
+
+    def observe(self, operation: str, status: int, seconds: float) -> None:
+        counted = self.counts.get((operation, status))
+        if counted is None:
+            counted = self.counts[(operation, status)] = [0, time.time()]
+        counted[0] += 1
+        durations = self.durations.get(operation)
+        if durations is None:
+            durations = self.durations[operation] = [0.0] * (len(self.bounds) + 2)
+        durations[bisect_left(self.bounds, seconds)] += 1  # a bucket counts what is <= its bound
+        durations[-1] += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        requests = CounterMetricFamily(REQUESTS_NAME, REQUESTS_HELP, labels=("operation", "status"))
+        for (operation, status), (count, created) in sorted(self.counts.items()):
+            requests.add_metric((operation, str(status)), count, created=created)
+        seconds = HistogramMetricFamily(REQUEST_SECONDS_NAME, REQUEST_SECONDS_HELP, labels=("operation",))
+        for operation, durations in sorted(self.durations.items()):
+            cumulative = zip(self.bucket_labels, accumulate(durations[:-1]), strict=True)
+            seconds.add_metric((operation,), list(cumulative), durations[-1])
+        return iter((requests, seconds))
+
+
+def _request_metrics() -> Any:
+    """What records each request: with workers (multiprocess mode) prometheus-client's file-backed Counter and
+    Histogram, which `/metrics` sums over the workers; in one process the `RequestRecorder`."""
+    if os.environ.get(MULTIPROC_ENV):
+        return Counter(REQUESTS_NAME, REQUESTS_HELP, ["operation", "status"]), Histogram(
+            REQUEST_SECONDS_NAME, REQUEST_SECONDS_HELP, ["operation"], buckets=REQUEST_SECONDS_BUCKETS
+        )
+    recorder = RequestRecorder()
+    REGISTRY.register(recorder)
+    return recorder
+
+
+_REQUEST_METRICS = _request_metrics()
+# (request counter, duration histogram) children by (operation, status), in multiprocess mode: one lookup.
 _request_children: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 def observe_request(operation: str, status: int, seconds: float) -> None:
+    if isinstance(_REQUEST_METRICS, RequestRecorder):
+        _REQUEST_METRICS.observe(operation, status, seconds)
+        return
     children = _request_children.get((operation, status))
     if children is None:
+        requests, durations = _REQUEST_METRICS
         children = _request_children[(operation, status)] = (
-            _child(REQUESTS, operation, str(status)),
-            _child(REQUEST_SECONDS, operation),
+            _child(requests, operation, str(status)),
+            _child(durations, operation),
         )
     children[0].inc()
     children[1].observe(seconds)
