@@ -16,6 +16,8 @@ import os
 import select
 import weakref
 
+from accessgov.running_loop import running_loop
+
 PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees at least 512
 # One exit hook for every live writer: an app built and dropped (tests build hundreds) leaves nothing behind.
 _WRITERS: weakref.WeakSet[LineWriter] = weakref.WeakSet()
@@ -38,13 +40,8 @@ class LineWriter:
 
     def write(self, line: bytes) -> None:
         self.pending.append(line)
-        scheduled = self.scheduled_on
-        if scheduled is not None and scheduled.is_running():
-            # A flush is due this turn already. Checked first: on Python 3.11 get_running_loop() costs a getpid
-            # system call (1.7 % of a GET page's event-loop samples, py-spy --native).
-            return
         try:
-            loop = asyncio.get_running_loop()
+            loop = running_loop(self.scheduled_on)  # a flush due this turn already: its loop, without asking
         except RuntimeError:
             self.flush()
             return

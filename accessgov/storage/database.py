@@ -53,6 +53,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.errors import ApiError
+from accessgov.running_loop import running_loop
 from accessgov.storage.engine import (
     SQLITE_BUSY_TIMEOUT_MS,
     SQLITE_SYNCHRONOUS,
@@ -369,10 +370,7 @@ class _LoopWriter:
         self.growing_turns = 0
 
     def submit(self, unit: Unit[T] | None = None, batch_unit: BatchUnit | None = None, item: Any = None) -> Any:
-        # A unit joining a flush already scheduled this turn takes that flush's loop, the one running: on Python 3.11
-        # get_running_loop() is a getpid system call (2.6 % of a JWT delivery's loop samples, py-spy --native).
-        scheduled = self.scheduled_on
-        loop = scheduled if scheduled is not None and scheduled.is_running() else asyncio.get_running_loop()
+        loop = running_loop(self.scheduled_on)  # a unit joining a flush scheduled this turn takes its loop
         future: asyncio.Future[Any] = loop.create_future()
         self.pending.append(_Job(loop, future, unit, batch_unit, item))
         self._schedule(loop)  # also when a loop that closed had a flush scheduled, which it never ran
