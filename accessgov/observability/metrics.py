@@ -80,36 +80,42 @@ class RequestRecorder(Collector):
         return iter((requests, seconds))
 
 
-def _request_metrics() -> Any:
-    """What records each request: with workers (multiprocess mode) prometheus-client's file-backed Counter and
-    Histogram, which `/metrics` sums over the workers; in one process the `RequestRecorder`."""
-    if os.environ.get(MULTIPROC_ENV):
-        return Counter(REQUESTS_NAME, REQUESTS_HELP, ["operation", "status"]), Histogram(
+class _WorkerRequests:
+    """The request counter and duration histogram with workers (multiprocess mode): prometheus-client's file-backed
+    Counter and Histogram, which `/metrics` sums over the workers; their children by (operation, status)."""
+
+    def __init__(self) -> None:
+        self.requests = Counter(REQUESTS_NAME, REQUESTS_HELP, ["operation", "status"])
+        self.seconds = Histogram(
             REQUEST_SECONDS_NAME, REQUEST_SECONDS_HELP, ["operation"], buckets=REQUEST_SECONDS_BUCKETS
         )
+        self.children: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+    def observe(self, operation: str, status: int, seconds: float) -> None:
+        children = self.children.get((operation, status))
+        if children is None:
+            children = self.children[(operation, status)] = (
+                self.requests.labels(operation, str(status)),
+                self.seconds.labels(operation),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
+
+
+def _request_metrics() -> RequestRecorder | _WorkerRequests:
+    """What records each request: with workers, `_WorkerRequests`; in one process, the `RequestRecorder`."""
+    if os.environ.get(MULTIPROC_ENV):
+        return _WorkerRequests()
     recorder = RequestRecorder()
     REGISTRY.register(recorder)
     return recorder
 
 
 _REQUEST_METRICS = _request_metrics()
-# (request counter, duration histogram) children by (operation, status), in multiprocess mode: one lookup.
-_request_children: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 def observe_request(operation: str, status: int, seconds: float) -> None:
-    if isinstance(_REQUEST_METRICS, RequestRecorder):
-        _REQUEST_METRICS.observe(operation, status, seconds)
-        return
-    children = _request_children.get((operation, status))
-    if children is None:
-        requests, durations = _REQUEST_METRICS
-        children = _request_children[(operation, status)] = (
-            _child(requests, operation, str(status)),
-            _child(durations, operation),
-        )
-    children[0].inc()
-    children[1].observe(seconds)
+    _REQUEST_METRICS.observe(operation, status, seconds)
 
 
 def delivery(outcome: str, reason: str = "") -> None:
