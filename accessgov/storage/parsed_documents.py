@@ -16,6 +16,10 @@ from accessgov.jsoncodec import loads, loads_each
 from accessgov.text_lru import TextLru
 
 
+def _as_parsed(document: Any) -> Any:
+    return document
+
+
 class ParsedDocuments:
     """Parsed documents by key, with the text each was parsed from. Thread-safe (PostgreSQL's writer threads).
 
@@ -23,7 +27,7 @@ class ParsedDocuments:
     caller needs of each document besides the document itself, such as an entitlement's view on a page.
     """
 
-    def __init__(self, max_text_chars: int = 8 * 2**20, *, derive: Callable[[Any], Any] | None = None) -> None:
+    def __init__(self, max_text_chars: int = 8 * 2**20, *, derive: Callable[[Any], Any] = _as_parsed) -> None:
         self._parsed: TextLru[str, Any] = TextLru(max_text_chars)
         self._derive = derive
 
@@ -33,7 +37,7 @@ class ParsedDocuments:
         entry = self._parsed.get(key)
         if entry is not None and entry[0] == text:
             return entry[1]
-        value = loads(text) if self._derive is None else self._derive(loads(text))
+        value = self._derive(loads(text))
         self._parsed.put(key, text, value)
         return value
 
@@ -46,12 +50,11 @@ class ParsedDocuments:
         ]
         missing = [index for index, document in enumerate(documents) if document is None]
         if missing:
-            derive = self._derive
             for index, document in zip(missing, loads_each([texts[index] for index in missing]), strict=True):
-                documents[index] = value = document if derive is None else derive(document)
+                documents[index] = value = self._derive(document)
                 self._parsed.put(keys[index], texts[index], value)
         return documents
 
     def remember(self, key: Hashable, text: str, document: Any) -> None:
         """Keep `document` as what `text` holds for `key` (a document just stored as `text`, say)."""
-        self._parsed.put(key, text, document if self._derive is None else self._derive(document))
+        self._parsed.put(key, text, self._derive(document))
