@@ -126,13 +126,14 @@ class WebhookHandler:
         limiter = self.limiter
         assert limiter is not None
         credential = "listener:" + listener.id
-        if not limiter.quiet():
-            await limiter.check(self._address_text(ctx, address), credential)
+        client = None if limiter.quiet() else self._address_text(ctx, address)
+        if client is not None:
+            await limiter.check(client, credential)
         try:
             await self._authenticate(ctx, listener, timestamp, event_id, now)
         except ApiError as error:
             if error.code in COUNTED_FAILURES:
-                await limiter.failed(self._address_text(ctx, address), credential)
+                await limiter.failed(client or self._address_text(ctx, address), credential)
             raise
 
     def _address_text(self, ctx: RequestContext, address: Address | None) -> str:
