@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.requests import Request
 
+from accessgov import base64url
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.http.context import RequestContext
 from accessgov.webhooks import jwt_token, signing
@@ -736,10 +737,10 @@ def test_the_audience_path_is_the_request_urls_path(path: str) -> None:
     assert handler.endpoint_url(ctx) == "https://tenant.example" + request.url.path
 
 
-@given(st.binary(max_size=12), st.sampled_from(list(jwt_token._ALPHABET)))
+@given(st.binary(max_size=12), st.sampled_from(list(base64url.ALPHABET)))
 def test_a_segment_is_canonical_exactly_when_it_encodes_back_to_itself(data: bytes, last: int) -> None:
-    """The last character's spare bits decide (`_CANONICAL_LAST`): the verdict of decoding, encoding again and
-    comparing, for every last character after any data."""
+    """The last character's spare bits decide (`base64url.decode_canonical`): the verdict of decoding, encoding
+    again and comparing, for every last character after any data."""
     segment = b64url(data).encode()[:-1] + bytes([last]) if data else bytes([last]) * 2
     try:
         decoded = base64.urlsafe_b64decode(segment + b"=" * (-len(segment) % 4))
