@@ -1,5 +1,6 @@
 """Serving the app under uvicorn with edges that hold: request-head and body-idle deadlines, a connection cap,
-a draining shutdown, and worker processes that die with their supervisor.
+a draining shutdown, and worker processes that die with their supervisor. Each response leaves in one write
+(`coalescing`).
 
 uvicorn bounds idle keep-alive connections but not a request head that never completes (slowloris) nor a body
 that stalls, so the HTTP protocols are subclassed with two timers: the head timer runs from the connection (or
@@ -28,6 +29,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors.multiprocess import Multiprocess
 
 from accessgov.http import heap
+from accessgov.http.coalescing import CoalescingTransport
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ class H11EdgeProtocol(_Deadlines, H11Protocol):
         self._init_deadlines(config)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(CoalescingTransport.around(transport, self.loop))
         self._arm_head()
 
     def data_received(self, data: bytes) -> None:
@@ -136,7 +138,7 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
             self._init_deadlines(config)
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            super().connection_made(CoalescingTransport.around(transport, self.loop))
             self._arm_head()
 
         def on_message_begin(self) -> None:

@@ -1,0 +1,215 @@
+"""A response leaves in one write: `CoalescingTransport` alone, and inside both of the server's HTTP protocols."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+import uvicorn
+from uvicorn.server import ServerState
+
+from accessgov.http import server
+from accessgov.http.coalescing import CoalescingTransport
+
+HEAD = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n"
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+class RecordingTransport:
+    """The calls a transport received, each write as the bytes one system call would send."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.calls: list[str] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.calls.append("write")
+        self.sent.append(bytes(data))
+
+    def writelines(self, lines: Any) -> None:
+        self.calls.append("writelines")
+        self.sent.append(b"".join(lines))
+
+    def close(self) -> None:
+        self.calls.append("close")
+        self.closing = True
+
+    def abort(self) -> None:
+        self.calls.append("abort")
+        self.closing = True
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+    def pause_reading(self) -> None:
+        self.calls.append("pause_reading")
+
+    def resume_reading(self) -> None:
+        self.calls.append("resume_reading")
+
+
+def _coalescing() -> tuple[CoalescingTransport, RecordingTransport, asyncio.AbstractEventLoop]:
+    loop = asyncio.new_event_loop()
+    inner = RecordingTransport()
+    return CoalescingTransport(inner, loop), inner, loop  # type: ignore[arg-type]
+
+
+def _end_of_step(loop: asyncio.AbstractEventLoop) -> None:
+    loop.run_until_complete(asyncio.sleep(0))
+
+
+def test_a_head_and_its_body_leave_in_one_write() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        transport.write(HEAD)
+        assert inner.sent == []
+        transport.write(b"ok")
+        assert inner.sent == [HEAD + b"ok"]
+        _end_of_step(loop)
+        assert inner.sent == [HEAD + b"ok"]  # the scheduled flush finds nothing held
+    finally:
+        loop.close()
+
+
+def test_a_head_alone_leaves_at_the_end_of_its_step() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        transport.write(HEAD)  # a HEAD response, a 100 Continue, or a stream that awaits before its first chunk
+        _end_of_step(loop)
+        assert inner.sent == [HEAD]
+        transport.write(b"chunk")  # not held: nothing follows a body
+        assert inner.sent == [HEAD, b"chunk"]
+    finally:
+        loop.close()
+
+
+def test_bytes_leave_in_the_order_written() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        for data in (b"HTTP/1.1 100 Continue\r\n\r\n", HEAD, b"ok", b"more", HEAD):
+            transport.write(data)
+        _end_of_step(loop)
+        assert b"".join(inner.sent) == b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD + b"okmore" + HEAD
+        assert inner.sent == [b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD, b"ok", b"more", HEAD]
+    finally:
+        loop.close()
+
+
+def test_close_sends_what_is_held_first() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        transport.write(HEAD)
+        assert transport.get_write_buffer_size() == len(HEAD)
+        transport.close()
+        assert (inner.sent, inner.calls) == ([HEAD], ["write", "close"])
+    finally:
+        loop.close()
+
+
+def test_abort_drops_what_is_held() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        transport.write(HEAD)
+        transport.abort()
+        _end_of_step(loop)
+        assert (inner.sent, inner.calls) == ([], ["abort"])
+    finally:
+        loop.close()
+
+
+def test_a_head_held_when_the_peer_left_is_dropped() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        transport.write(HEAD)
+        inner.closing = True  # the connection was lost before the step ended
+        _end_of_step(loop)
+        assert inner.sent == []
+    finally:
+        loop.close()
+
+
+def test_everything_else_is_the_transport_s_own() -> None:
+    transport, inner, loop = _coalescing()
+    try:
+        assert transport.get_extra_info("peername") == ("127.0.0.1", 50000)
+        transport.pause_reading()
+        transport.resume_reading()
+        assert inner.calls == ["pause_reading", "resume_reading"]
+        assert transport.is_closing() is False
+    finally:
+        loop.close()
+
+
+async def _ok(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    await receive()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def _streamed(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await asyncio.sleep(0)  # the head is not held past this step
+    await send({"type": "http.response.body", "body": b"a", "more_body": True})
+    await send({"type": "http.response.body", "body": b"b"})
+
+
+def _serve(http: str, app: App, request: bytes) -> RecordingTransport:
+    """`request` through the server's protocol for `http` on a recording transport, until the app is done."""
+    protocol_class = server.PROTOCOLS[http]
+    if protocol_class is None:
+        pytest.fail(f"{http} is not installed")
+    config = uvicorn.Config(app=app, http=protocol_class, lifespan="off", log_level="warning")
+    config.load()
+    loop = asyncio.new_event_loop()
+    try:
+        state = ServerState()
+        protocol: Any = protocol_class(config=config, server_state=state, app_state={}, _loop=loop)  # type: ignore[call-arg]
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(request)
+
+        async def settled() -> None:
+            while state.tasks:
+                await asyncio.gather(*state.tasks)
+            await asyncio.sleep(0)
+
+        loop.run_until_complete(settled())
+        protocol.connection_lost(None)
+        return transport
+    finally:
+        loop.close()
+
+
+HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])
+GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+@HTTP
+def test_each_response_of_the_server_is_one_write(http: str) -> None:
+    transport = _serve(http, _ok, GET + GET)  # two pipelined requests: two responses, a write each
+    sent = [data for data in transport.sent if data]  # h11 also writes its end of message, b"": no system call
+    responses = [data for data in sent if data.startswith(b"HTTP/1.1 200")]
+    assert len(sent) == len(responses) == 2, transport.sent
+    assert all(response.endswith(b"\r\n\r\nok") for response in responses)
+
+
+@HTTP
+def test_a_streamed_response_and_a_head_request_still_arrive_whole(http: str) -> None:
+    streamed = b"".join(_serve(http, _streamed, GET).sent)
+    assert streamed.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in streamed.lower()
+    assert streamed.endswith(b"\r\n\r\n1\r\na\r\n1\r\nb\r\n0\r\n\r\n")
+    head = [data for data in _serve(http, _ok, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").sent if data]
+    assert len(head) == 1 and head[0].startswith(b"HTTP/1.1 200") and head[0].endswith(b"\r\n\r\n")
