@@ -53,6 +53,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.errors import ApiError
+from accessgov.observability import metrics
 from accessgov.running_loop import running_loop
 from accessgov.storage.engine import (
     SQLITE_BUSY_TIMEOUT_MS,
@@ -264,9 +265,11 @@ class _WalSync:
             except OSError as failed:  # committed, but not known to be on disk: the callers are told so
                 log.error("fdatasync of %s failed: %s", self.wal, failed)
                 error = failed
+            synced = time.monotonic() - last_started
             jobs = [job for batch, _ in waiting for job in batch]
             outcomes = [outcome for _, batch_outcomes in waiting for outcome in batch_outcomes]
             _settle_outcomes(jobs, outcomes if error is None else [(None, error)] * len(jobs))
+            metrics.sqlite_wal_synced(synced)  # after the callers are on their way
 
     def _sync(self) -> None:
         try:  # opened each time: a checkpoint may truncate the WAL, a last connection closing may remove it
@@ -307,7 +310,9 @@ class _Checkpointer:
                 # A raw connection in autocommit: through a SQLAlchemy Connection the pragma would run inside the
                 # transaction it begins (BEGIN IMMEDIATE here), where SQLite cannot checkpoint at all.
                 connection = connection or self.engine.raw_connection()
+                started = time.monotonic()
                 connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                metrics.sqlite_checkpointed(time.monotonic() - started)
             except Exception:  # the next round retries; a WAL that grows is no reason to stop serving
                 log.exception("SQLite checkpoint failed")
                 if connection is not None:

@@ -149,6 +149,9 @@ def test_metrics_move_with_traffic(served: tuple[Served, httpx.Client]) -> None:
     assert moved("accessgov_webhook_deliveries_total", outcome="rejected", reason="SIGNATURE_MISMATCH") == 1
     assert moved("accessgov_automation_runs_total", status="QUEUED") == 1
     assert moved("accessgov_automation_runs_total", status="SUCCEEDED") == 1
+    # SQLite: the accepted delivery was answered after an fdatasync of the WAL, and that sync was timed.
+    assert moved("accessgov_sqlite_wal_sync_duration_seconds_count") >= 1
+    assert moved("accessgov_sqlite_wal_sync_duration_seconds_sum") > 0
 
 
 def test_healthz_and_readyz(served: tuple[Served, httpx.Client]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
@@ -80,6 +81,10 @@ async def queue_behind_a_held_writer(db: Database, recorder: Recorder, items: li
     release.set()
     await blocker
     return await asyncio.gather(*calls, return_exceptions=True)
+
+
+def _count(sample: str) -> float:
+    return REGISTRY.get_sample_value(sample) or 0.0
 
 
 def stored(db: Database) -> dict[str, str]:
@@ -170,6 +175,8 @@ def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
         synced.append(descriptor)
 
     monkeypatch.setattr(database_module.os, "fdatasync", slow_fdatasync)
+    count, total = "accessgov_sqlite_wal_sync_duration_seconds_count", "accessgov_sqlite_wal_sync_duration_seconds_sum"
+    count_before, total_before = _count(count), _count(total)
 
     async def scenario() -> None:
         write = asyncio.ensure_future(sqlite_db.write(store("item-durable")))
@@ -178,11 +185,18 @@ def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
         # Committed (a reader sees it) but not yet answered: the loop goes on serving meanwhile.
         seen = await sqlite_db.read(lambda session: session.get(Setting, "item-durable"))
         assert seen is not None and not write.done()
+        await asyncio.sleep(0.1)  # a slow disk
         release.set()
         assert await write == "item-durable"
         assert len(synced) == 1
 
     asyncio.run(scenario())
+    # The slow sync is in the sync-duration histogram (observed just after the callers were answered).
+    deadline = time.monotonic() + 5
+    while _count(count) == count_before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _count(count) == count_before + 1
+    assert _count(total) - total_before >= 0.1
 
 
 def test_sqlite_syncs_at_once_after_a_quiet_spell_and_shares_one_sync_under_load(sqlite_db: Database) -> None:
@@ -277,6 +291,7 @@ def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
     from its start instead of growing without end)."""
     monkeypatch.setattr(database_module, "CHECKPOINT_SECONDS", 0.05)
     path = tmp_path / "checkpoint.db"
+    timed_before = _count("accessgov_sqlite_checkpoint_duration_seconds_count")
     db = Database(f"sqlite:///{path}")
     checkpoints: list[str] = []
 
@@ -294,6 +309,7 @@ def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
             time.sleep(0.01)
         assert path.stat().st_size > size_before  # pages copied from the WAL into the database file
         assert "db-checkpoint" in checkpoints
+        assert _count("accessgov_sqlite_checkpoint_duration_seconds_count") > timed_before  # and timed
         # The copy holds the commit: the database file alone (the WAL moved aside) has the row.
         copy = tmp_path / "copy.db"
         copy.write_bytes(path.read_bytes())
