@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -57,96 +58,86 @@ class RecordingTransport:
         self.calls.append("resume_reading")
 
 
-def _coalescing() -> tuple[CoalescingTransport, RecordingTransport, asyncio.AbstractEventLoop]:
+@dataclass
+class Wrapped:
+    """A `CoalescingTransport` over a recording one, on a loop of its own."""
+
+    loop: asyncio.AbstractEventLoop
+    inner: RecordingTransport = field(default_factory=RecordingTransport)
+
+    def __post_init__(self) -> None:
+        self.transport = CoalescingTransport(self.inner, self.loop)  # type: ignore[arg-type]
+
+    def end_of_step(self) -> None:
+        self.loop.run_until_complete(asyncio.sleep(0))
+
+
+@pytest.fixture
+def wrapped() -> Iterator[Wrapped]:
     loop = asyncio.new_event_loop()
-    inner = RecordingTransport()
-    return CoalescingTransport(inner, loop), inner, loop  # type: ignore[arg-type]
+    yield Wrapped(loop)
+    loop.close()
 
 
-def _end_of_step(loop: asyncio.AbstractEventLoop) -> None:
-    loop.run_until_complete(asyncio.sleep(0))
+def test_a_head_and_its_body_leave_in_one_write(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    transport.write(HEAD)
+    assert inner.sent == []
+    transport.write(b"ok")
+    assert inner.sent == [HEAD + b"ok"]
+    wrapped.end_of_step()
+    assert inner.sent == [HEAD + b"ok"]  # the scheduled flush finds nothing held
 
 
-def test_a_head_and_its_body_leave_in_one_write() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        transport.write(HEAD)
-        assert inner.sent == []
-        transport.write(b"ok")
-        assert inner.sent == [HEAD + b"ok"]
-        _end_of_step(loop)
-        assert inner.sent == [HEAD + b"ok"]  # the scheduled flush finds nothing held
-    finally:
-        loop.close()
+def test_a_head_alone_leaves_at_the_end_of_its_step(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    transport.write(HEAD)  # a HEAD response, a 100 Continue, or a stream that awaits before its first chunk
+    wrapped.end_of_step()
+    assert inner.sent == [HEAD]
+    transport.write(b"chunk")  # not held: nothing follows a body
+    assert inner.sent == [HEAD, b"chunk"]
 
 
-def test_a_head_alone_leaves_at_the_end_of_its_step() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        transport.write(HEAD)  # a HEAD response, a 100 Continue, or a stream that awaits before its first chunk
-        _end_of_step(loop)
-        assert inner.sent == [HEAD]
-        transport.write(b"chunk")  # not held: nothing follows a body
-        assert inner.sent == [HEAD, b"chunk"]
-    finally:
-        loop.close()
+def test_bytes_leave_in_the_order_written(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    for data in (b"HTTP/1.1 100 Continue\r\n\r\n", HEAD, b"ok", b"more", HEAD):
+        transport.write(data)
+    wrapped.end_of_step()
+    assert b"".join(inner.sent) == b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD + b"okmore" + HEAD
+    assert inner.sent == [b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD, b"ok", b"more", HEAD]
 
 
-def test_bytes_leave_in_the_order_written() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        for data in (b"HTTP/1.1 100 Continue\r\n\r\n", HEAD, b"ok", b"more", HEAD):
-            transport.write(data)
-        _end_of_step(loop)
-        assert b"".join(inner.sent) == b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD + b"okmore" + HEAD
-        assert inner.sent == [b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD, b"ok", b"more", HEAD]
-    finally:
-        loop.close()
+def test_close_sends_what_is_held_first(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    transport.write(HEAD)
+    assert transport.get_write_buffer_size() == len(HEAD)
+    transport.close()
+    assert (inner.sent, inner.calls) == ([HEAD], ["write", "close"])
 
 
-def test_close_sends_what_is_held_first() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        transport.write(HEAD)
-        assert transport.get_write_buffer_size() == len(HEAD)
-        transport.close()
-        assert (inner.sent, inner.calls) == ([HEAD], ["write", "close"])
-    finally:
-        loop.close()
+def test_abort_drops_what_is_held(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    transport.write(HEAD)
+    transport.abort()
+    wrapped.end_of_step()
+    assert (inner.sent, inner.calls) == ([], ["abort"])
 
 
-def test_abort_drops_what_is_held() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        transport.write(HEAD)
-        transport.abort()
-        _end_of_step(loop)
-        assert (inner.sent, inner.calls) == ([], ["abort"])
-    finally:
-        loop.close()
+def test_a_head_held_when_the_peer_left_is_dropped(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    transport.write(HEAD)
+    inner.closing = True  # the connection was lost before the step ended
+    wrapped.end_of_step()
+    assert inner.sent == []
 
 
-def test_a_head_held_when_the_peer_left_is_dropped() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        transport.write(HEAD)
-        inner.closing = True  # the connection was lost before the step ended
-        _end_of_step(loop)
-        assert inner.sent == []
-    finally:
-        loop.close()
-
-
-def test_everything_else_is_the_transport_s_own() -> None:
-    transport, inner, loop = _coalescing()
-    try:
-        assert transport.get_extra_info("peername") == ("127.0.0.1", 50000)
-        transport.pause_reading()
-        transport.resume_reading()
-        assert inner.calls == ["pause_reading", "resume_reading"]
-        assert transport.is_closing() is False
-    finally:
-        loop.close()
+def test_everything_else_is_the_transport_s_own(wrapped: Wrapped) -> None:
+    transport, inner = wrapped.transport, wrapped.inner
+    assert transport.get_extra_info("peername") == ("127.0.0.1", 50000)
+    transport.pause_reading()
+    transport.resume_reading()
+    assert inner.calls == ["pause_reading", "resume_reading"]
+    assert transport.is_closing() is False
 
 
 async def _ok(scope: dict[str, Any], receive: Any, send: Any) -> None:
