@@ -378,6 +378,11 @@ def _statuses(result: WrkResult) -> str:
     return ",".join(f"{status}:{count}" for status, count in sorted(result.statuses.items()))
 
 
+def _spread(ratios: list[float]) -> str:
+    """The lowest and highest ratio of the rounds ("0.29-0.33"): how far one run's noise moves a median."""
+    return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -444,10 +449,11 @@ def print_wrk_table(bench: Bench) -> None:
     report = bench.report
     print(f"\n== wrk, closed loop ({CONNECTIONS} connections): median of {bench.args.repeat} round(s) ==")
     print("(deliveries: `drain s` = time after the run until the automations they queued had run; `sustained` =")
-    print(" accepted / (run + drain), the rate the server keeps up with when the automations are counted)")
+    print(" accepted / (run + drain), the rate the server keeps up with when the automations are counted;")
+    print(" `rounds` = the lowest and highest of the rounds' own ratios, whose median is `x bare`)")
     print(
         f"{'target':18} {'db':9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'x bare':>7} "
-        f"{'drain s':>8} {'sustained':>9} {'x bare':>7}"
+        f"{'rounds':>10} {'drain s':>8} {'sustained':>9} {'x bare':>7}"
     )
     for row in report.rows:
         if not row.runs:
@@ -462,7 +468,8 @@ def print_wrk_table(bench: Bench) -> None:
         )
         line = (
             f"{row.target:18} {row.db:9} {row.median(lambda r: r.rate):8.0f} {row.median(lambda r: r.p50_ms):8.1f} "
-            f"{row.median(lambda r: r.p99_ms):8.1f} {row.non2xx:8d} {_median(row.ratios):7.2f} {sustained}"
+            f"{row.median(lambda r: r.p99_ms):8.1f} {row.non2xx:8d} {_median(row.ratios):7.2f} "
+            f"{_spread(row.ratios):>10} {sustained}"
         )
         print(line.rstrip() + replays)
     for db, (accepted, sustained_ratio) in report.workers.items():
@@ -503,7 +510,8 @@ def print_targets(bench: Bench) -> None:
             row = report.row(target, db)
             if row and row.ratios:
                 ratio = statistics.median(row.ratios)
-                lines.append((f"{target} >= {minimum:.2f}x bare ({db})", f"{ratio:.2f}x", ratio >= minimum))
+                measured = f"{ratio:.2f}x (rounds {_spread(row.ratios)})"
+                lines.append((f"{target} >= {minimum:.2f}x bare ({db})", measured, ratio >= minimum))
             if row and row.sustained_ratios:
                 ratio = statistics.median(row.sustained_ratios)
                 name = f"{target} sustained >= {minimum:.2f}x bare ({db})"
@@ -551,7 +559,7 @@ def print_targets(bench: Bench) -> None:
     print("\n== issue targets (printed, never asserted) ==")
     for name, measured, met in lines:
         verdict = "" if met is None else ("met" if met else "NOT met")
-        print(f"{name:58} {measured:>12}  {verdict}")
+        print(f"{name:58} {measured:>26}  {verdict}")
 
 
 # -- entry point -------------------------------------------------------------------------------------------------

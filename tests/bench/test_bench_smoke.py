@@ -32,7 +32,7 @@ from scripts.bench_servers import (
     hmac_secret,
     scratch_database,
 )
-from scripts.bench_wrk import HttpRequest, parse_wrk_output, request_line, run_wrk, write_request_file
+from scripts.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
 
 # Captured from `wrk -t2 -c16 -d3s --latency -s scripts/bench_requests.lua` against the bare endpoint.
 WRK_WITH_SUMMARY = """\
@@ -321,3 +321,24 @@ def test_instruction_counts_are_repeatable(capsys: pytest.CaptureFixture[str]) -
     assert 50_000 < here < 2_000_000, report  # a request's worth: neither nothing nor the whole start-up
     assert abs(here - there) / there < 0.02, report
     assert row[-3:] == ["200:60", "|", "200:60"], report
+
+
+def test_report_shows_each_ratio_with_the_spread_of_its_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    """The wrk table and the targets print the median of the rounds' ratios next to their lowest and highest."""
+    from types import SimpleNamespace
+
+    from scripts import bench
+
+    def run(rate: float) -> WrkResult:
+        return WrkResult(int(rate * 5), 5.0, rate, 1.0, 2.0, 3.0, 0, 0, statuses={200: int(rate * 5)})
+
+    page = bench.Measured("page", "sqlite")
+    for rate, bare_rate in ((5800.0, 20000.0), (6200.0, 20000.0), (6600.0, 20000.0)):
+        page.add(run(rate), None, bare_rate)
+    fake = SimpleNamespace(report=bench.Report(rows=[page]), args=SimpleNamespace(repeat=3))
+    bench.print_wrk_table(fake)  # type: ignore[arg-type]
+    bench.print_targets(fake)  # type: ignore[arg-type]
+    out = capsys.readouterr().out
+    row = next(line.split() for line in out.splitlines() if line.startswith("page "))
+    assert row[6:8] == ["0.31", "0.29-0.33"], out
+    assert "page >= 0.35x bare (sqlite)" in out and "0.31x (rounds 0.29-0.33)  NOT met" in out, out
