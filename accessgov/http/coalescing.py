@@ -5,8 +5,8 @@ sends each at once: two `write()` system calls and, over TCP, two segments, each
 machine waking a client's idle CPU is the expensive part (an inter-processor interrupt, paid inside the server's
 `write()`): under wrk, `perf` put 8.4 % of a page-serving process's samples in that wake-up (loopback delivery,
 `sock_def_readable`), twice per response. Held and joined (uvloop's `writelines` is one `writev`), the bare
-endpoint went from 16,600-18,500 to 20,100-21,400 requests/s and a GET page from 4,900-5,500 to 5,000-6,100,
-in alternating rounds.
+endpoint (a GET with a 5.8 KB body) went from 16,500-18,500 to 17,300-21,400 requests/s and a GET page from
+4,900-5,500 to 5,000-6,100, in alternating rounds.
 
 `CoalescingTransport` wraps a connection's transport: a write that ends a head (`\\r\\n\\r\\n`) is held and
 goes out with the next write, or alone at the end of the loop step that wrote it (a streaming response that
