@@ -67,6 +67,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
     # On PostgreSQL the event loop hands every database unit to a pool thread and takes the result back: with the
     # default 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
+    # The loop waits too, after each call that releases the GIL (RSA verification): 1 -> 0.2 ms gave JWT
+    # deliveries 5-9 % more per second in each of four alternating pairs of runs (SQLite and PostgreSQL), HMAC,
+    # page and restart unchanged.
     sys.setswitchinterval(config.gil_switch_interval)
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")

@@ -31,7 +31,8 @@ class ServerConfig:
     run_automations: bool = True
     db_readers: int = 4
     db_writers: int = 2  # PostgreSQL only: SQLite has one writer
-    gil_switch_interval: float = 0.001
+    # Seconds a thread waiting for the GIL lets its holder run on (Python's default is 0.005); see `create_app`.
+    gil_switch_interval: float = 0.0002
     # Failed authentications allowed per client address / per credential (`limits` notation; "off" disables).
     auth_failure_limit: str = "30/minute"
     auth_failure_limit_per_credential: str = "60/minute"
@@ -67,7 +68,7 @@ class ServerConfig:
             run_automations=env.get("ACCESSGOV_RUN_AUTOMATIONS", "1").lower() in TRUE,
             db_readers=int(env.get("ACCESSGOV_DB_READERS", "4")),
             db_writers=int(env.get("ACCESSGOV_DB_WRITERS", "2")),
-            gil_switch_interval=float(env.get("ACCESSGOV_GIL_SWITCH_INTERVAL", "0.001")),
+            gil_switch_interval=float(env.get("ACCESSGOV_GIL_SWITCH_INTERVAL", str(cls.gil_switch_interval))),
             auth_failure_limit=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT", "").strip() or cls.auth_failure_limit,
             auth_failure_limit_per_credential=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL", "").strip()
             or cls.auth_failure_limit_per_credential,
