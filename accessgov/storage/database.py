@@ -1,7 +1,7 @@
 """The one path from handlers to the database, chosen by measurement for each backend.
 
-Handlers hand a function of a `Session` to `read` or `write` (or of a DBAPI connection to `read_raw`) and
-await its result.
+Handlers hand a function of a `Session` to `read` or `write` (or of a DBAPI connection to `read_raw`, or one
+prepared statement to `fetch`) and await its result.
 
 SQLite runs statements on the event loop. A SQLite statement is CPU work of tens of microseconds, and the
 sqlite3 module releases the GIL around every `sqlite3_step`: with the statements on a thread, that thread and
@@ -19,9 +19,12 @@ the busy loop handed the GIL back and forth for every row, and a page of 26 rows
   into the database file on another. A read may see a commit before its fsync has returned; a power loss in
   that fraction of a millisecond loses it, and nobody who wrote it had been told it was stored.
 
-PostgreSQL runs statements on threads (network round trips): `read` on one of `readers` threads, `write` on
+PostgreSQL runs sessions on threads (network round trips): `read` on one of `readers` threads, `write` on
 `writers` threads (2 by default) that each commit what they took from the queue together. Pools are exactly
-as large as the thread pools (no overflow), so connections are opened once and kept.
+as large as the thread pools (no overflow), so connections are opened once and kept. The hottest reads, one
+prepared statement each (`fetch`: a page of entitlements), are awaited on the loop instead, on up to `readers`
+async connections (`storage.loop_reads`: no thread hand-off, no wait for the GIL behind the writers; a page
+went from 1,548-1,889 to 2,328-2,461 req/s under wrk).
 
 Some work is cheaper decided for many requests at once (recording webhook deliveries: one look-up and one
 multi-row insert for the batch). `write_batched(fn, item)` queues `item`; the writer calls `fn(session, items)`
@@ -62,6 +65,8 @@ from accessgov.storage.engine import (
     migrate,
     session_factory,
 )
+from accessgov.storage.loop_reads import Connect, LoopReads
+from accessgov.storage.prepared import PreparedQuery
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -444,6 +449,19 @@ class _LoopWriter:
         self.checkpointer.close()
 
 
+def _async_connector(engine: Engine) -> Connect:
+    """Opens an autocommit psycopg `AsyncConnection` with the engine's own connect arguments (its URL's host,
+    database, user and options, as SQLAlchemy reads them)."""
+    import psycopg
+
+    args, kwargs = engine.dialect.create_connect_args(engine.url)
+
+    async def connect() -> Any:
+        return await psycopg.AsyncConnection.connect(*args, **kwargs, autocommit=True)
+
+    return connect
+
+
 class Database:
     """Engines, migrations and the bounded read and write paths of one server process."""
 
@@ -474,6 +492,7 @@ class Database:
             self.read_engine = self.write_engine
             migrate(self.write_engine)
             self._readers = ThreadPoolExecutor(max_workers=readers, thread_name_prefix="db-reader")
+            self._loop_reads = LoopReads(_async_connector(self.read_engine), readers)
             self._writer = _ThreadWriter(session_factory(self.write_engine), threads=writers, batch=MAX_BATCH)
         self.sessions = session_factory(self.write_engine)
         self.read_sessions = session_factory(self.read_engine)
@@ -517,6 +536,13 @@ class Database:
             connection.invalidate()
             raise
 
+    async def fetch(self, query: PreparedQuery, **values: Any) -> list[tuple[Any, ...]]:
+        """The rows of one prepared statement, read on the loop: SQLite's connection (`read_raw`'s), or on
+        PostgreSQL a connection of `LoopReads`, awaited without a thread. For the hottest reads."""
+        if self.on_loop:
+            return self._read_raw(lambda connection: query.run(connection, **values))
+        return await self._loop_reads.run(query, values)
+
     async def write(self, unit: Unit[T]) -> T:
         """`unit(session)` in a write transaction; returns once that transaction committed."""
         return await self._writer.submit(unit)
@@ -531,6 +557,7 @@ class Database:
         if self.on_loop:
             self._loop_engine.dispose()
         else:
+            self._loop_reads.close()
             self._readers.shutdown(wait=True, cancel_futures=True)
         self.write_engine.dispose()
         if self.read_engine is not self.write_engine:

@@ -129,6 +129,18 @@ class PreparedQuery:
         finally:
             cursor.close()
 
+    async def run_async(self, connection: Any, **values: Any) -> list[tuple[Any, ...]]:
+        """`run` on a psycopg `AsyncConnection` (see `storage.loop_reads`)."""
+        params = self.params(values)
+        cursor = connection.cursor()
+        try:
+            await cursor.execute(self.sql, params)
+            return list(await cursor.fetchall())
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, params)
+        finally:
+            await cursor.close()
+
     def run_typed(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         """`run` of a SELECT, its values converted as Core converts them (aware datetimes, parsed JSON), for
         callers that need typed rows; `run` hands over what the driver returned."""
