@@ -20,10 +20,12 @@ Starlette endpoint under the same uvicorn settings, then measures with `wrk -t2 
 
 After every delivery run it waits until the automations the deliveries queued have run, and prints that drain
 time and the sustained rate, accepted / (run + drain): deferred work must neither flatter the rate nor slow the
-next measurement. Rounds interleave the targets (bare, hmac, jwt, page, restart, bare, hmac, ...); the table
-shows the median of the rounds and the median per-round ratio to the bare endpoint. The machine may be shared:
-compare ratios and medians, not single numbers. The benchmark prints the issue's targets and whether they were
-met; it never fails on them. Every server process and scratch database is removed on exit, Ctrl-C included.
+next measurement. Each round runs the bare endpoint before the first target and after every target (bare, hmac,
+bare, jwt, bare, page, bare, restart, bare); a target's ratio in a round is its rate over the mean of the two
+bare runs around it, and the table shows the median of the rounds and the median of those per-round ratios. The
+machine may be shared: compare ratios and medians, not single numbers. The benchmark prints the issue's targets
+and whether they were met; it never fails on them. Every server process and scratch database is removed on exit,
+Ctrl-C included.
 """
 
 from __future__ import annotations
@@ -148,6 +150,27 @@ class Report:
         return next((r for r in self.rows if r.target == target and r.db == db), None)
 
 
+def bracketed_round(
+    targets: Sequence[str], measure: Callable[[str], tuple[WrkResult, float | None]]
+) -> list[tuple[str, WrkResult, float | None, float]]:
+    """One round: the bare endpoint first and again after every other target, each target's baseline the mean of
+    the bare runs just before and just after it. The machine's speed drifts over minutes (bare 8,108 then 9,904
+    req/s in successive rounds on 2026-11-25): a baseline taken once per round, a minute before the last target,
+    moved that target's ratio with the drift. Returns (target, result, drain, baseline) in the order measured,
+    bare runs included (their baseline is their own rate)."""
+    measured: list[tuple[str, WrkResult, float | None, float]] = []
+    bare, _ = measure("bare")
+    measured.append(("bare", bare, None, bare.rate))
+    for target in targets:
+        if target == "bare":
+            continue
+        result, drain = measure(target)
+        after, _ = measure("bare")
+        measured += [(target, result, drain, (bare.rate + after.rate) / 2), ("bare", after, None, after.rate)]
+        bare = after
+    return measured
+
+
 class Bench:
     """One benchmark run: options, a scratch directory for request files, and the report being filled."""
 
@@ -225,13 +248,14 @@ class Bench:
         for target in wanted:  # warm-up: imports, caches, the JWKS fetch, connection pools
             run(target, self.args.warmup)
         for round_number in range(1, self.args.repeat + 1):
-            bare_rate = float("nan")
-            for target in wanted:
+
+            def measured(target: str, round_number: int = round_number) -> tuple[WrkResult, float | None]:
                 result, drain = run(target, self.args.duration)
-                if target == "bare":
-                    bare_rate = result.rate
-                rows[target].add(result, drain, bare_rate)
                 self.log(f"{db:8} round {round_number} {target:8} {_describe(result, drain)}")
+                return result, drain
+
+            for target, result, drain, bare_rate in bracketed_round(wanted, measured):
+                rows[target].add(result, drain, bare_rate)
         if self.args.profile:  # an extra run per target: sampling slows the server, so it is kept out of the table
             for target, gil_only in itertools.product(PROFILED, (False, True)):
                 if target in wanted:

@@ -342,3 +342,26 @@ def test_report_shows_each_ratio_with_the_spread_of_its_rounds(capsys: pytest.Ca
     row = next(line.split() for line in out.splitlines() if line.startswith("page "))
     assert row[6:8] == ["0.31", "0.29-0.33"], out
     assert "page >= 0.35x bare (sqlite)" in out and "0.31x (rounds 0.29-0.33)  NOT met" in out, out
+
+
+def test_each_target_is_measured_between_two_bare_runs_and_held_to_their_mean() -> None:
+    """A round brackets every target with bare runs; the machine's drift during the round moves no ratio."""
+    from scripts import bench
+
+    rates = iter([10_000.0, 3_000.0, 8_000.0, 2_000.0, 6_000.0])  # the bare endpoint slows through the round
+    order: list[str] = []
+
+    def measure(target: str) -> tuple[WrkResult, float | None]:
+        order.append(target)
+        rate = next(rates)
+        return WrkResult(int(rate), 1.0, rate, 1.0, 2.0, 3.0, 0, 0), (0.5 if target == "hmac" else None)
+
+    measured = bench.bracketed_round(["bare", "hmac", "page"], measure)
+    assert order == ["bare", "hmac", "bare", "page", "bare"]
+    assert [(target, drain, baseline) for target, _result, drain, baseline in measured] == [
+        ("bare", None, 10_000.0),
+        ("hmac", 0.5, 9_000.0),
+        ("bare", None, 8_000.0),
+        ("page", None, 7_000.0),
+        ("bare", None, 6_000.0),
+    ]
