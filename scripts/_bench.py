@@ -24,6 +24,17 @@ def cpu_times() -> tuple[float, float]:
     return sum(fields) - idle, sum(fields)
 
 
+def thread_cpu_seconds(pid: int, tid: int | None = None) -> float:
+    """CPU seconds (user + system) one thread of process `pid` has used so far (default: its main thread, which
+    runs a server's event loop), from /proc; NaN once the process is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/task/{tid or pid}/stat").read_text()
+    except OSError:
+        return float("nan")
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def busy_between(before: tuple[float, float], after: tuple[float, float]) -> float:
     """The machine's CPU use between two `cpu_times` readings, as a fraction of all its cores."""
     total = after[1] - before[1]

@@ -51,7 +51,7 @@ import httpx
 
 from scripts import bench_deliveries as deliveries
 from scripts import bench_profile
-from scripts._bench import busy_between, cpu_times
+from scripts._bench import busy_between, cpu_times, thread_cpu_seconds
 from scripts.bench_openloop import OpenLoopResult, percentile, run_open_loop
 from scripts.bench_servers import (
     DEFAULT_POSTGRES_URL,
@@ -192,13 +192,17 @@ class Bench:
         """Distinct deliveries for one run: more than it can send even at `upper_rate`."""
         return math.ceil(max(upper_rate, 200) * (seconds + 1) * 1.5) + 500
 
-    def wrk(self, base_url: str, name: str, requests: list[HttpRequest], seconds: int) -> WrkResult:
+    def wrk(self, server: Server, name: str, requests: list[HttpRequest], seconds: int) -> WrkResult:
         path = self.workdir / f"{name}.requests"
         write_request_file(path, requests)
-        before = cpu_times()
-        result = run_wrk(base_url, path, seconds=seconds)
+        before, loop_before = cpu_times(), thread_cpu_seconds(server.process.pid)
+        result = run_wrk(server.base_url, path, seconds=seconds)
         # Saturation tells whether more workers could help at all: at ~100 % the cores are the limit.
         result.cpu_busy = busy_between(before, cpu_times())
+        # And the loop's share tells whether the server is bound by its one event-loop thread (at ~100 %), so
+        # that only less work on the loop per request (or moving work to another core) raises its rate.
+        if name != "workers":  # there the main process supervises; the loops are its children's
+            result.loop_cpu = thread_cpu_seconds(server.process.pid) - loop_before
         return result
 
     def requests_for(
@@ -216,11 +220,11 @@ class Bench:
         raise ValueError(target)
 
     def measure(
-        self, target: str, url: str, requests: list[HttpRequest], seconds: int, db_url: str
+        self, target: str, server: Server, requests: list[HttpRequest], seconds: int, db_url: str
     ) -> tuple[WrkResult, float | None]:
         """One wrk run; after deliveries, also the seconds until their queued automations have run (so the
         backlog neither hides in the rate nor spills into the next measurement)."""
-        result = self.wrk(url, target, requests, seconds)
+        result = self.wrk(server, target, requests, seconds)
         if target in SINGLE_USE and result.replayed:
             self.log(f"WARNING: {result.replayed} {target} deliveries were replays (409s): the budget was short")
         return result, (wait_for_runs(db_url) if target in SINGLE_USE else None)
@@ -240,8 +244,7 @@ class Bench:
             bound = {"hmac": best.get("bare", 0.0), "jwt": best.get("hmac") or best.get("bare", 0.0)}.get(target, 0.0)
             budget = 2000 if target == "bare" else self.delivery_budget(bound, seconds)
             requests = self.requests_for(target, server, secret, jwt_listener, budget)
-            url = bare.base_url if target == "bare" else server.base_url
-            result, drain = self.measure(target, url, requests, seconds, db_url)
+            result, drain = self.measure(target, bare if target == "bare" else server, requests, seconds, db_url)
             best[target] = max(best.get(target, 0.0), result.rate)
             return result, drain
 
@@ -275,10 +278,10 @@ class Bench:
         with accessgov_server(url, workers=WORKERS) as server:
             self.log(f"{db:8} {WORKERS} workers up at {server.base_url}")
             warmup = self.requests_for("workers", server, secret, "", budget(self.args.warmup))
-            self.measure("workers", server.base_url, warmup, self.args.warmup, url)
+            self.measure("workers", server, warmup, self.args.warmup, url)
             for round_number in range(1, self.args.repeat + 1):
                 requests = self.requests_for("workers", server, secret, "", budget(self.args.duration))
-                result, drain = self.measure("workers", server.base_url, requests, self.args.duration, url)
+                result, drain = self.measure("workers", server, requests, self.args.duration, url)
                 row.add(result, drain, bare_rate)
                 self.log(f"{db:8} round {round_number} workers  {_describe(result, drain)}")
         self.report.rows.append(row)
@@ -391,9 +394,13 @@ class Bench:
 
 
 def _describe(result: WrkResult, drain: float | None) -> str:
+    loop = ""
+    if not math.isnan(result.loop_cpu):
+        per_request = result.loop_cpu / max(result.requests, 1) * 1e6
+        loop = f"loop {result.loop_cpu / result.seconds:4.0%} {per_request:4.0f} us/req  "
     text = (
         f"{result.rate:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms  "
-        f"non-2xx {result.non2xx}  cpu {result.cpu_busy:4.0%}  {_statuses(result)}"
+        f"non-2xx {result.non2xx}  cpu {result.cpu_busy:4.0%}  {loop}{_statuses(result)}"
     )
     return text + (f"  automations drained {drain:.1f} s after" if drain is not None else "")
 

@@ -60,6 +60,7 @@ class WrkResult:
     replayed: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
     cpu_busy: float = float("nan")  # the whole machine's CPU use during the run (all cores = 1.0)
+    loop_cpu: float = float("nan")  # CPU seconds the server's main thread (its event loop) used during the run
 
     @property
     def clean(self) -> bool:

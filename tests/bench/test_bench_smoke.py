@@ -365,3 +365,32 @@ def test_each_target_is_measured_between_two_bare_runs_and_held_to_their_mean() 
         ("page", None, 7_000.0),
         ("bare", None, 6_000.0),
     ]
+
+
+def test_thread_cpu_seconds_counts_one_threads_cpu_and_is_nan_for_a_gone_process() -> None:
+    """The `loop` column: CPU of a server's main thread (its event loop), not of its other threads."""
+    import math
+    import subprocess
+    import threading
+    import time
+
+    from scripts._bench import thread_cpu_seconds
+
+    def spin(seconds: float) -> None:
+        deadline = time.process_time() + seconds
+        while time.process_time() < deadline:
+            pass
+
+    pid = os.getpid()
+    before = thread_cpu_seconds(pid)
+    other = threading.Thread(target=spin, args=(0.3,))
+    other.start()
+    other.join()
+    after_other = thread_cpu_seconds(pid)
+    spin(0.3)
+    after_own = thread_cpu_seconds(pid)
+    assert after_other - before < 0.1  # another thread's CPU is not the main thread's
+    assert after_own - after_other >= 0.2
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    assert math.isnan(thread_cpu_seconds(finished.pid))
