@@ -305,7 +305,12 @@ def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
         size_before = path.stat().st_size
         asyncio.run(db.write(store("item-checkpointed")))
         deadline = time.monotonic() + 5
-        while path.stat().st_size == size_before and time.monotonic() < deadline:
+
+        def checkpointed_and_timed() -> bool:  # the thread times a checkpoint once it returned: after the file grew
+            timed = _count("accessgov_sqlite_checkpoint_duration_seconds_count") > timed_before
+            return path.stat().st_size > size_before and timed
+
+        while not checkpointed_and_timed() and time.monotonic() < deadline:
             time.sleep(0.01)
         assert path.stat().st_size > size_before  # pages copied from the WAL into the database file
         assert "db-checkpoint" in checkpoints
