@@ -205,6 +205,19 @@ def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[De
     ]
 
 
+async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
+    """`record_deliveries` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits."""
+    query = _prepared(dialect).claim_and_queue
+    assert query is not None  # PostgreSQL's
+    runs = [_run_values(delivery) for delivery in deliveries]
+    rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
+    inserted = await query.execute_many_returning_async(connection, rows)
+    return [
+        _accepted(run) if row is not None else DeliveryResult(accepted=False)
+        for run, row in zip(runs, inserted, strict=True)
+    ]
+
+
 def _queue_runs(
     statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery], accepted: Sequence[bool]
 ) -> list[DeliveryResult]:

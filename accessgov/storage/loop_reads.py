@@ -68,12 +68,12 @@ class LoopReads:
             rows = await query.run_async(connection, **values)
         except BaseException as error:
             lost = kept and _connection_lost(error, connection)
-            _close(connection)
+            close_connection(connection)
             if lost:
                 raise _Broken from error
             raise
         if self._closed or self._loop is not asyncio.get_running_loop():
-            _close(connection)
+            close_connection(connection)
         else:
             self._idle.append(connection)
         return rows
@@ -94,7 +94,7 @@ class LoopReads:
     def _drop_idle(self) -> None:
         idle, self._idle = self._idle, []
         for connection in idle:
-            _close(connection)
+            close_connection(connection)
 
 
 class _Broken(Exception):
@@ -106,7 +106,7 @@ def _connection_lost(error: BaseException, connection: Any) -> bool:
     return isinstance(error, DBAPIError) and bool(connection.closed)
 
 
-def _close(connection: Any) -> None:
+def close_connection(connection: Any) -> None:
     """Close without awaiting: libpq's PQfinish is a local call (a terminate message and a close)."""
     if not connection.closed:
         connection.pgconn.finish()

@@ -118,6 +118,23 @@ class PreparedQuery:
         finally:
             cursor.close()
 
+    async def execute_many_returning_async(
+        self, connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]
+    ) -> list[tuple[Any, ...] | None]:
+        """`execute_many_returning` on a psycopg `AsyncConnection`."""
+        cursor = connection.cursor()
+        try:
+            await cursor.executemany(self.sql, rows, returning=True)
+            firsts: list[tuple[Any, ...] | None] = []
+            while True:
+                firsts.append(await cursor.fetchone())
+                if not cursor.nextset():
+                    return firsts
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, rows)
+        finally:
+            await cursor.close()
+
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         params = self.params(values)
         cursor = dbapi_connection.cursor()

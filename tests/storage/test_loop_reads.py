@@ -25,8 +25,8 @@ AS_INTEGER = sa.select(sa.cast(sa.bindparam("text", type_=sa.String), sa.Integer
 class Opened:
     """A connector that keeps every connection it opened."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.connect = _async_connector(engine)
+    def __init__(self, engine: Engine, *, autocommit: bool = True) -> None:
+        self.connect = _async_connector(engine, autocommit=autocommit)
         self.connections: list[Any] = []
 
     async def __call__(self) -> Any:
