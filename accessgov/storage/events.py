@@ -194,24 +194,30 @@ def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[De
     """Claim every event and queue its run, one statement per delivery (`_claim_and_queue_statement`), all of
     them pipelined: a row back says this batch inserted the event and its run; a repeat within the batch
     conflicts with the row its first occurrence inserted."""
+    query, runs, rows = _claims(statements, deliveries)
+    return _claimed(runs, query.execute_many_returning(dbapi, rows))
+
+
+async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
+    """`record_deliveries` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits
+    (`storage.loop_batches`)."""
+    query, runs, rows = _claims(_prepared(dialect), deliveries)
+    return _claimed(runs, await query.execute_many_returning_async(connection, rows))
+
+
+def _claims(
+    statements: _Statements, deliveries: Sequence[Delivery]
+) -> tuple[PreparedQuery, list[dict[str, Any]], list[Any]]:
+    """PostgreSQL's claim statement, the run of each delivery and the statement's parameters for each."""
     query = statements.claim_and_queue
     assert query is not None  # PostgreSQL's
     runs = [_run_values(delivery) for delivery in deliveries]
     rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
-    inserted = query.execute_many_returning(dbapi, rows)
-    return [
-        _accepted(run) if row is not None else DeliveryResult(accepted=False)
-        for run, row in zip(runs, inserted, strict=True)
-    ]
+    return query, runs, rows
 
 
-async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """`record_deliveries` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits."""
-    query = _prepared(dialect).claim_and_queue
-    assert query is not None  # PostgreSQL's
-    runs = [_run_values(delivery) for delivery in deliveries]
-    rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
-    inserted = await query.execute_many_returning_async(connection, rows)
+def _claimed(runs: list[dict[str, Any]], inserted: list[tuple[Any, ...] | None]) -> list[DeliveryResult]:
+    """A result per claim: a row back says this batch inserted the event and its run."""
     return [
         _accepted(run) if row is not None else DeliveryResult(accepted=False)
         for run, row in zip(runs, inserted, strict=True)

@@ -86,9 +86,12 @@ class LoopBatches:
             return
         try:
             outcomes = await self._run(connection, batch)
-        except Exception as error:
+        except BaseException as error:
             lost = bool(connection.closed)
             close_connection(connection)
+            if not isinstance(error, Exception):  # cancelled (the loop is closing): nothing more runs
+                _fail(batch, error)
+                raise
             if len(batch) == 1 or lost:
                 _fail(batch, error)
                 return
@@ -153,5 +156,9 @@ class LoopBatches:
 
 def _fail(batch: list[_Item], error: BaseException) -> None:
     for item in batch:
-        if not item.future.done():
+        if item.future.done():
+            continue
+        if isinstance(error, asyncio.CancelledError):
+            item.future.cancel()
+        else:
             item.future.set_exception(error)

@@ -294,6 +294,27 @@ def test_concurrent_processes_deliver_once(
     assert count(sessions, AutomationRun) == 1
 
 
+FRESH = "0b6f4d7e-2a1c-4e5f-9a8b-7c6d5e4f3a2b"
+
+
+def mixed_batch(first: str, second: str) -> list[events.Delivery]:
+    """A batch for two listeners, `EVENT` already recorded for `first`: see `assert_decided_event_by_event`."""
+    return [
+        events.Delivery(first, EVENT, PAYLOAD, NOW),  # recorded before
+        events.Delivery(first, FRESH, PAYLOAD, NOW),
+        events.Delivery(second, EVENT, PAYLOAD, NOW),  # same event id, another listener: new
+        events.Delivery(first, FRESH, PAYLOAD, NOW),  # repeated within the batch
+        events.Delivery(second, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", PAYLOAD, NOW, "trigger disabled"),
+    ]
+
+
+def assert_decided_event_by_event(sessions: sessionmaker[Session], results: list[events.DeliveryResult]) -> None:
+    assert [result.accepted for result in results] == [False, True, True, False, True]
+    assert [result.status for result in results] == [None, "QUEUED", "QUEUED", None, "SKIPPED"]
+    assert count(sessions, WebhookEvent) == 4  # committed: seen from another connection
+    assert count(sessions, AutomationRun) == 4
+
+
 def test_a_batch_of_deliveries_is_decided_event_by_event(
     sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:
@@ -301,22 +322,11 @@ def test_a_batch_of_deliveries_is_decided_event_by_event(
     the batch are duplicates, the others each queue one run, and skipped runs stay skipped."""
     first, second = make_listener(), make_listener()
     deliver(sessions, first.id, EVENT)
-    fresh = "0b6f4d7e-2a1c-4e5f-9a8b-7c6d5e4f3a2b"
-    batch = [
-        events.Delivery(first.id, EVENT, PAYLOAD, NOW),  # recorded before
-        events.Delivery(first.id, fresh, PAYLOAD, NOW),
-        events.Delivery(second.id, EVENT, PAYLOAD, NOW),  # same event id, another listener: new
-        events.Delivery(first.id, fresh, PAYLOAD, NOW),  # repeated within the batch
-        events.Delivery(second.id, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", PAYLOAD, NOW, "trigger disabled"),
-    ]
     with sessions.begin() as session:
-        results = events.record_deliveries(session, batch)
-    assert [result.accepted for result in results] == [False, True, True, False, True]
-    assert [result.status for result in results] == [None, "QUEUED", "QUEUED", None, "SKIPPED"]
+        results = events.record_deliveries(session, mixed_batch(first.id, second.id))
+    assert_decided_event_by_event(sessions, results)
     assert len({result.run_id for result in results if result.accepted}) == 3
-    assert count(sessions, WebhookEvent) == 4
-    assert count(sessions, AutomationRun) == 4
-    assert {run.event_id for run in claim(sessions)} == {EVENT, fresh}
+    assert {run.event_id for run in claim(sessions)} == {EVENT, FRESH}
 
 
 def test_a_batch_with_an_unknown_listener_raises_like_one_delivery(

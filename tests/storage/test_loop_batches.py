@@ -19,11 +19,10 @@ from accessgov.storage.database import MAX_BATCH
 from accessgov.storage.loop_batches import LoopBatches
 from accessgov.storage.schema import WebhookEvent
 from tests.storage.conftest import NOW, MakeListener
-from tests.storage.test_events import EVENT, PAYLOAD, count, deliver
+from tests.storage.test_events import EVENT, FRESH, PAYLOAD, assert_decided_event_by_event, count, deliver, mixed_batch
 from tests.storage.test_loop_reads import Opened
 
 pytestmark = [pytest.mark.postgres, pytest.mark.parametrize("db_url", ["postgres"], indirect=True)]
-FRESH = "0b6f4d7e-2a1c-4e5f-9a8b-7c6d5e4f3a2b"
 
 
 class Recording:
@@ -52,23 +51,14 @@ def test_deliveries_of_one_turn_commit_together_and_are_decided_like_record_deli
     deliver(sessions, first.id, EVENT)
     batches, opened = _batches(engine)
     unit = Recording()
-    deliveries = [
-        events.Delivery(first.id, EVENT, PAYLOAD, NOW),  # recorded before
-        events.Delivery(first.id, FRESH, PAYLOAD, NOW),
-        events.Delivery(second.id, EVENT, PAYLOAD, NOW),  # same event id, another listener: new
-        events.Delivery(first.id, FRESH, PAYLOAD, NOW),  # repeated within the batch
-        events.Delivery(second.id, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", PAYLOAD, NOW, "trigger disabled"),
-    ]
 
     async def main() -> list[events.DeliveryResult]:
-        return await asyncio.gather(*(batches.submit(unit, delivery) for delivery in deliveries))
+        return await asyncio.gather(*(batches.submit(unit, item) for item in mixed_batch(first.id, second.id)))
 
     results = asyncio.run(main())
     assert unit.batches == [5]
     assert len(opened.connections) == 1
-    assert [result.accepted for result in results] == [False, True, True, False, True]
-    assert [result.status for result in results] == [None, "QUEUED", "QUEUED", None, "SKIPPED"]
-    assert count(sessions, WebhookEvent) == 4  # committed: seen from another connection
+    assert_decided_event_by_event(sessions, results)
     batches.close()
     assert opened.connections[0].closed
 
@@ -201,3 +191,21 @@ def test_a_closed_pool_refuses_work(engine: Engine) -> None:
 
     with pytest.raises(RuntimeError, match="closed"):
         asyncio.run(main())
+
+
+def test_a_transaction_cancelled_with_its_loop_closes_its_connection(engine: Engine) -> None:
+    batches, opened = _batches(engine, size=1)
+    submitted: list[asyncio.Future[Any]] = []
+
+    async def stalls(connection: Any, dialect: Any, items: list[Any]) -> list[Any]:
+        await connection.execute("SELECT 1")
+        await asyncio.sleep(30)
+        return items
+
+    async def main() -> None:  # returns while the transaction is under way: asyncio.run cancels its task
+        submitted.append(batches.submit(stalls, "item"))
+        await asyncio.sleep(0.1)
+
+    asyncio.run(main())
+    assert submitted[0].cancelled()
+    assert len(opened.connections) == 1 and opened.connections[0].closed

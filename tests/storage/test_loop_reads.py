@@ -46,6 +46,11 @@ def _query(engine: Engine, stmt: sa.Select[Any]) -> PreparedQuery:
     return PreparedQuery(stmt, engine.dialect)
 
 
+def _reads(engine: Engine, size: int) -> tuple[LoopReads, Opened]:
+    opened = Opened(engine)
+    return LoopReads(opened, size), opened
+
+
 def _terminate(admin: Engine, pid: int) -> None:
     with admin.begin() as connection:
         assert connection.execute(sa.select(sa.func.pg_terminate_backend(pid))).scalar_one() is True
@@ -53,8 +58,7 @@ def _terminate(admin: Engine, pid: int) -> None:
 
 @pytest.mark.postgres
 def test_concurrent_reads_share_at_most_size_connections(engine: Engine) -> None:
-    opened = Opened(engine)
-    reads = LoopReads(opened, 2)
+    reads, opened = _reads(engine, 2)
     pid, sleep = _query(engine, BACKEND_PID), _query(engine, SLEEP)
 
     async def main() -> set[int]:
@@ -72,8 +76,7 @@ def test_concurrent_reads_share_at_most_size_connections(engine: Engine) -> None
 def test_a_connection_the_server_dropped_is_replaced_and_the_read_repeated(
     engine: Engine, postgres_admin: Engine
 ) -> None:
-    opened = Opened(engine)
-    reads = LoopReads(opened, 1)
+    reads, opened = _reads(engine, 1)
     pid = _query(engine, BACKEND_PID)
 
     async def main() -> tuple[int, int]:
@@ -89,8 +92,7 @@ def test_a_connection_the_server_dropped_is_replaced_and_the_read_repeated(
 
 @pytest.mark.postgres
 def test_a_failing_statement_is_not_repeated_and_its_connection_not_kept(engine: Engine) -> None:
-    opened = Opened(engine)
-    reads = LoopReads(opened, 1)
+    reads, opened = _reads(engine, 1)
 
     async def main() -> list[tuple[Any, ...]]:
         with pytest.raises(DBAPIError, match="invalid input syntax"):  # raised as Core raises driver errors
@@ -105,8 +107,7 @@ def test_a_failing_statement_is_not_repeated_and_its_connection_not_kept(engine:
 
 @pytest.mark.postgres
 def test_a_cancelled_read_frees_its_slot_and_closes_its_connection(engine: Engine) -> None:
-    opened = Opened(engine)
-    reads = LoopReads(opened, 1)
+    reads, opened = _reads(engine, 1)
 
     async def main() -> list[tuple[Any, ...]]:
         slow = asyncio.ensure_future(reads.run(_query(engine, SLEEP), {"seconds": 30}))
@@ -122,8 +123,7 @@ def test_a_cancelled_read_frees_its_slot_and_closes_its_connection(engine: Engin
 
 @pytest.mark.postgres
 def test_another_loop_starts_over_and_close_ends_the_pool(engine: Engine) -> None:
-    opened = Opened(engine)
-    reads = LoopReads(opened, 2)
+    reads, opened = _reads(engine, 2)
     query = _query(engine, AS_INTEGER)
     assert asyncio.run(reads.run(query, {"text": "1"})) == [(1,)]
     assert asyncio.run(reads.run(query, {"text": "2"})) == [(2,)]
