@@ -91,14 +91,15 @@ def test_at_most_size_transactions_run_at_once(engine: Engine, make_listener: Ma
     batches, opened = _batches(engine, size=2)
     unit = Recording(delay=0.02)
 
-    async def main() -> None:
+    async def main() -> list[events.DeliveryResult]:
+        submitted = []
         for index in range(6):  # a turn each: every submission finds the connections busy or a drainer running
-            batches.submit(unit, events.Delivery(listener.id, f"{index:08x}-2a1c-4e5f-9a8b-7c6d5e4f3a2b", PAYLOAD, NOW))
+            delivery = events.Delivery(listener.id, f"{index:08x}-2a1c-4e5f-9a8b-7c6d5e4f3a2b", PAYLOAD, NOW)
+            submitted.append(batches.submit(unit, delivery))
             await asyncio.sleep(0)
-        while batches._pending or batches._drainers:
-            await asyncio.sleep(0.01)
+        return await asyncio.gather(*submitted)
 
-    asyncio.run(main())
+    assert all(result.accepted for result in asyncio.run(main()))
     assert len(opened.connections) == 2
     assert sum(unit.batches) == 6
 
