@@ -44,12 +44,13 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def seeded_database(data_dir: Path) -> Iterator[tuple[str, sessionmaker[Session]]]:
-    """A fresh, migrated SQLite database in `data_dir` with the demo tenant loaded: (url, sessions)."""
+def seeded_database(data_dir: Path, url: str | None = None) -> Iterator[tuple[str, sessionmaker[Session]]]:
+    """A fresh, migrated database with the demo tenant loaded: (url, sessions). SQLite in `data_dir`, unless `url`
+    names an empty one."""
     from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
 
-    url = f"sqlite:///{data_dir / 'accessgov.db'}"
+    url = url or f"sqlite:///{data_dir / 'accessgov.db'}"
     engine = create_engine(url)
     migrate(engine)
     sessions = session_factory(engine)
@@ -67,12 +68,14 @@ NO_FAILURE_LIMITS: dict[str, Any] = {"auth_failure_limit": "off", "auth_failure_
 
 
 @contextlib.contextmanager
-def seeded_server(data_dir: Path, **config: Any) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
-    """The reference server on a fresh SQLite database in `data_dir`, with the demo tenant loaded; `config`
+def seeded_server(
+    data_dir: Path, *, url: str | None = None, **config: Any
+) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
+    """The reference server on a fresh database (`seeded_database`) with the demo tenant loaded; `config`
     overrides `ServerConfig` fields (failure limits off unless given)."""
     from accessgov.app import create_app
 
-    with seeded_database(data_dir) as (url, sessions):
+    with seeded_database(data_dir, url) as (url, sessions):
         config = ServerConfig(database_url=url, **{**NO_FAILURE_LIMITS, **config})
         with serve(create_app(config)) as base_url:
             yield base_url, config, sessions

@@ -79,7 +79,12 @@ class PreparedQuery:
 
     def execute(self, dbapi_connection: Any, **values: Any) -> tuple[Any, ...] | None:
         """Execute (a write, say) and return the first row when the statement returns rows."""
-        params = self.params(values)
+        return self.execute_params(dbapi_connection, self.params(values))
+
+    def execute_params(
+        self, dbapi_connection: Any, params: Sequence[Any] | Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
+        """`execute` with parameters already made by `params`."""
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(self.sql, params)
@@ -88,6 +93,23 @@ class PreparedQuery:
             self._raise(error, params)
         finally:
             cursor.close()
+
+    async def execute_async(self, connection: Any, **values: Any) -> tuple[Any, ...] | None:
+        """`execute` on a psycopg `AsyncConnection`."""
+        return await self.execute_params_async(connection, self.params(values))
+
+    async def execute_params_async(
+        self, connection: Any, params: Sequence[Any] | Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
+        """`execute_params` on a psycopg `AsyncConnection`."""
+        cursor = connection.cursor()
+        try:
+            await cursor.execute(self.sql, params)
+            return await cursor.fetchone() if cursor.description else None
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, params)
+        finally:
+            await cursor.close()
 
     def execute_many(self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Execute once per row of parameters already made by `params` (DBAPI `executemany`); returns the rows
@@ -100,6 +122,17 @@ class PreparedQuery:
             self._raise(error, rows)
         finally:
             cursor.close()
+
+    async def execute_many_async(self, connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
+        """`execute_many` on a psycopg `AsyncConnection`."""
+        cursor = connection.cursor()
+        try:
+            await cursor.executemany(self.sql, rows)
+            return int(cursor.rowcount)
+        except self.dialect.loaded_dbapi.Error as error:
+            self._raise(error, rows)
+        finally:
+            await cursor.close()
 
     def execute_many_returning(
         self, dbapi_connection: Any, rows: Sequence[Sequence[Any] | Mapping[str, Any]]

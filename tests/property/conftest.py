@@ -3,13 +3,11 @@ failing rather than skipping under CI=true when PostgreSQL is absent)."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.app import create_app
@@ -17,7 +15,7 @@ from accessgov.config import ServerConfig
 from accessgov.demo.seed import seed_demo
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from tests.harness import NO_FAILURE_LIMITS, serve
-from tests.storage.conftest import BACKENDS, postgres_admin, postgres_url, schema_url
+from tests.storage.conftest import BACKENDS, fresh_schema, postgres_admin
 
 __all__ = ["postgres_admin"]  # the fixture, for the PostgreSQL backend
 
@@ -47,12 +45,5 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         data: Path = tmp_path_factory.mktemp("property-db")
         yield from _serve(f"sqlite:///{data / 'accessgov.db'}")
         return
-    admin: Engine = request.getfixturevalue("postgres_admin")
-    schema = f"p_{secrets.token_hex(8)}"
-    with admin.begin() as connection:
-        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield from _serve(schema_url(postgres_url(), schema))
-    finally:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+    with fresh_schema(request.getfixturevalue("postgres_admin"), prefix="p") as url:
+        yield from _serve(url)

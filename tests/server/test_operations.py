@@ -25,7 +25,7 @@ from accessgov.webhooks.signing import hmac_headers
 from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.server._process import ADMIN, ENTITLEMENTS, Served, accessgov_serve
 from tests.server._tcp_forwarder import Forwarder
-from tests.storage.conftest import postgres_admin, postgres_url, schema_url  # noqa: F401  (a fixture)
+from tests.storage.conftest import fresh_schema, postgres_admin, postgres_url  # noqa: F401  (a fixture)
 
 LIST = "svc.api.app.v1.AppEntitlementsService.List"
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
@@ -203,25 +203,21 @@ def test_readyz_fails_when_the_database_is_not_migrated(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 def test_readyz_fails_when_the_database_is_down(postgres_admin: Engine) -> None:  # noqa: F811
-    schema = "t_ready_" + uuid.uuid4().hex[:8]
-    with postgres_admin.begin() as connection:
-        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     target = sa.make_url(postgres_url())
     forwarder = Forwarder((target.host or "127.0.0.1", target.port or 5432))
-    url = schema_url(str(target.set(host="127.0.0.1", port=forwarder.port).render_as_string(False)), schema)
+    through_forwarder = target.set(host="127.0.0.1", port=forwarder.port).render_as_string(False)
     try:
-        engine = create_engine(url)
-        migrate(engine)
-        engine.dispose()
-        with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
-            assert httpx.get(base_url + "/readyz").status_code == 200
-            forwarder.stop()  # the database is gone
-            response = httpx.get(base_url + "/readyz", timeout=10)
-            assert response.status_code == 503 and response.json()["code"] == "NOT_READY"
-            assert httpx.get(base_url + "/healthz").status_code == 200  # the process is still up
-            forwarder = Forwarder(forwarder.target, forwarder.port)  # and back
-            assert httpx.get(base_url + "/readyz", timeout=10).status_code == 200
+        with fresh_schema(postgres_admin, through_forwarder, prefix="t_ready") as url:
+            engine = create_engine(url)
+            migrate(engine)
+            engine.dispose()
+            with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
+                assert httpx.get(base_url + "/readyz").status_code == 200
+                forwarder.stop()  # the database is gone
+                response = httpx.get(base_url + "/readyz", timeout=10)
+                assert response.status_code == 503 and response.json()["code"] == "NOT_READY"
+                assert httpx.get(base_url + "/healthz").status_code == 200  # the process is still up
+                forwarder = Forwarder(forwarder.target, forwarder.port)  # and back
+                assert httpx.get(base_url + "/readyz", timeout=10).status_code == 200
     finally:
-        forwarder.stop()
-        with postgres_admin.begin() as connection:
-            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        forwarder.stop()  # the schema is dropped through a direct connection

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
 import httpx
 import pytest
 from jsonpath import findall
 
 from accessgov.demo import tenant as demo
 from accessgov.domain.expand import EXPANSIONS
+from accessgov.storage import tasks
+from tests.harness import seeded_server
 from tests.service.conftest import Server
+from tests.storage.conftest import BACKENDS, fresh_schema, postgres_admin
+
+__all__ = ["postgres_admin"]  # the fixture, for the PostgreSQL backend
 
 TENANT = demo.build()
 BY_NUMERIC = {task["numericId"]: task for task in TENANT.tasks}
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of this module's own on each backend: restarts run on PostgreSQL's loop connections there
+    (`storage.loop_batches`), on SQLite's loop writer here."""
+    with contextlib.ExitStack() as stack:
+        url = None
+        if request.param == "postgres":
+            url = stack.enter_context(fresh_schema(request.getfixturevalue("postgres_admin"), prefix="restart"))
+        base_url, config, sessions = stack.enter_context(seeded_server(tmp_path_factory.mktemp("restart"), url=url))
+        yield Server(base_url, config, sessions)
 
 
 def task_number(n: int) -> dict:
@@ -99,8 +120,6 @@ def test_closed_task_is_409_and_unchanged(admin: httpx.Client, server: Server) -
     response = restart(admin, task["id"], {"comment": "should not count"})
     assert response.status_code == 409
     assert response.json()["code"] == "TASK_NOT_RESTARTABLE"
-    from accessgov.storage import tasks
-
     with server.sessions() as session:
         assert tasks.get_task(session, task["id"]) == task
 
@@ -225,3 +244,24 @@ def test_hostile_json_is_400_not_500(admin: httpx.Client, body: bytes) -> None:
     )
     assert response.status_code == 400
     assert response.json()["code"] == "INVALID_JSON"
+
+
+def test_concurrent_restarts_commit_together_and_each_gets_its_own_answer(server: Server) -> None:
+    """Restarts queued together share a transaction: each is answered for itself (a 404 or 409 among them takes
+    nothing with it), and two of the same task both land, one after the other."""
+    again, other, closed = task_number(11), task_number(12), task_number(7)
+    targets = [again["id"], "no-such-task", again["numericId"], closed["id"], other["id"]] * 4
+    with server.client() as client:
+        before = len(restart(client, again["id"]).json()["taskView"]["task"]["policy"]["history"])
+        with ThreadPoolExecutor(len(targets)) as pool:
+            responses = list(pool.map(lambda target: restart(client, target), targets))
+    assert [response.status_code for response in responses] == [200, 404, 200, 409, 200] * 4
+    action_ids = [response.json()["ticketActionId"] for response in responses if response.status_code == 200]
+    assert len(set(action_ids)) == 12
+    with server.sessions() as session:
+        stored = tasks.get_task(session, again["id"])
+        assert stored is not None and len(stored["policy"]["history"]) == before + 8  # every restart appended
+        restarts = [action for action in tasks.list_task_actions(session, again["id"]) if action.kind == "RESTART"]
+        of_again = [action_id for n, action_id in enumerate(action_ids) if n % 3 != 2]  # by id and by number
+        assert set(of_again) <= {action.id for action in restarts}
+        assert tasks.get_task(session, closed["id"]) == closed

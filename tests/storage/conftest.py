@@ -7,10 +7,12 @@ PostgreSQL runs are skipped, except under `CI=true`, where they fail: CI must no
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -18,9 +20,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.storage import listeners
+from accessgov.storage import listeners, tasks
 from accessgov.storage.engine import create_engine, migrate, normalize_database_url, session_factory
 from accessgov.storage.schema import Listener
+from accessgov.storage.statement_steps import drive
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -75,12 +78,18 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'accessgov.db'}"
         return
-    admin: Engine = request.getfixturevalue("postgres_admin")
-    schema = f"t_{secrets.token_hex(8)}"
+    with fresh_schema(request.getfixturevalue("postgres_admin")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def fresh_schema(admin: Engine, base_url: str | None = None, prefix: str = "t") -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL schema (on `base_url`, the test server by default), dropped afterwards."""
+    schema = f"{prefix}_{secrets.token_hex(8)}"
     with admin.begin() as connection:
         connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     try:
-        yield schema_url(postgres_url(), schema)
+        yield schema_url(base_url or postgres_url(), schema)
     finally:
         with admin.begin() as connection:
             connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
@@ -117,3 +126,21 @@ def make_listener(sessions: sessionmaker[Session]) -> MakeListener:
             return listeners.create_listener(session, **values)  # type: ignore[arg-type]
 
     return make
+
+
+class DrivenTaskWrites:
+    """`tasks.TaskWrites` with each call run at once on a session's transaction (as a writer thread runs them)."""
+
+    def __init__(self, session: Session) -> None:
+        connection = session.connection()
+        self.steps = tasks.TaskWrites(connection.dialect)
+        self._driver = connection.connection.driver_connection
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.steps, name)
+
+        def driven(*args: Any, **kwargs: Any) -> Any:
+            result = method(*args, **kwargs)
+            return drive(result, self._driver) if isinstance(result, Generator) else result
+
+        return driven

@@ -15,7 +15,7 @@ from accessgov.storage import tasks
 from accessgov.storage.engine import alembic_config, create_engine, migrate, session_factory
 from accessgov.storage.schema import Task, TaskHistoryStep
 from accessgov.storage.task_history import join, split
-from tests.storage.conftest import NOW
+from tests.storage.conftest import NOW, DrivenTaskWrites
 
 TASK_ID = "2bXyZ0000000000000000000042"
 
@@ -52,7 +52,7 @@ def test_a_restart_appends_one_row_and_the_task_reads_back_whole(sessions: sessi
         tasks.save_task(session, TASK_ID, task_doc([step(1), step(2)]), now=NOW)
     for n in (3, 4):
         with sessions.begin() as session:
-            writes = tasks.TaskWrites(session)
+            writes = DrivenTaskWrites(session)
             row_id, document = writes.lock("4242")
             policy = document["policy"]
             writes.replace(row_id, {**document, "policy": {**policy, "history": [*policy["history"], step(n)]}}, NOW)
@@ -71,7 +71,7 @@ def test_a_history_replaced_whole_gets_new_positions(sessions: sessionmaker[Sess
         tasks.save_task(session, TASK_ID, task_doc([step(1), step(2)]), now=NOW)
         first = session.get(Task, TASK_ID).history_start  # type: ignore[union-attr]
     with sessions.begin() as session:
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         row_id, document = writes.lock(TASK_ID)
         writes.replace(row_id, {**document, "policy": {**document["policy"], "history": [step(9)]}}, NOW)
     with sessions.begin() as session:  # and through the ORM, as the CLI or the seed would
@@ -81,12 +81,12 @@ def test_a_history_replaced_whole_gets_new_positions(sessions: sessionmaker[Sess
         positions = [position for position, _ in step_rows(session)]
         assert len(positions) == 2 and min(positions) >= first + 3  # past every position used before
     with sessions.begin() as session:  # a step changed in place is a new history too, not an append
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         row_id, document = writes.lock(TASK_ID)
         changed = [step(7), {**step(8), "state": "POLICY_STEP_STATE_SKIPPED"}]
         writes.replace(row_id, {**document, "policy": {**document["policy"], "history": changed}}, NOW)
     with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID) == (TASK_ID, task_doc(changed))
+        assert DrivenTaskWrites(session).lock(TASK_ID) == (TASK_ID, task_doc(changed))
 
 
 def test_a_history_changed_by_another_process_is_read_anew(sessions: sessionmaker[Session]) -> None:
@@ -114,7 +114,7 @@ def test_a_history_changed_by_another_process_is_read_anew(sessions: sessionmake
 def locked_and_kept(sessions: sessionmaker[Session], history: list[Any]) -> None:
     """Lock the task, check its history, and keep what was read once the transaction committed (as a restart)."""
     with sessions.begin() as session:
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         assert writes.lock(TASK_ID)[1]["policy"]["history"] == history
     writes.publish()
 
@@ -126,7 +126,7 @@ def test_an_append_rolled_back_is_never_taken_for_a_later_one(sessions: sessionm
         tasks.save_task(session, TASK_ID, task_doc([step(1)]), now=NOW)
     locked_and_kept(sessions, [step(1)])
     with sessions() as session:
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         row_id, document = writes.lock(TASK_ID)
         appended = [*document["policy"]["history"], step(2)]  # the same step objects first: an append
         writes.replace(row_id, {**document, "policy": {**document["policy"], "history": appended}}, NOW)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import directory, tasks
 from accessgov.storage.schema import Task
-from tests.storage.conftest import NOW
+from tests.storage.conftest import NOW, DrivenTaskWrites
 
 TASK_ID = "2bXyZ0000000000000000000001"
 
@@ -142,7 +142,7 @@ def test_task_writes_lock_replace_and_record(sessions: sessionmaker[Session]) ->
     """The restart path's statements on the transaction's DBAPI connection, on every backend."""
     later = NOW + timedelta(minutes=1)
     with sessions.begin() as session:
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         assert writes.lock("nope") is None and writes.lock("1002") is None
         row_id, document = writes.lock("1001")
         assert (row_id, document) == (TASK_ID, task_doc())
@@ -155,17 +155,17 @@ def test_task_writes_lock_replace_and_record(sessions: sessionmaker[Session]) ->
         assert session.get(Task, TASK_ID).updated_at == later  # type: ignore[union-attr]
         assert [a.id for a in tasks.list_task_actions(session, TASK_ID)] == [action_id]
     with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID) == (TASK_ID, changed)
+        assert DrivenTaskWrites(session).lock(TASK_ID) == (TASK_ID, changed)
 
 
 @pytest.mark.usefixtures("saved")
 def test_task_writes_parse_what_another_writer_stored(sessions: sessionmaker[Session]) -> None:
     """A document remembered from an earlier replace is used only while the stored text is still its own."""
     with sessions.begin() as session:
-        writes = tasks.TaskWrites(session)
+        writes = DrivenTaskWrites(session)
         writes.replace(TASK_ID, task_doc(displayName="mine"), NOW)
         assert writes.lock(TASK_ID)[1]["displayName"] == "mine"
     with sessions.begin() as session:
         tasks.save_task(session, TASK_ID, task_doc(displayName="theirs"))  # through the ORM, elsewhere
     with sessions.begin() as session:
-        assert tasks.TaskWrites(session).lock(TASK_ID)[1]["displayName"] == "theirs"
+        assert DrivenTaskWrites(session).lock(TASK_ID)[1]["displayName"] == "theirs"

@@ -25,7 +25,6 @@ import jwt
 import pytest
 import sqlalchemy as sa
 import uvicorn
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.app import create_app
@@ -36,7 +35,7 @@ from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
 from tests.harness import NO_FAILURE_LIMITS, serve
-from tests.storage.conftest import in_ci, postgres_url, schema_url
+from tests.storage.conftest import fresh_schema, postgres_admin  # noqa: F401  (a fixture)
 from tests.webhooks._support import (
     TENANT,
     JwksServer,
@@ -698,23 +697,8 @@ def test_event_ids_are_accepted_again_after_the_seven_day_purge(env: Env) -> Non
 
 
 @pytest.fixture(scope="module")
-def pg_env() -> Iterator[tuple[str, str]]:
-    url = postgres_url()
-    admin = sa.create_engine(url, poolclass=sa.NullPool, connect_args={"connect_timeout": 3})
-    try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql("SELECT 1")
-    except OperationalError as error:
-        admin.dispose()
-        message = f"PostgreSQL is unreachable: {str(error.orig or error).splitlines()[0]}"
-        if in_ci():
-            pytest.fail(f"{message} (CI=true: the PostgreSQL runs must not be skipped)", pytrace=False)
-        pytest.skip(message)
-    schema = f"t_{secrets.token_hex(8)}"
-    with admin.begin() as connection:
-        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    db_url = schema_url(url, schema)
-    try:
+def pg_env(postgres_admin: sa.Engine) -> Iterator[tuple[str, str]]:  # noqa: F811
+    with fresh_schema(postgres_admin) as db_url:
         engine = create_engine(db_url)
         migrate(engine)
         with session_factory(engine).begin() as session:
@@ -731,10 +715,6 @@ def pg_env() -> Iterator[tuple[str, str]]:
             yield base_url, db_url
         app.state.engine.dispose()
         engine.dispose()
-    finally:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 @pytest.mark.postgres
