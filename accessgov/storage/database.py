@@ -27,7 +27,10 @@ async connections (`storage.loop_reads`: no thread hand-off, no wait for the GIL
 went from 1,548-1,889 to 2,328-2,461 req/s under wrk). So are the webhook deliveries (`write_batched` with an
 `on_loop` unit): committed together on up to `writers` async connections (`storage.loop_batches`); under wrk,
 1,045-1,539 -> 1,442-1,759 deliveries/s (four alternating pairs), the loop 48 % busy before (waiting for the
-writer threads and the GIL), 86 % after.
+writer threads and the GIL), 86 % after. And the restarts (their reads and writes written once
+as `statement_steps`, driven on the writer's session elsewhere): 802-952 -> 1,561-1,720 restarts/s, the loop 23 %
+busy before, 91-93 % after. The writer threads keep the rest (the automation runner's claims and results, issued
+tokens, the CLI's units).
 
 Some work is cheaper decided for many requests at once (recording webhook deliveries: one look-up and one
 multi-row insert for the batch). `write_batched(fn, item)` queues `item`; the writer calls `fn(session, items)`

@@ -169,7 +169,10 @@ class PreparedQuery:
             await cursor.close()
 
     def run(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
-        params = self.params(values)
+        return self.run_params(dbapi_connection, self.params(values))
+
+    def run_params(self, dbapi_connection: Any, params: Sequence[Any] | Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """`run` with parameters already made by `params`."""
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(self.sql, params)
@@ -181,7 +184,12 @@ class PreparedQuery:
 
     async def run_async(self, connection: Any, **values: Any) -> list[tuple[Any, ...]]:
         """`run` on a psycopg `AsyncConnection` (see `storage.loop_reads`)."""
-        params = self.params(values)
+        return await self.run_params_async(connection, self.params(values))
+
+    async def run_params_async(
+        self, connection: Any, params: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """`run_params` on a psycopg `AsyncConnection`."""
         cursor = connection.cursor()
         try:
             await cursor.execute(self.sql, params)

@@ -17,30 +17,35 @@ from accessgov.storage.prepared import PreparedQuery
 T = TypeVar("T")
 
 
+# What a driver does with a statement's parameters.
+READ, WRITE, WRITE_MANY = 0, 1, 2
+
+
 class Statement(NamedTuple):
-    """One prepared statement to run: its rows back (`read`), else executed once with `values` (the first row back
-    when it returns any), or, with `rows` of parameters made by `PreparedQuery.params`, once per row (the number of
-    rows changed back)."""
+    """One prepared statement to run, its parameters made by `PreparedQuery.params`: its rows back (`READ`),
+    executed once (`WRITE`: the first row back when it returns any), or once per row of `params` (`WRITE_MANY`:
+    the number of rows changed back)."""
 
     query: PreparedQuery
-    values: Mapping[str, Any]
-    read: bool = False
-    rows: Sequence[Sequence[Any] | Mapping[str, Any]] | None = None
+    params: Any
+    kind: int
 
 
 Steps = Generator[Statement, Any, T]
 
 
 def read(query: PreparedQuery, **values: Any) -> Statement:
-    return Statement(query, values, read=True)
+    return Statement(query, query.params(values), READ)
 
 
 def write(query: PreparedQuery, **values: Any) -> Statement:
-    return Statement(query, values)
+    return Statement(query, query.params(values), WRITE)
 
 
 def write_many(query: PreparedQuery, rows: Sequence[Sequence[Any] | Mapping[str, Any]]) -> Statement:
-    return Statement(query, {}, rows=rows)
+    """`rows` made by `params`; one row is executed as a plain statement (psycopg's executemany runs a pipeline:
+    ~3x the CPU of one statement)."""
+    return Statement(query, rows[0], WRITE) if len(rows) == 1 else Statement(query, rows, WRITE_MANY)
 
 
 def drive(steps: Steps[T], dbapi_connection: Any) -> T:
@@ -48,19 +53,15 @@ def drive(steps: Steps[T], dbapi_connection: Any) -> T:
     result: Any = None
     while True:
         try:
-            statement = steps.send(result)
+            query, params, kind = steps.send(result)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        query, rows = statement.query, statement.rows
-        if rows is not None and len(rows) == 1:  # psycopg's executemany runs a pipeline: ~3x a statement's CPU
-            query.execute_params(dbapi_connection, rows[0])
-            result = 1
-        elif rows is not None:
-            result = query.execute_many(dbapi_connection, rows)
-        elif statement.read:
-            result = query.run(dbapi_connection, **statement.values)
+        if kind == READ:
+            result = query.run_params(dbapi_connection, params)
+        elif kind == WRITE:
+            result = query.execute_params(dbapi_connection, params)
         else:
-            result = query.execute(dbapi_connection, **statement.values)
+            result = query.execute_many(dbapi_connection, params)
 
 
 async def drive_async(steps: Steps[T], connection: Any) -> T:
@@ -68,16 +69,12 @@ async def drive_async(steps: Steps[T], connection: Any) -> T:
     result: Any = None
     while True:
         try:
-            statement = steps.send(result)
+            query, params, kind = steps.send(result)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        query, rows = statement.query, statement.rows
-        if rows is not None and len(rows) == 1:
-            await query.execute_params_async(connection, rows[0])
-            result = 1
-        elif rows is not None:
-            result = await query.execute_many_async(connection, rows)
-        elif statement.read:
-            result = await query.run_async(connection, **statement.values)
+        if kind == READ:
+            result = await query.run_params_async(connection, params)
+        elif kind == WRITE:
+            result = await query.execute_params_async(connection, params)
         else:
-            result = await query.execute_async(connection, **statement.values)
+            result = await query.execute_many_async(connection, params)
