@@ -191,11 +191,13 @@ def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
         assert len(synced) == 1
 
     asyncio.run(scenario())
-    # The slow sync is in the sync-duration histogram (observed just after the callers were answered).
+    # The slow sync is in the sync-duration histogram (observed just after the callers were answered). The
+    # histogram is the process's: other servers of the test session may add quick syncs of their own meanwhile,
+    # so it is the slow one's 0.1 s in the sum that tells this sync was observed.
     deadline = time.monotonic() + 5
-    while _count(count) == count_before and time.monotonic() < deadline:
+    while _count(total) - total_before < 0.1 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert _count(count) == count_before + 1
+    assert _count(count) >= count_before + 1
     assert _count(total) - total_before >= 0.1
 
 
