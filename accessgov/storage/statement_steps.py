@@ -48,6 +48,11 @@ def write_many(query: PreparedQuery, rows: Sequence[Sequence[Any] | Mapping[str,
     return Statement(query, rows[0], WRITE) if len(rows) == 1 else Statement(query, rows, WRITE_MANY)
 
 
+# The `PreparedQuery` method of each kind, for each kind of connection.
+_ON_SESSION = (PreparedQuery.run_params, PreparedQuery.execute_params, PreparedQuery.execute_many)
+_ON_LOOP = (PreparedQuery.run_params_async, PreparedQuery.execute_params_async, PreparedQuery.execute_many_async)
+
+
 def drive(steps: Steps[T], dbapi_connection: Any) -> T:
     """What `steps` returns, its statements run on a DBAPI connection."""
     result: Any = None
@@ -56,12 +61,7 @@ def drive(steps: Steps[T], dbapi_connection: Any) -> T:
             query, params, kind = steps.send(result)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        if kind == READ:
-            result = query.run_params(dbapi_connection, params)
-        elif kind == WRITE:
-            result = query.execute_params(dbapi_connection, params)
-        else:
-            result = query.execute_many(dbapi_connection, params)
+        result = _ON_SESSION[kind](query, dbapi_connection, params)
 
 
 async def drive_async(steps: Steps[T], connection: Any) -> T:
@@ -72,9 +72,4 @@ async def drive_async(steps: Steps[T], connection: Any) -> T:
             query, params, kind = steps.send(result)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        if kind == READ:
-            result = await query.run_params_async(connection, params)
-        elif kind == WRITE:
-            result = await query.execute_params_async(connection, params)
-        else:
-            result = await query.execute_many_async(connection, params)
+        result = await _ON_LOOP[kind](query, connection, params)
