@@ -2,8 +2,9 @@
 
 Programs are transpiled to Python once (celpy's `CompiledRunner`): measured 4-5x faster per evaluation than
 the tree-walking interpreter on the demo automation. The transpiled program is run by celpy through one
-module global (`base_activation`), so evaluations are serialised by a lock: a runner step on the event loop
-and a policy rule in a database writer thread must not see each other's variables.
+module global (`base_activation`), so evaluations are serialised by a lock: two threads evaluating at once (the
+event loop and a database writer thread running a restart's rules, as PostgreSQL's restarts did before they moved
+to the loop, or a caller's own thread) must not see each other's variables.
 """
 
 from __future__ import annotations
