@@ -63,6 +63,7 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
         local = f"http://{args.host}:{args.port}"
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
     options = serve_options(args)
+    _warn_of_connection_budget(config, options.workers)
     os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
     if options.workers > 1:
         serve(None, options)
@@ -73,6 +74,18 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
 
         serve(create_app(replace(config, access_log=options.access_log)), options)
     return 0
+
+
+def _warn_of_connection_budget(config: ServerConfig, workers: int) -> None:
+    """Say so on stderr when the workers may open more PostgreSQL connections than the server accepts: they open
+    them as load arrives, so the shortfall would show only under load, as failed requests."""
+    from accessgov.storage.database import connection_budget_warning
+
+    warning = connection_budget_warning(
+        config.database_url, readers=config.db_readers, writers=config.db_writers, workers=workers
+    )
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
 
 
 def serve_options(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Any:

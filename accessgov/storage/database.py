@@ -469,6 +469,42 @@ def _async_connector(engine: Engine, *, autocommit: bool = True) -> Connect:
     return connect
 
 
+def postgres_connections(readers: int, writers: int) -> int:
+    """The most PostgreSQL connections one server process opens, each when first needed and then kept: the pool
+    (a session and a kept raw connection per reader thread, one per writer thread) and the loop's async
+    connections (`readers` for pages, `writers` for deliveries and restarts)."""
+    return _pool_size(readers, writers) + readers + writers
+
+
+def _pool_size(readers: int, writers: int) -> int:
+    return 2 * readers + writers
+
+
+def connection_budget_warning(url: str, *, readers: int, writers: int, workers: int) -> str | None:
+    """A warning when `workers` server processes may open more PostgreSQL connections than the server takes from
+    clients without superuser rights (`max_connections - superuser_reserved_connections`); None when they fit,
+    for SQLite, or when the server cannot be asked (`readyz` reports that)."""
+    if "://" not in url or sa.make_url(url).get_backend_name() != "postgresql":
+        return None
+    needed = workers * postgres_connections(readers, writers)
+    engine = create_engine(url, poolclass=sa.NullPool, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as connection:
+            allowed = int(connection.exec_driver_sql("SHOW max_connections").scalar_one())
+            reserved = int(connection.exec_driver_sql("SHOW superuser_reserved_connections").scalar_one())
+    except sa.exc.DBAPIError:
+        return None
+    finally:
+        engine.dispose()
+    if needed <= allowed - reserved:
+        return None
+    return (
+        f"{workers} worker(s) may open up to {needed} PostgreSQL connections ({postgres_connections(readers, writers)} "
+        f"each: ACCESSGOV_DB_READERS={readers}, ACCESSGOV_DB_WRITERS={writers}), more than the server's "
+        f"max_connections {allowed} less {reserved} reserved: fewer workers or readers, or a larger max_connections"
+    )
+
+
 class Database:
     """Engines, migrations and the bounded read and write paths of one server process."""
 
@@ -495,7 +531,7 @@ class Database:
             )
         else:
             writers = writers or DEFAULT_PG_WRITERS
-            self.write_engine = create_engine(url, pool_size=2 * readers + writers, max_overflow=0)
+            self.write_engine = create_engine(url, pool_size=_pool_size(readers, writers), max_overflow=0)
             self.read_engine = self.write_engine
             migrate(self.write_engine)
             self._readers = ThreadPoolExecutor(max_workers=readers, thread_name_prefix="db-reader")

@@ -221,3 +221,31 @@ def test_readyz_fails_when_the_database_is_down(postgres_admin: Engine) -> None:
                 assert httpx.get(base_url + "/readyz", timeout=10).status_code == 200
     finally:
         forwarder.stop()  # the schema is dropped through a direct connection
+
+
+@pytest.mark.postgres
+def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_takes(
+    postgres_admin: Engine,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    with postgres_admin.connect() as connection:
+        allowed = int(connection.exec_driver_sql("SHOW max_connections").scalar_one())
+    readers = allowed  # 3 x readers + 2 x writers connections at most: more than the server takes
+    with fresh_schema(postgres_admin, prefix="t_budget") as url:
+        env = {"DATABASE_URL": url, "ACCESSGOV_DB_READERS": str(readers)}
+        with accessgov_serve(tmp_path, env=env) as served:
+            assert httpx.get(served.base_url + "/readyz").status_code == 200  # a warning, not a refusal
+            needed = 3 * readers + 2 * 2
+            assert f"warning: 1 worker(s) may open up to {needed} PostgreSQL connections" in served.output()
+            assert f"max_connections {allowed}" in served.output()
+        with accessgov_serve(tmp_path, env={"DATABASE_URL": url}) as served:  # the defaults fit
+            assert httpx.get(served.base_url + "/readyz").status_code == 200
+            assert "warning:" not in served.output()
+
+
+def test_no_connection_budget_for_sqlite_or_an_unreachable_server() -> None:
+    from accessgov.storage.database import connection_budget_warning
+
+    assert connection_budget_warning("sqlite:///anywhere.db", readers=999, writers=999, workers=999) is None
+    unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/test"  # port 1: refused at once
+    assert connection_budget_warning(unreachable, readers=999, writers=999, workers=999) is None
