@@ -53,23 +53,27 @@ _ON_SESSION = (PreparedQuery.run_params, PreparedQuery.execute_params, PreparedQ
 _ON_LOOP = (PreparedQuery.run_params_async, PreparedQuery.execute_params_async, PreparedQuery.execute_many_async)
 
 
+def _next(steps: Steps[T], result: Any) -> tuple[Statement | None, T | None]:
+    """The statement `steps` wants run after `result`, or (None, what `steps` returned) once it is done."""
+    try:
+        return steps.send(result), None
+    except StopIteration as done:
+        return None, done.value
+
+
 def drive(steps: Steps[T], dbapi_connection: Any) -> T:
     """What `steps` returns, its statements run on a DBAPI connection."""
-    result: Any = None
-    while True:
-        try:
-            query, params, kind = steps.send(result)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        result = _ON_SESSION[kind](query, dbapi_connection, params)
+    statement, returned = _next(steps, None)
+    while statement is not None:
+        query, params, kind = statement
+        statement, returned = _next(steps, _ON_SESSION[kind](query, dbapi_connection, params))
+    return returned  # type: ignore[return-value]
 
 
 async def drive_async(steps: Steps[T], connection: Any) -> T:
     """What `steps` returns, its statements awaited on a psycopg `AsyncConnection`."""
-    result: Any = None
-    while True:
-        try:
-            query, params, kind = steps.send(result)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        result = await _ON_LOOP[kind](query, connection, params)
+    statement, returned = _next(steps, None)
+    while statement is not None:
+        query, params, kind = statement
+        statement, returned = _next(steps, await _ON_LOOP[kind](query, connection, params))
+    return returned  # type: ignore[return-value]
