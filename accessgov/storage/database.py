@@ -61,7 +61,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.errors import ApiError
+from accessgov.errors import ApiError, ErrorCode, ServiceUnavailable
 from accessgov.observability import metrics
 from accessgov.running_loop import running_loop
 from accessgov.storage.engine import (
@@ -456,6 +456,24 @@ class _LoopWriter:
         self.checkpointer.close()
 
 
+def _unavailable_errors(backend: str) -> tuple[type[Exception], ...]:
+    """What says the database cannot take the work now: a connection refused, lost or timed out, a pool exhausted,
+    SQLite's lock held past its busy timeout or its disk full (SQLAlchemy's `OperationalError`), and psycopg's own
+    on the loop's connections (their connect and commit are not wrapped by SQLAlchemy)."""
+    if backend != "postgresql":
+        return (sa.exc.OperationalError, sa.exc.TimeoutError)
+    import psycopg
+
+    return (sa.exc.OperationalError, sa.exc.TimeoutError, psycopg.OperationalError)
+
+
+def _service_unavailable(error: Exception) -> ServiceUnavailable:
+    """503 `SERVICE_UNAVAILABLE` for a request the database could not serve: a client retries it (the SDK does)
+    instead of reading a 500 as a fault of the server's code."""
+    log.warning("database unavailable: %s: %s", type(error).__name__, str(error).splitlines()[0] if str(error) else "")
+    return ServiceUnavailable(ErrorCode.SERVICE_UNAVAILABLE, "the database is unavailable; retry later")
+
+
 def _async_connector(engine: Engine, *, autocommit: bool = True) -> Connect:
     """Opens a psycopg `AsyncConnection` with the engine's own connect arguments (its URL's host, database, user
     and options, as SQLAlchemy reads them)."""
@@ -511,6 +529,7 @@ class Database:
     def __init__(self, url: str, *, readers: int = DEFAULT_READERS, writers: int | None = None) -> None:
         self.url = url
         self.backend = sa.make_url(url).get_backend_name() if "://" in url else "sqlite"
+        self._unavailable = _unavailable_errors(self.backend)
         self.on_loop = self.backend == "sqlite"
         self._local = threading.local()
         self._writer: _LoopWriter | _ThreadWriter
@@ -549,10 +568,13 @@ class Database:
 
     async def read(self, unit: Unit[T]) -> T:
         """`unit(session)` in a read transaction (SQLite: on the loop; PostgreSQL: on a reader thread)."""
-        if self.on_loop:
-            return self._read(unit)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._readers, self._read, unit)
+        try:
+            if self.on_loop:
+                return self._read(unit)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._readers, self._read, unit)
+        except self._unavailable as error:
+            raise _service_unavailable(error) from error
 
     def _read(self, unit: Unit[T]) -> T:
         with self.read_sessions() as session, session.begin():
@@ -561,10 +583,13 @@ class Database:
     async def read_raw(self, unit: Callable[[Any], T]) -> T:
         """`unit(dbapi_connection)` on a connection kept for the thread's life (SQLite: the loop's; PostgreSQL: a
         reader thread's), in autocommit (each statement reads one consistent snapshot). For the hot reads."""
-        if self.on_loop:
-            return self._read_raw(unit)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._readers, self._read_raw, unit)
+        try:
+            if self.on_loop:
+                return self._read_raw(unit)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._readers, self._read_raw, unit)
+        except self._unavailable as error:
+            raise _service_unavailable(error) from error
 
     def _read_raw(self, unit: Callable[[Any], T]) -> T:
         connection = getattr(self._local, "raw", None)
@@ -585,21 +610,30 @@ class Database:
     async def fetch(self, query: PreparedQuery, **values: Any) -> list[tuple[Any, ...]]:
         """The rows of one prepared statement, read on the loop: SQLite's connection (`read_raw`'s), or on
         PostgreSQL a connection of `LoopReads`, awaited without a thread. For the hottest reads."""
-        if self.on_loop:
-            return self._read_raw(lambda connection: query.run(connection, **values))
-        return await self._loop_reads.run(query, values)
+        try:
+            if self.on_loop:
+                return self._read_raw(lambda connection: query.run(connection, **values))
+            return await self._loop_reads.run(query, values)
+        except self._unavailable as error:
+            raise _service_unavailable(error) from error
 
     async def write(self, unit: Unit[T]) -> T:
         """`unit(session)` in a write transaction; returns once that transaction committed."""
-        return await self._writer.submit(unit)
+        try:
+            return await self._writer.submit(unit)
+        except self._unavailable as error:
+            raise _service_unavailable(error) from error
 
     async def write_batched(self, batch_unit: BatchUnit, item: Any, *, on_loop: AsyncBatchUnit | None = None) -> Any:
         """`batch_unit(session, [..., item, ...])[i]`, with the other items of the batch queued for `batch_unit`;
         returns once the transaction committed. On PostgreSQL, `on_loop` (the same work on a psycopg async
         connection) runs instead when given, on the loop's connections (`storage.loop_batches`)."""
-        if on_loop is not None and not self.on_loop:
-            return await self._loop_batches.submit(on_loop, item)
-        return await self._writer.submit(batch_unit=batch_unit, item=item)
+        try:
+            if on_loop is not None and not self.on_loop:
+                return await self._loop_batches.submit(on_loop, item)
+            return await self._writer.submit(batch_unit=batch_unit, item=item)
+        except self._unavailable as error:
+            raise _service_unavailable(error) from error
 
     def close(self) -> None:
         self._writer.close()

@@ -19,8 +19,8 @@ from sqlalchemy.engine import Engine
 
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
-from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
-from accessgov.storage.engine import create_engine, migrate
+from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
+from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
 from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.server._process import ADMIN, ENTITLEMENTS, Served, accessgov_serve
@@ -202,23 +202,39 @@ def test_readyz_fails_when_the_database_is_not_migrated(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_readyz_fails_when_the_database_is_down(postgres_admin: Engine) -> None:  # noqa: F811
+def test_readyz_and_requests_fail_with_503_while_the_database_is_down(postgres_admin: Engine) -> None:  # noqa: F811
     target = sa.make_url(postgres_url())
     forwarder = Forwarder((target.host or "127.0.0.1", target.port or 5432))
     through_forwarder = target.set(host="127.0.0.1", port=forwarder.port).render_as_string(False)
+    restart = "/api/v1/tasks/1001/action/restart"
     try:
         with fresh_schema(postgres_admin, through_forwarder, prefix="t_ready") as url:
             engine = create_engine(url)
             migrate(engine)
+            with session_factory(engine).begin() as session:
+                seed_demo(session)
             engine.dispose()
             with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
                 assert httpx.get(base_url + "/readyz").status_code == 200
+                assert httpx.get(base_url + ENTITLEMENTS, headers=ADMIN).status_code == 200  # the token now cached
                 forwarder.stop()  # the database is gone
                 response = httpx.get(base_url + "/readyz", timeout=10)
                 assert response.status_code == 503 and response.json()["code"] == "NOT_READY"
                 assert httpx.get(base_url + "/healthz").status_code == 200  # the process is still up
+                # Requests that need it are 503 SERVICE_UNAVAILABLE (retry later), never 500: a page read and a
+                # restart on the loop's connections, and an unknown token's look-up on a reader thread.
+                for method, path, headers in (
+                    ("GET", ENTITLEMENTS, ADMIN),
+                    ("POST", restart, ADMIN),
+                    ("GET", ENTITLEMENTS, {"Authorization": "Bearer never-seen-before"}),
+                ):
+                    response = httpx.request(method, base_url + path, headers=headers, json={}, timeout=10)
+                    assert response.status_code == 503, (method, path, response.text)
+                    assert response.json()["code"] == "SERVICE_UNAVAILABLE"
                 forwarder = Forwarder(forwarder.target, forwarder.port)  # and back
                 assert httpx.get(base_url + "/readyz", timeout=10).status_code == 200
+                assert httpx.get(base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
+                assert httpx.post(base_url + restart, headers=ADMIN, json={}, timeout=10).status_code == 200
     finally:
         forwarder.stop()  # the schema is dropped through a direct connection
 

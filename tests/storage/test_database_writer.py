@@ -20,7 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from accessgov.errors import ErrorCode, InvalidRequest
+from accessgov.errors import ErrorCode, InvalidRequest, ServiceUnavailable
 from accessgov.storage import database as database_module
 from accessgov.storage.database import Database
 from accessgov.storage.schema import Setting
@@ -276,8 +276,10 @@ def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
-        with pytest.raises(OperationalError, match="locked"):
+        with pytest.raises(ServiceUnavailable) as raised:  # 503 for the request: retry later
             asyncio.run(sqlite_db.write(store("item-never")))
+        assert raised.value.code == ErrorCode.SERVICE_UNAVAILABLE
+        assert isinstance(raised.value.__cause__, OperationalError) and "locked" in str(raised.value.__cause__)
     finally:
         other.execute("ROLLBACK")
         other.close()

@@ -56,7 +56,8 @@ class Error:
     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the operation's limit (64 KB for webhooks). |
     | `TOO_MANY_FAILED_ATTEMPTS` | 429 | Too many failed authentications from this address or for this credential; see
     `Retry-After`. |
-    | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded or shutting down; retry later. |
+    | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded or shutting down, or its database cannot be reached; retry
+    later. |
     | `NOT_READY` | 503 | Readiness probe (internal): the database is unreachable or not migrated to the newest schema.
     |
     | `INTERNAL` | 500 | A fault of the server, never of the request. |
