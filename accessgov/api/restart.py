@@ -107,8 +107,8 @@ def _lock_order(requests: list[_Request]) -> list[int]:
     return sorted(range(len(requests)), key=lambda n: requests[n].task_id)
 
 
-def _restart_batch(session: Session, requests: list[_Request]) -> list[_Restarted | ApiError]:
-    """The restarts of a batch on a writer's session (SQLite's loop, PostgreSQL's writer threads)."""
+def _restart_batch(session: Session, requests: list[_Request]) -> list[_Restarted | ApiError | None]:
+    """The restarts of a batch on a writer's session (SQLite's loop writer; PostgreSQL's run on the loop)."""
     connection = session.connection()
     driver = connection.connection.driver_connection  # the session's transaction
     results: list[_Restarted | ApiError | None] = [None] * len(requests)
@@ -120,7 +120,9 @@ def _restart_batch(session: Session, requests: list[_Request]) -> list[_Restarte
     return results
 
 
-async def _restart_batch_on_loop(connection: Any, dialect: Dialect, requests: list[_Request]) -> list[Any]:
+async def _restart_batch_on_loop(
+    connection: Any, dialect: Dialect, requests: list[_Request]
+) -> list[_Restarted | ApiError | None]:
     """`_restart_batch` on PostgreSQL, awaited on the loop's async connection (`storage.loop_batches`)."""
     results: list[_Restarted | ApiError | None] = [None] * len(requests)
     for n in _lock_order(requests):
