@@ -86,3 +86,24 @@ def percentile(values: Sequence[float], fraction: float) -> float:
         return float("nan")
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
+
+
+WAL_SYNCS = "accessgov_sqlite_wal_sync_duration_seconds"
+SLOW_SYNC = "0.05"  # a histogram bucket's bound (`metrics.DISK_SECONDS_BUCKETS`), seconds
+
+
+def slow_wal_syncs(metrics_text: str) -> tuple[int, int]:
+    """(all, over 50 ms) of the SQLite WAL fdatasyncs a server's /metrics text counts (0, 0 on PostgreSQL)."""
+    values: dict[str, float] = {}
+    for line in metrics_text.splitlines():
+        if line.startswith(WAL_SYNCS):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    total = values.get(f"{WAL_SYNCS}_count", 0.0)
+    within = values.get(f'{WAL_SYNCS}_bucket{{le="{SLOW_SYNC}"}}', total)
+    return int(total), int(total - within)
+
+
+def wal_syncs(base_url: str) -> tuple[int, int]:
+    """`slow_wal_syncs` of the server at `base_url` now."""
+    return slow_wal_syncs(httpx.get(base_url + "/metrics", timeout=10).text)

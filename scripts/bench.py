@@ -51,7 +51,7 @@ import httpx
 
 from scripts import bench_deliveries as deliveries
 from scripts import bench_profile
-from scripts._bench import busy_between, cpu_times, thread_cpu_seconds
+from scripts._bench import busy_between, cpu_times, thread_cpu_seconds, wal_syncs
 from scripts.bench_openloop import OpenLoopResult, percentile, run_open_loop
 from scripts.bench_servers import (
     DEFAULT_POSTGRES_URL,
@@ -127,6 +127,7 @@ class OpenLoop:
 
     result: OpenLoopResult
     drain: float
+    syncs: tuple[int, int] = (0, 0)  # SQLite's WAL fdatasyncs during the run: all, over 50 ms (the disk stalling)
 
 
 @dataclass
@@ -300,14 +301,18 @@ class Bench:
         for round_number, rate in itertools.product(range(1, self.args.repeat + 1), OPEN_LOOP_RATES):
             count = int(rate * self.args.open_loop_seconds)
             requests = deliveries.hmac_deliveries(secret, deliveries.DEMO_HMAC_LISTENER, count)
+            before = wal_syncs(server.base_url)
             result = asyncio.run(run_open_loop(server.base_url, requests, rate))
+            after = wal_syncs(server.base_url)
             drain = wait_for_runs(db_url)  # and the next run starts with an empty queue
-            self.report.open_loop.setdefault((db, rate), []).append(OpenLoop(result, drain))
+            syncs = (after[0] - before[0], after[1] - before[1])
+            self.report.open_loop.setdefault((db, rate), []).append(OpenLoop(result, drain, syncs))
             failures = f" {result.failures}" if result.failures else ""
+            disk = f"  WAL syncs {syncs[0]}, over 50 ms {syncs[1]}" if syncs[0] else ""
             self.log(
                 f"{db:8} round {round_number} open loop {rate} req/s: p50 {result.p50_ms:.1f} ms  "
                 f"p99 {result.p99_ms:.1f} ms  max {result.max_ms:.1f} ms  late {result.late}  "
-                f"failed {result.failed}{failures}  connections {result.connections}  "
+                f"failed {result.failed}{failures}  connections {result.connections}{disk}  "
                 f"automations drained {drain:.1f} s after"
             )
 
@@ -531,6 +536,13 @@ def print_open_loop_table(bench: Bench) -> None:
             f"{sum(r.failed for r in results):7d} {max(r.connections for r in results):6d} "
             f"{_median([run.drain for run in runs]):8.1f}"
         )
+    syncs: dict[str, list[tuple[int, int]]] = {}
+    for (db, _), runs in bench.report.open_loop.items():
+        syncs.setdefault(db, []).extend(run.syncs for run in runs)
+    for db, counted in syncs.items():
+        total, slow = sum(all_ for all_, _ in counted), sum(over for _, over in counted)
+        if total:  # SQLite: a request waits for the sync of its commit, so a slow disk shows in the p99
+            print(f"{db}: the WAL's fdatasyncs during these runs: {total}, of which {slow} took over 50 ms")
 
 
 def print_targets(bench: Bench) -> None:

@@ -21,6 +21,7 @@ import pytest
 
 from accessgov.webhooks import signing
 from scripts import bench_deliveries as deliveries
+from scripts._bench import slow_wal_syncs, wal_syncs
 from scripts.bench_openloop import OpenLoopResult, latency_ms, percentile, run_open_loop, send_offsets, serialize
 from scripts.bench_profile import summarise
 from scripts.bench_servers import (
@@ -394,3 +395,26 @@ def test_thread_cpu_seconds_counts_one_threads_cpu_and_is_nan_for_a_gone_process
     finished = subprocess.Popen(["true"])
     finished.wait()
     assert math.isnan(thread_cpu_seconds(finished.pid))
+
+
+def test_slow_wal_syncs_are_read_off_the_histogram() -> None:
+    text = "\n".join(
+        [
+            "# TYPE accessgov_sqlite_wal_sync_duration_seconds histogram",
+            'accessgov_sqlite_wal_sync_duration_seconds_bucket{le="0.025"} 90.0',
+            'accessgov_sqlite_wal_sync_duration_seconds_bucket{le="0.05"} 97.0',
+            'accessgov_sqlite_wal_sync_duration_seconds_bucket{le="+Inf"} 100.0',
+            "accessgov_sqlite_wal_sync_duration_seconds_count 100.0",
+            "accessgov_sqlite_wal_sync_duration_seconds_sum 1.5",
+        ]
+    )
+    assert slow_wal_syncs(text) == (100, 3)
+    assert slow_wal_syncs("accessgov_http_requests_total 4.0") == (0, 0)  # no SQLite: nothing synced
+
+
+def test_the_servers_wal_syncs_grow_with_its_writes(server: Server, secret: str) -> None:
+    before = wal_syncs(server.base_url)
+    [request] = deliveries.hmac_deliveries(secret, deliveries.DEMO_HMAC_LISTENER, 1)
+    assert send(server, request).status_code == 200
+    after = wal_syncs(server.base_url)
+    assert after[0] > before[0] and after[1] >= before[1] and after[1] <= after[0]
