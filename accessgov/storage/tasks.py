@@ -194,18 +194,7 @@ _DELETE_STEPS = delete(_STEPS).where(_STEPS.c.task_id == bindparam("task_id"))
 # PostgreSQL: a restart's three writes (the step appended, the task's row, the action recorded) in one statement,
 # one round trip instead of three (data-modifying CTEs run to completion whether or not the statement reads them).
 # psycopg's work per statement was ~40 % of a restart's CPU on the loop (profiled).
-_RESTART = _REPLACE.add_cte(_INSERT_STEP.cte("appended")).add_cte(
-    insert(_ACTIONS)
-    .values(
-        id=bindparam("action_id"),
-        task_id=bindparam("task_id"),
-        kind=bindparam("kind"),
-        comment=bindparam("comment"),
-        actor=bindparam("actor"),
-        created_at=bindparam("now"),
-    )
-    .cte("recorded")
-)
+_RESTART = _REPLACE.add_cte(_INSERT_STEP.cte("appended")).add_cte(_INSERT_ACTION.cte("recorded"))
 
 
 @dataclass(frozen=True)
@@ -335,10 +324,11 @@ class TaskWrites:
                 now=now,
                 start=start,
                 length=len(steps),
-                action_id=action_id,
+                id=action_id,
                 kind=action.kind,
                 comment=action.comment,
                 actor=action.actor,
+                created_at=now,
             )
             self._replaced(task_id, text, stored, start, steps)
             return action_id
