@@ -107,14 +107,12 @@ def _lock_order(requests: list[_Request]) -> list[int]:
     return sorted(range(len(requests)), key=lambda n: requests[n].task_id)
 
 
-def _restart_batch(session: Session, requests: list[_Request]) -> list[_Restarted | ApiError | None]:
-    """The restarts of a batch on a writer's session (SQLite's loop writer; PostgreSQL's run on the loop)."""
-    connection = session.connection()
-    driver = connection.connection.driver_connection  # the session's transaction
+def _restart_batch(dbapi: Any, dialect: Dialect, requests: list[_Request]) -> list[_Restarted | ApiError | None]:
+    """The restarts of a batch on a DBAPI connection in the writer's transaction (SQLite's loop writer)."""
     results: list[_Restarted | ApiError | None] = [None] * len(requests)
     for n in _lock_order(requests):
         try:
-            results[n] = drive(_restart_steps(tasks.TaskWrites(connection.dialect), requests[n]), driver)
+            results[n] = drive(_restart_steps(tasks.TaskWrites(dialect), requests[n]), dbapi)
         except ApiError as error:
             results[n] = error
     return results

@@ -104,7 +104,7 @@ class WebhookHandler:
         received_at = datetime.fromtimestamp(now, UTC)
         delivery = events.Delivery(listener.id, event_id.lower(), ctx.body, received_at, reason)
         result: events.DeliveryResult = await self.db.write_batched(
-            events.record_deliveries, delivery, on_loop=events.claim_deliveries
+            events.record_batch, delivery, on_loop=events.claim_deliveries
         )
         if result.duplicate:
             raise Conflict(ErrorCode.DUPLICATE_EVENT, f"event {event_id} was already received by this listener")

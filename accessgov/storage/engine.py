@@ -21,6 +21,8 @@ MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILENAME = "accessgov.db"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# A writer's transactions take the write lock at once (see `_configure_sqlite`).
+SQLITE_BEGIN = "BEGIN IMMEDIATE"
 # FULL (the default): every commit reaches the disk, so an acknowledged event survives a power loss and is
 # never run twice after a reboot. NORMAL: commits survive a crash of the process but the last ones may be lost
 # with the machine's power; it spares an fsync per (group) commit. An operator's choice, never silent.
@@ -127,7 +129,7 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: b
         finally:
             cursor.close()
 
-    begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
+    begin = "BEGIN" if read_only else SQLITE_BEGIN
 
     def _do_begin(dbapi_connection: Any) -> None:
         # The dialect's own hook, not a "begin" event running `exec_driver_sql`: SQLAlchemy's execution path for

@@ -10,19 +10,21 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
-from sqlalchemy import event
+from sqlalchemy import bindparam, event, insert
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from accessgov.errors import ErrorCode, InvalidRequest, ServiceUnavailable
 from accessgov.storage import database as database_module
 from accessgov.storage.database import Database
+from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import Setting
 
 
@@ -47,18 +49,18 @@ class Recorder:
         self.calls: list[list[str]] = []
         self.poison, self.refuse = poison, refuse
 
-    def __call__(self, session: Session, items: list[str]) -> list[Any]:
+    def __call__(self, dbapi: Any, dialect: Dialect, items: list[str]) -> list[Any]:
         self.calls.append(list(items))
         if self.poison & set(items):
             raise RuntimeError("a broken item")
+        insert_setting = PreparedQuery(insert(Setting).values(key=bindparam("key"), value=bindparam("value")), dialect)
         results: list[Any] = []
         for item in items:
             if item in self.refuse:
                 results.append(InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"{item} refused"))
                 continue
-            session.add(Setting(key=item, value=item.upper()))
+            insert_setting.execute(dbapi, key=item, value=item.upper())
             results.append(f"stored {item}")
-        session.flush()
         return results
 
 
@@ -247,13 +249,27 @@ def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, mon
         db.close()
 
 
-def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite_db: Database) -> None:
+def write_one(db: Database, key: str, kind: str) -> Awaitable[Any]:
+    """One write of `key`: a unit on a Session (`write`), or a batch unit on the DBAPI connection, whose batches
+    take the writer's Session-free transaction (`write_batched`)."""
+    if kind == "unit":
+        return db.write(store(key))
+
+    async def batched() -> str:
+        result = await db.write_batched(Recorder(), key)
+        return str(result).removeprefix("stored ")
+
+    return batched()
+
+
+@pytest.mark.parametrize("kind", ["unit", "batch unit"])
+def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite_db: Database, kind: str) -> None:
     """Another process's write transaction: the batch is retried, reads and timers go on, then it commits."""
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
 
     async def scenario() -> None:
-        write = asyncio.ensure_future(sqlite_db.write(store("item-after-lock")))
+        write = asyncio.ensure_future(write_one(sqlite_db, "item-after-lock", kind))
         started = time.monotonic()
         for _ in range(5):  # the loop keeps turning: each sleep returns on time, reads answer
             await asyncio.sleep(0.02)
@@ -269,22 +285,23 @@ def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite
     assert stored(sqlite_db) == {"item-after-lock": "ITEM-AFTER-LOCK"}
 
 
+@pytest.mark.parametrize("kind", ["unit", "batch unit"])
 def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
-    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     monkeypatch.setattr(database_module, "SQLITE_BUSY_TIMEOUT_MS", 100)
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(ServiceUnavailable) as raised:  # 503 for the request: retry later
-            asyncio.run(sqlite_db.write(store("item-never")))
+            asyncio.run(write_one(sqlite_db, "item-never", kind))
         assert raised.value.code == ErrorCode.SERVICE_UNAVAILABLE
         assert isinstance(raised.value.__cause__, OperationalError) and "locked" in str(raised.value.__cause__)
     finally:
         other.execute("ROLLBACK")
         other.close()
     # The writer recovers: the next write commits.
-    assert asyncio.run(sqlite_db.write(store("item-later"))) == "item-later"
+    assert asyncio.run(write_one(sqlite_db, "item-later", kind)) == "item-later"
     assert stored(sqlite_db) == {"item-later": "ITEM-LATER"}
 
 
@@ -390,3 +407,24 @@ def test_sqlite_writer_replaces_an_invalidated_connection(sqlite_db: Database) -
         return [first, second]
 
     assert asyncio.run(scenario()) == ["stored before", "stored after"]
+
+
+def test_sqlite_batches_of_batch_units_commit_without_a_session(sqlite_db: Database) -> None:
+    """Deliveries and restarts are batch units on the DBAPI connection: their batches begin and commit on the kept
+    connection, no Session transaction around them. A batch that also holds a plain unit takes the Session,
+    and both kinds commit in it."""
+    begun: list[int] = []
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        event.listen(sqlite_db._writer.sessions.factory, "after_begin", lambda *args: begun.append(1))  # type: ignore[union-attr]
+        recorder = Recorder()
+        alone = await asyncio.gather(*(sqlite_db.write_batched(recorder, f"item-b{n}") for n in range(3)))
+        sessionless = len(begun)
+        mixed = await asyncio.gather(sqlite_db.write(store("item-unit")), sqlite_db.write_batched(recorder, "item-b3"))
+        return [sessionless, len(begun), recorder.calls], [*alone, *mixed]
+
+    (sessionless, sessions, calls), results = asyncio.run(scenario())
+    assert results == ["stored item-b0", "stored item-b1", "stored item-b2", "item-unit", "stored item-b3"]
+    assert sessionless == 0 and sessions == 1
+    assert calls == [["item-b0", "item-b1", "item-b2"], ["item-b3"]]
+    assert stored(sqlite_db) == {key: key.upper() for key in ("item-b0", "item-b1", "item-b2", "item-b3", "item-unit")}
