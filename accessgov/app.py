@@ -210,8 +210,8 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         lifespan=lifespan,
         in_flight=in_flight,
     )
-    # Request id, JSON access log, request metrics: the outermost layer but Starlette's error middleware, so
-    # it sees the status of every answer, 404s of unknown routes and 500s included.
+    # Request id, JSON access log, request metrics: the outermost layer, so it sees the status of every answer,
+    # 404s of unknown routes and 500s included (and a 500 carries the request id too).
     app.add_middleware(AccessLogMiddleware, log=config.access_log == "json")
     app.state.db = db
     app.state.sessions = db.sessions

@@ -39,7 +39,7 @@ from accessgov.errors import (
 from accessgov.http.bearer import bearer_token
 from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
-from accessgov.http.dispatch import FastDispatch
+from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
 from accessgov.http.fastcheck import Check, compile_check
 from accessgov.http.load import InFlight
@@ -387,16 +387,12 @@ def build_app(
         Route(entry["path"], endpoint, methods=[entry["method"]], name=entry["operation_id"])
         for entry, endpoint in endpoints
     ]
-    app = Starlette(
+    return ContractApp(
+        [(entry["method"], entry["path"], endpoint) for entry, endpoint in endpoints],
         routes=routes,
         exception_handlers={HTTPException: http_exception, Exception: unexpected},
         lifespan=lifespan,
     )
-    # Innermost of the middleware: the access log (added by the caller) still wraps every answer.
-    app.add_middleware(
-        FastDispatch, routes=[(entry["method"], entry["path"], endpoint) for entry, endpoint in endpoints]
-    )
-    return app
 
 
 def require_bearer(ctx: RequestContext) -> str:

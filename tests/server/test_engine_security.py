@@ -8,6 +8,7 @@ import httpx
 from accessgov.domain.permissions import Principal
 from accessgov.http.context import RequestContext
 from accessgov.http.engine import build_app, load_bundle, operations_from_bundle
+from accessgov.observability.access_log import AccessLogMiddleware
 from tests.harness import serve
 
 PAGE = "/api/v1/apps/app-github/entitlements"  # security: one requirement naming bearerAuth and oauth
@@ -38,3 +39,24 @@ def test_one_authenticator_for_both_schemes_is_asked_once() -> None:
 
 def test_distinct_authenticators_are_each_asked() -> None:
     assert calls_per_request({"bearerAuth": CountingAuthenticator(), "oauth": CountingAuthenticator()}) == [1, 1]
+
+
+class BrokenAuthenticator:
+    async def __call__(self, ctx: RequestContext) -> Principal:
+        raise RuntimeError("a bug, not the client's fault")
+
+
+def test_an_unexpected_error_is_the_contracts_500_with_the_request_id() -> None:
+    """An operation that raises something other than an `ApiError` answers 500 `INTERNAL` in the `Error` shape,
+    still through the access log (its request id on the answer), and leaves the server serving."""
+    broken = BrokenAuthenticator()
+    doc = load_bundle()
+    app = build_app(operations_from_bundle(doc), doc, {}, authenticators={"bearerAuth": broken, "oauth": broken})
+    app.add_middleware(AccessLogMiddleware, log=False)
+    with serve(app) as base_url:
+        response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t", "X-Request-Id": "req-500"})
+        unknown = httpx.get(base_url + "/api/v1/nothing-here")
+    assert response.status_code == 500
+    assert response.json() == {"code": "INTERNAL", "message": "internal error"}
+    assert response.headers["x-request-id"] == "req-500"
+    assert unknown.status_code == 404 and unknown.json()["code"] == "NOT_FOUND"
