@@ -79,6 +79,7 @@ from accessgov.storage.prepared import PreparedQuery
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+U = TypeVar("U")
 Unit = Callable[[Session], T]
 # `unit(dbapi_connection, dialect, items)`, on a DBAPI connection inside the batch's transaction: one result per
 # item, in order; an `ApiError` in the list is raised to that item's caller.
@@ -400,15 +401,20 @@ class _KeptSession:
             raise wrapped from error
         try:
             work(dbapi, dialect)
-            dbapi.commit()
-        except BaseException as error:
-            try:
-                dbapi.rollback()
-            except sqlite3.Error:  # the connection itself broke: the next batch opens another
-                self.close()
-            if isinstance(error, sqlite3.Error):  # the commit failed
-                raise _driver_error("COMMIT", error, dialect) from error
+        except BaseException:
+            self._roll_back(dbapi)
             raise
+        try:
+            dbapi.commit()
+        except sqlite3.Error as error:
+            self._roll_back(dbapi)
+            raise _driver_error("COMMIT", error, dialect) from error
+
+    def _roll_back(self, dbapi: Any) -> None:
+        try:
+            dbapi.rollback()
+        except sqlite3.Error:  # the connection itself broke: the next batch opens another
+            self.close()
 
     def close(self) -> None:
         session, connection, self.session, self.connection = self.session, self.connection, None, None
@@ -628,11 +634,15 @@ class Database:
 
     async def read(self, unit: Unit[T]) -> T:
         """`unit(session)` in a read transaction (SQLite: on the loop; PostgreSQL: on a reader thread)."""
+        return await self._on_reader(self._read, unit)
+
+    async def _on_reader(self, read: Callable[[U], T], unit: U) -> T:
+        """`read(unit)` on the loop (SQLite) or a reader thread (PostgreSQL); 503 when the database is away."""
         try:
             if self.on_loop:
-                return self._read(unit)
+                return read(unit)
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._readers, self._read, unit)
+            return await loop.run_in_executor(self._readers, read, unit)
         except self._unavailable as error:
             raise _service_unavailable(error) from error
 
@@ -643,13 +653,7 @@ class Database:
     async def read_raw(self, unit: Callable[[Any], T]) -> T:
         """`unit(dbapi_connection)` on a connection kept for the thread's life (SQLite: the loop's; PostgreSQL: a
         reader thread's), in autocommit (each statement reads one consistent snapshot). For the hot reads."""
-        try:
-            if self.on_loop:
-                return self._read_raw(unit)
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._readers, self._read_raw, unit)
-        except self._unavailable as error:
-            raise _service_unavailable(error) from error
+        return await self._on_reader(self._read_raw, unit)
 
     def _read_raw(self, unit: Callable[[Any], T]) -> T:
         connection = getattr(self._local, "raw", None)
@@ -685,9 +689,9 @@ class Database:
             raise _service_unavailable(error) from error
 
     async def write_batched(self, batch_unit: BatchUnit, item: Any, *, on_loop: AsyncBatchUnit | None = None) -> Any:
-        """`batch_unit(session, [..., item, ...])[i]`, with the other items of the batch queued for `batch_unit`;
-        returns once the transaction committed. On PostgreSQL, `on_loop` (the same work on a psycopg async
-        connection) runs instead when given, on the loop's connections (`storage.loop_batches`)."""
+        """`batch_unit(dbapi_connection, dialect, [..., item, ...])[i]`, with the other items of the batch queued for
+        `batch_unit`; returns once the transaction committed. On PostgreSQL, `on_loop` (the same work on a psycopg
+        async connection) runs instead when given, on the loop's connections (`storage.loop_batches`)."""
         try:
             if on_loop is not None and not self.on_loop:
                 return await self._loop_batches.submit(on_loop, item)
