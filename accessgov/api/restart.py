@@ -107,28 +107,28 @@ def _lock_order(requests: list[_Request]) -> list[int]:
     return sorted(range(len(requests)), key=lambda n: requests[n].task_id)
 
 
-def _restart_batch(dbapi: Any, dialect: Dialect, requests: list[_Request]) -> list[_Restarted | ApiError | None]:
-    """The restarts of a batch on a DBAPI connection in the writer's transaction (SQLite's loop writer)."""
+def _restart_batch_steps(dialect: Dialect, requests: list[_Request]) -> Steps[list[_Restarted | ApiError | None]]:
+    """The restarts of a batch, one after another in the writer's transaction: a restart's 404 or 409 is its
+    result, and the batch goes on."""
     results: list[_Restarted | ApiError | None] = [None] * len(requests)
     for n in _lock_order(requests):
         try:
-            results[n] = drive(_restart_steps(tasks.TaskWrites(dialect), requests[n]), dbapi)
+            results[n] = yield from _restart_steps(tasks.TaskWrites(dialect), requests[n])
         except ApiError as error:
             results[n] = error
     return results
+
+
+def _restart_batch(dbapi: Any, dialect: Dialect, requests: list[_Request]) -> list[_Restarted | ApiError | None]:
+    """The batch on a DBAPI connection (SQLite's loop writer)."""
+    return drive(_restart_batch_steps(dialect, requests), dbapi)
 
 
 async def _restart_batch_on_loop(
     connection: Any, dialect: Dialect, requests: list[_Request]
 ) -> list[_Restarted | ApiError | None]:
-    """`_restart_batch` on PostgreSQL, awaited on the loop's async connection (`storage.loop_batches`)."""
-    results: list[_Restarted | ApiError | None] = [None] * len(requests)
-    for n in _lock_order(requests):
-        try:
-            results[n] = await drive_async(_restart_steps(tasks.TaskWrites(dialect), requests[n]), connection)
-        except ApiError as error:
-            results[n] = error
-    return results
+    """The batch on PostgreSQL, awaited on the loop's async connection (`storage.loop_batches`)."""
+    return await drive_async(_restart_batch_steps(dialect, requests), connection)
 
 
 class RestartHandler:
