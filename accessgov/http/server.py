@@ -52,11 +52,20 @@ class _Deadlines:
     flow: Any
     client: tuple[str, int] | None
 
-    def _init_deadlines(self, config: uvicorn.Config) -> None:
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)  # type: ignore[call-arg]  # the protocol's
         self._head_timeout: float = getattr(config, "timeout_request_head", DEFAULT_HEAD_TIMEOUT)
         self._body_timeout: float = getattr(config, "timeout_request_body", DEFAULT_BODY_TIMEOUT)
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        super().connection_made(CoalescingTransport.around(transport, self.loop))  # type: ignore[misc]
+        self._arm_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_deadlines()
+        super().connection_lost(exc)  # type: ignore[misc]
 
     def _arm_head(self) -> None:
         if self._head_timer is None and self._head_timeout > 0:  # armed once per head: the bound is total
@@ -95,14 +104,6 @@ class _Deadlines:
 class H11EdgeProtocol(_Deadlines, H11Protocol):
     """uvicorn's h11 protocol with request-head and body-idle deadlines."""
 
-    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
-        super().__init__(config, *args, **kwargs)
-        self._init_deadlines(config)
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(CoalescingTransport.around(transport, self.loop))
-        self._arm_head()
-
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         state = self.conn.their_state
@@ -119,10 +120,6 @@ class H11EdgeProtocol(_Deadlines, H11Protocol):
         if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0] and not self.transport.is_closing():
             self._arm_head()  # part of a pipelined head arrived with the previous request
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_deadlines()
-        super().connection_lost(exc)
-
 
 def _httptools_protocol() -> type[asyncio.Protocol] | None:
     try:
@@ -132,14 +129,6 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
 
     class HttpToolsEdgeProtocol(_Deadlines, HttpToolsProtocol):
         """uvicorn's httptools protocol with request-head and body-idle deadlines."""
-
-        def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
-            super().__init__(config, *args, **kwargs)
-            self._init_deadlines(config)
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(CoalescingTransport.around(transport, self.loop))
-            self._arm_head()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
@@ -157,10 +146,6 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
         def on_message_complete(self) -> None:
             self._cancel_body()
             super().on_message_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._cancel_deadlines()
-            super().connection_lost(exc)
 
     HttpToolsEdgeProtocol.__module__ = __name__
     HttpToolsEdgeProtocol.__qualname__ = "HttpToolsEdgeProtocol"
