@@ -31,6 +31,33 @@ class Where:
         return replace(self, path=f"{self.path}{suffix}")
 
 
+@dataclass(frozen=True)
+class _FlagChecks:
+    """The checks a parameter's or a response header's `required` and `deprecated` changes emit."""
+
+    became_required: str
+    became_optional: str
+    deprecated: str
+    reactivated: str
+    required_word: str  # what `required: true` means to a client
+
+
+_PARAMETER_FLAGS = _FlagChecks(
+    "request-parameter-became-required",
+    "request-parameter-became-optional",
+    "request-parameter-deprecated",
+    "request-parameter-reactivated",
+    "required",
+)
+_HEADER_FLAGS = _FlagChecks(
+    "response-header-became-required",
+    "response-header-became-optional",
+    "response-header-deprecated",
+    "response-header-reactivated",
+    "always sent",
+)
+
+
 @dataclass
 class _Frame:
     key: MemoKey
@@ -290,20 +317,7 @@ class Comparison:
                 continue
             b, b_at = base[key]
             b_required = bool(b.get("required")) or where_in == "path"
-            if h_required != b_required:
-                check = "request-parameter-became-required" if h_required else "request-parameter-became-optional"
-                self.emit(
-                    check,
-                    f"{label} is now {'required' if h_required else 'optional'}",
-                    (*h_at, "required") if "required" in h else h_at,
-                )
-            if bool(b.get("deprecated")) != bool(h.get("deprecated")):
-                dep = bool(h.get("deprecated"))
-                self.emit(
-                    "request-parameter-deprecated" if dep else "request-parameter-reactivated",
-                    f"{label} {'deprecated' if dep else 'no longer deprecated'}",
-                    (*h_at, "deprecated") if dep else h_at,
-                )
+            self._flags(label, b, h, h_at, (b_required, h_required), _PARAMETER_FLAGS)
             if "schema" in b and "schema" in h:
                 self.schema(
                     b["schema"],
@@ -397,6 +411,25 @@ class Comparison:
                         Where(RESPONSE, "property", f"response {status} {media}"),
                     )
 
+    def _flags(
+        self, label: str, b: dict, h: dict, h_at: Pointer, required: tuple[bool, bool], flags: _FlagChecks
+    ) -> None:
+        """A parameter's or a header's `required` (base, head) and `deprecated` that changed."""
+        b_required, h_required = required
+        if h_required != b_required:
+            self.emit(
+                flags.became_required if h_required else flags.became_optional,
+                f"{label} is now {flags.required_word if h_required else 'optional'}",
+                (*h_at, "required") if "required" in h else h_at,
+            )
+        if bool(b.get("deprecated")) != bool(h.get("deprecated")):
+            dep = bool(h.get("deprecated"))
+            self.emit(
+                flags.deprecated if dep else flags.reactivated,
+                f"{label} {'deprecated' if dep else 'no longer deprecated'}",
+                (*h_at, "deprecated") if dep else h_at,
+            )
+
     def _headers(self, status: str, base: dict, b_at: Pointer, head: dict, h_at: Pointer) -> None:
         b_map = {str(k).lower(): (k, v) for k, v in base.items()}
         h_map = {str(k).lower(): (k, v) for k, v in head.items()}
@@ -413,20 +446,8 @@ class Comparison:
                 self.emit("response-header-added", f"{label} added", h_ptr)
                 continue
             b, b_ptr = self.base.deref(b_map[name][1], (*b_at, "headers", b_map[name][0]))
-            if bool(b.get("required")) != bool(h.get("required")):
-                check = "response-header-became-required" if h.get("required") else "response-header-became-optional"
-                self.emit(
-                    check,
-                    f"{label} is now {'always sent' if h.get('required') else 'optional'}",
-                    (*h_ptr, "required") if "required" in h else h_ptr,
-                )
-            if bool(b.get("deprecated")) != bool(h.get("deprecated")):
-                dep = bool(h.get("deprecated"))
-                self.emit(
-                    "response-header-deprecated" if dep else "response-header-reactivated",
-                    f"{label} {'deprecated' if dep else 'no longer deprecated'}",
-                    (*h_ptr, "deprecated") if dep else h_ptr,
-                )
+            required = (bool(b.get("required")), bool(h.get("required")))
+            self._flags(label, b, h, h_ptr, required, _HEADER_FLAGS)
             if "schema" in b and "schema" in h:
                 self.schema(
                     b["schema"],
