@@ -12,6 +12,7 @@ from celpy import celtypes
 from accessgov.domain.cel import ExpressionError, compile_expression, run_program, to_cel
 
 SUCCEEDED, SKIPPED, FAILED = "SUCCEEDED", "SKIPPED", "FAILED"
+_TRIGGER, _STEPS = celtypes.StringType("trigger"), celtypes.StringType("steps")
 
 
 def skip_reason(*, published: bool, enabled: bool) -> str | None:
@@ -61,10 +62,10 @@ class Automation:
             if step.program is None:
                 return FAILED, f"step {step.name}: {step.error}", outputs
             try:
-                steps = to_cel({"s": outputs})["s"]
-                ctx = celtypes.MapType({celtypes.StringType("trigger"): trigger, celtypes.StringType("steps"): steps})
-                variables = {"ctx": ctx}
-                value = run_program(step.program, variables, step.expression)
+                ctx = celtypes.MapType()  # filled, not built from a dict: MapType(dict) checks it against typing ABCs
+                ctx[_TRIGGER] = trigger
+                ctx[_STEPS] = to_cel({"s": outputs})["s"]
+                value = run_program(step.program, {"ctx": ctx}, step.expression)
             except ExpressionError as error:
                 return FAILED, f"step {step.name}: {error}", outputs
             if isinstance(value, float) and not math.isfinite(value):
