@@ -94,8 +94,12 @@ class ContractApp(Starlette):
         self.dispatched = dispatched
 
     async def _on_error(self, request: Request, error: Exception) -> Response:
-        """The app's handler of `Exception` (or 500), else Starlette's plain 500, as its error middleware chooses."""
-        handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
+        """The app's handler of `Exception` or 500, else Starlette's plain 500, chosen as `build_middleware_stack`
+        chooses its error middleware's (the last of the two keys registered)."""
+        handler = None
+        for key, value in self.exception_handlers.items():
+            if key in (500, Exception):
+                handler = value
         if handler is None:
             return PlainTextResponse("Internal Server Error", status_code=500)
         response = handler(request, error)

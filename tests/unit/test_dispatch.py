@@ -10,7 +10,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from accessgov.http.dispatch import ContractApp
@@ -135,7 +135,20 @@ async def handle_broken(request: Request, error: Exception) -> Response:
     return JSONResponse({"code": "INTERNAL", "error": str(error)}, status_code=500)
 
 
-@pytest.mark.parametrize("handlers", [{Exception: handle_broken}, {500: handle_broken}, {}])
+async def handle_broken_plainly(request: Request, error: Exception) -> Response:
+    return PlainTextResponse(f"broken: {error}", status_code=500)
+
+
+@pytest.mark.parametrize(
+    "handlers",
+    [
+        {Exception: handle_broken},
+        {500: handle_broken},
+        {Exception: handle_broken, 500: handle_broken_plainly},
+        {500: handle_broken_plainly, Exception: handle_broken},
+        {},
+    ],
+)
 def test_an_endpoint_that_raises_is_answered_as_starlettes_error_middleware_answers(
     handlers: dict[Any, Any],
 ) -> None:
