@@ -35,6 +35,30 @@ BOUNDS: dict[str, tuple[str, str]] = {
     "minItems": ("min-items", "lower"),
     "maxProperties": ("max-properties", "upper"),
     "minProperties": ("min-properties", "lower"),
+    "maxContains": ("max-contains", "upper"),
+    "minContains": ("min-contains", "lower"),
+}
+
+# JSON Schema 2020-12 keywords that hold a subschema (or a value) whose presence narrows what is valid:
+# keyword -> id fragment. Adding one narrows (a request breaks), removing one widens (a response breaks).
+# `prefixItems` goes the other way (as oasdiff has it): removing it hands its positions to `items`, which narrows.
+PRESENCE: dict[str, str] = {
+    "const": "const",
+    "if": "if",
+    "then": "then",
+    "else": "else",
+    "contains": "contains",
+    "propertyNames": "property-names",
+    "unevaluatedProperties": "unevaluated-properties",
+    "unevaluatedItems": "unevaluated-items",
+    "contentSchema": "content-schema",
+    "not": "not",
+}
+# Keywords that map a name to a subschema or list: one entry added narrows, removed widens, as above.
+ENTRIES: dict[str, str] = {
+    "dependentRequired": "dependent-required",
+    "dependentSchemas": "dependent-schema",
+    "patternProperties": "pattern-property",
 }
 
 
@@ -93,10 +117,35 @@ def _schema_family(direction: str, prefix: str) -> None:
     _add(f"{prefix}-additional-properties-widened", _by_direction(d, N, W), "additionalProperties widened")
     _add(f"{prefix}-deprecated", N, "deprecated")
     _add(f"{prefix}-reactivated", N, "no longer deprecated")
+    for keyword, frag in PRESENCE.items():
+        _add(f"{prefix}-{frag}-added", _by_direction(d, B, N), f"{keyword} added")
+        _add(f"{prefix}-{frag}-removed", _by_direction(d, N, B), f"{keyword} removed")
+    _add(f"{prefix}-prefix-items-added", _by_direction(d, N, B), "prefixItems added")
+    _add(f"{prefix}-prefix-items-removed", _by_direction(d, B, N), "prefixItems removed (`items` now governs them)")
+    _add(f"{prefix}-const-changed", B, "const changed")
+    for keyword, frag in ENTRIES.items():
+        _add(f"{prefix}-{frag}-added", _by_direction(d, B, N), f"{keyword} entry added")
+        _add(f"{prefix}-{frag}-removed", _by_direction(d, N, B), f"{keyword} entry removed")
+    _add(f"{prefix}-dependent-required-changed", B, "dependentRequired entry changed")
+    _add(f"{prefix}-content-media-type-changed", B, "contentMediaType changed")
+    _add(f"{prefix}-content-encoding-changed", B, "contentEncoding changed")
+    _add(f"{prefix}-all-of-added", _by_direction(d, B, N), "allOf member added")
+    _add(f"{prefix}-all-of-removed", _by_direction(d, W, N), "allOf member removed")
+    _add(f"{prefix}-x-extensible-enum-value-removed", _by_direction(d, B, N), "x-extensible-enum value removed")
+    _add(f"{prefix}-x-extensible-enum-value-added", N, "x-extensible-enum value added")
+    _add(f"{prefix}-stability-decreased", B, "x-stability-level lowered")
+    _add(f"{prefix}-stability-increased", N, "x-stability-level raised")
 
 
 for (_direction, _location), _prefix in SCHEMA_PREFIXES.items():
     _schema_family(_direction, _prefix)
+
+# Deprecation of properties, with oasdiff's sunset rules (x-sunset, a minimum grace period from the config).
+for _direction in (REQUEST, RESPONSE):
+    _add(f"{_direction}-property-deprecated-with-sunset", N, "property deprecated with an x-sunset date")
+    _add(f"{_direction}-property-deprecated-sunset-missing", B, "property deprecated without the x-sunset required")
+    _add(f"{_direction}-property-deprecated-sunset-invalid", B, "property deprecated with an unreadable x-sunset")
+    _add(f"{_direction}-property-sunset-date-too-small", B, "property's x-sunset sooner than the grace period")
 
 # Properties of objects, by direction.
 _add("new-required-request-property", B, "new required request property")
@@ -126,7 +175,29 @@ _add("api-operation-id-added", N, "operationId added")
 _add("api-tag-removed", N, "tag removed from an operation")
 _add("api-tag-added", N, "tag added to an operation")
 
+# Deprecation and stability of operations (oasdiff's sunset and x-stability-level rules).
+_add("endpoint-deprecated-with-sunset", N, "operation deprecated with an x-sunset date")
+_add("api-deprecated-sunset-missing", B, "operation deprecated without the x-sunset the grace period requires")
+_add("api-deprecated-sunset-parse", B, "operation deprecated with an unreadable x-sunset")
+_add("api-sunset-date-too-small", B, "operation's x-sunset sooner than the grace period")
+_add("api-sunset-deleted", B, "x-sunset removed from a still deprecated operation")
+_add("api-sunset-date-changed-too-small", B, "x-sunset of a deprecated operation moved earlier than allowed")
+_add("api-path-sunset-parse", B, "x-sunset of a deprecated operation changed to or from an unreadable value")
+_add("api-removed-before-sunset", B, "deprecated operation removed before its x-sunset date")
+_add("api-stability-decreased", B, "operation's x-stability-level lowered")
+_add("api-stability-increased", N, "operation's x-stability-level raised")
+_add("api-invalid-stability-level", B, "x-stability-level is not draft, alpha, beta or stable")
+_add("webhook-added", N, "webhook added")
+_add("webhook-removed", B, "webhook removed")
+
 # Parameters.
+_add("request-parameter-deprecated-sunset-missing", B, "parameter deprecated without the x-sunset required")
+_add("request-parameter-sunset-parse", B, "parameter's x-sunset unreadable")
+_add("request-parameter-sunset-date-too-small", B, "parameter's x-sunset sooner than the grace period")
+_add("request-parameter-sunset-deleted", B, "x-sunset removed from a still deprecated parameter")
+_add("request-parameter-sunset-date-changed-too-small", B, "parameter's x-sunset moved earlier than allowed")
+_add("request-parameter-removed-before-sunset", B, "deprecated parameter removed before its x-sunset date")
+_add("request-parameter-removed-with-deprecation", N, "deprecated parameter removed after its sunset")
 _add("new-required-request-parameter", B, "new required parameter")
 _add("new-optional-request-parameter", N, "new optional parameter")
 _add("request-parameter-removed", W, "parameter removed (the server ignores it from now on)")

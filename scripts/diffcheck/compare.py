@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from typing import Any
 
 from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
+from scripts.diffcheck.config import DiffConfig
+from scripts.diffcheck.keywords import KeywordChecks
 from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
 from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
 
@@ -77,11 +80,20 @@ def _widen(types: frozenset[str]) -> frozenset[str]:
     return types | {"integer"} if "number" in types else types
 
 
-class Comparison:
+class Comparison(KeywordChecks):
     """One comparison of `base` with `head`; `run()` returns the findings."""
 
-    def __init__(self, base: dict[str, Any], head: dict[str, Any], severities: dict[str, Severity] | None = None):
+    def __init__(
+        self,
+        base: dict[str, Any],
+        head: dict[str, Any],
+        severities: dict[str, Severity] | None = None,
+        config: DiffConfig | None = None,
+        today: date | None = None,
+    ):
         self.base, self.head = Document(base), Document(head)
+        self.config = config or DiffConfig()
+        self.today = today or datetime.now(UTC).date()
         self.severities = {cid: check.severity for cid, check in CHECKS.items()} | (severities or {})
         self.findings: dict[FindingKey, Finding] = {}
         self._frames: list[_Frame] = []
@@ -505,6 +517,7 @@ class Comparison:
         self._simple_keywords(prefix, b, h, where)
         self._unions(b, h, where)
         self._additional_properties(prefix, b, h, where)
+        self._keywords_2020(prefix, b, h, where)
         if "items" in b.keywords and "items" in h.keywords:
             self.schema(b.keywords["items"], b.at("items"), h.keywords["items"], h.at("items"), where.to("[]"))
         self._properties(b, h, where)
@@ -755,6 +768,12 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def compare(base: dict[str, Any], head: dict[str, Any], severities: dict[str, Severity] | None = None) -> list[Finding]:
-    """Every finding from `base` to `head`, most severe first."""
-    return Comparison(base, head, severities).run()
+def compare(
+    base: dict[str, Any],
+    head: dict[str, Any],
+    severities: dict[str, Severity] | None = None,
+    config: DiffConfig | None = None,
+    today: date | None = None,
+) -> list[Finding]:
+    """Every finding from `base` to `head`, most severe first (`today` dates the sunset checks)."""
+    return Comparison(base, head, severities, config, today).run()

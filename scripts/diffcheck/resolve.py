@@ -20,10 +20,33 @@ ANNOTATIONS = frozenset({"description", "title", "examples", "example", "$commen
 
 
 class Document:
-    """One bundled OpenAPI document with local `$ref` resolution."""
+    """One bundled OpenAPI document with local `$ref`/`$dynamicRef` resolution (pointers and anchors)."""
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.raw = raw
+        self._anchors: dict[str, Pointer] | None = None
+
+    def anchor(self, name: str) -> Pointer | None:
+        """Where `$anchor: name` or `$dynamicAnchor: name` is declared (the first one met)."""
+        if self._anchors is None:
+            self._anchors = {}
+            stack: list[tuple[Any, Pointer]] = [(self.raw, ())]
+            while stack:
+                node, at = stack.pop()
+                if isinstance(node, dict):
+                    for key in ("$anchor", "$dynamicAnchor"):
+                        if isinstance(node.get(key), str):
+                            self._anchors.setdefault(node[key], at)
+                    stack.extend((v, (*at, str(k))) for k, v in node.items())
+                elif isinstance(node, list):
+                    stack.extend((v, (*at, str(i))) for i, v in enumerate(node))
+        return self._anchors.get(name)
+
+    def target(self, ref: str) -> Pointer | None:
+        """The pointer a local reference names: `#/a/b` or an anchor `#name`; None for anything else."""
+        if ref == "#" or ref.startswith("#/"):
+            return ref_pointer(ref)
+        return self.anchor(ref[1:]) if ref.startswith("#") else None
 
     def at(self, pointer: Pointer) -> Any:
         node: Any = self.raw
@@ -39,12 +62,11 @@ class Document:
     def deref(self, node: Any, pointer: Pointer) -> tuple[Any, Pointer]:
         """Follow `$ref`s (ignoring siblings) to the node they name; a dangling or cyclic one gives `{}`."""
         seen: set[str] = set()
-        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
-            ref = node["$ref"]
+        while (ref := reference(node)) is not None and (target := self.target(ref)) is not None:
             if ref in seen:
                 return {}, pointer
             seen.add(ref)
-            pointer = ref_pointer(ref)
+            pointer = target
             node = self.at(pointer)
             if node is None:
                 return {}, pointer
@@ -59,6 +81,15 @@ class Document:
                 if isinstance((item or {}).get(method), dict):
                     found[(path, method)] = (item[method], item)
         return found
+
+
+def reference(node: Any) -> str | None:
+    """The `$ref` of a schema, else its `$dynamicRef` (followed like a `$ref`: the bundle has one scope)."""
+    if isinstance(node, dict):
+        for key in ("$ref", "$dynamicRef"):
+            if isinstance(node.get(key), str):
+                return node[key]
+    return None
 
 
 def ref_pointer(ref: str) -> Pointer:
@@ -124,6 +155,7 @@ class View:
     enum: list[Any] | None = None
     open_enum: bool = False
     unions: dict[str, list[Member]] = field(default_factory=dict)
+    all_of: list[Any] = field(default_factory=list)  # the members of its own `allOf`, as written
 
     def at(self, keyword: str) -> Pointer:
         return self.where.get(keyword, self.pointer)
@@ -174,11 +206,11 @@ def _parts(doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer])
         return []
     seen = seen | {pointer}
     parts: list[tuple[dict, Pointer]] = []
-    ref = node.get("$ref")
-    own = {k: v for k, v in node.items() if k not in ("$ref", "allOf")}
+    ref = reference(node)
+    own = {k: v for k, v in node.items() if k not in ("$ref", "$dynamicRef", "allOf")}
     parts.append((own, pointer))
-    if isinstance(ref, str) and ref.startswith("#/"):
-        target_ptr = ref_pointer(ref)
+    target_ptr = doc.target(ref) if ref is not None else None
+    if target_ptr is not None:
         parts += _parts(doc, doc.at(target_ptr), target_ptr, seen)
     for i, member in enumerate(node.get("allOf") or []):
         parts += _parts(doc, member, (*pointer, "allOf", str(i)), seen)
@@ -188,6 +220,9 @@ def _parts(doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer])
 def view(doc: Document, node: Any, pointer: Pointer) -> View:
     """Merge `node` into one `View` (first part to set a keyword wins; properties and required are united)."""
     result = View(pointer)
+    own, _ = doc.deref(node, pointer)
+    if isinstance(own, dict) and isinstance(own.get("allOf"), list):
+        result.all_of = list(own["allOf"])
     for part, part_ptr in _parts(doc, node, pointer, frozenset()):
         for key, value in part.items():
             if key == "properties" and isinstance(value, dict):
