@@ -14,6 +14,7 @@ from typing import Any
 from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
 from scripts.diffcheck.config import DiffConfig
 from scripts.diffcheck.keywords import KeywordChecks
+from scripts.diffcheck.lifecycle import OPERATION, PARAMETER, LifecycleChecks, property_checks, stability
 from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
 from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
 
@@ -80,7 +81,7 @@ def _widen(types: frozenset[str]) -> frozenset[str]:
     return types | {"integer"} if "number" in types else types
 
 
-class Comparison(KeywordChecks):
+class Comparison(KeywordChecks, LifecycleChecks):
     """One comparison of `base` with `head`; `run()` returns the findings."""
 
     def __init__(
@@ -94,6 +95,7 @@ class Comparison(KeywordChecks):
         self.base, self.head = Document(base), Document(head)
         self.config = config or DiffConfig()
         self.today = today or datetime.now(UTC).date()
+        self._level: str | None = None  # the stability of the operation being compared
         self.severities = {cid: check.severity for cid, check in CHECKS.items()} | (severities or {})
         self.findings: dict[FindingKey, Finding] = {}
         self._frames: list[_Frame] = []
@@ -137,9 +139,16 @@ class Comparison(KeywordChecks):
             op = (head_ops.get(key) or base_ops[key])[0]
             label = f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
             pointer = ("paths", path, method)
+            if key in base_ops and self.below_threshold(base_ops[key][0]):
+                if key in head_ops:  # below the stability threshold: only its stability is reported
+                    self._reaching(label, self.stability_change, "api", "operation", base_ops[key][0], op, pointer)
+                continue
             if key not in head_ops:
-                deprecated = base_ops[key][0].get("deprecated") is True
+                removed = base_ops[key][0]
+                deprecated = removed.get("deprecated") is True
                 check = "api-removed-with-deprecation" if deprecated else "api-removed-without-deprecation"
+                if deprecated and self.removed_before_sunset(removed):
+                    check = "api-removed-before-sunset"
                 self._reaching(label, self.emit, check, f"`{label}` removed", pointer)
             elif key not in base_ops:
                 self._reaching(label, self.emit, "endpoint-added", f"`{label}` added", pointer)
@@ -245,13 +254,9 @@ class Comparison(KeywordChecks):
             )
         elif h_id and not b_id:
             self.emit("api-operation-id-added", f"operationId {_show(h_id)} added", (*pointer, "operationId"))
-        if bool(b_op.get("deprecated")) != bool(h_op.get("deprecated")):
-            check = "endpoint-deprecated" if h_op.get("deprecated") else "endpoint-reactivated"
-            self.emit(
-                check,
-                "operation " + ("deprecated" if h_op.get("deprecated") else "no longer deprecated"),
-                (*pointer, "deprecated") if h_op.get("deprecated") else pointer,
-            )
+        self._level = stability(h_op)
+        self.deprecation(OPERATION, "operation", b_op, h_op, pointer, self._level)
+        self.stability_change("api", "operation", b_op, h_op, pointer)
         b_tags, h_tags = set(b_op.get("tags") or []), set(h_op.get("tags") or [])
         for tag in sorted(b_tags - h_tags):
             self.emit("api-tag-removed", f"tag `{tag}` removed", (*pointer, "tags"))
@@ -319,7 +324,16 @@ class Comparison(KeywordChecks):
             where_in, name = key
             label = f"{where_in} parameter `{name}`"
             if key not in head:
-                self.emit("request-parameter-removed", f"{label} removed", (*pointer, "parameters"))
+                removed = base[key][0]
+                check = "request-parameter-removed"
+                if removed.get("deprecated") is True:
+                    before = self.removed_before_sunset(removed)
+                    check = (
+                        "request-parameter-removed-before-sunset"
+                        if before
+                        else "request-parameter-removed-with-deprecation"
+                    )
+                self.emit(check, f"{label} removed", (*pointer, "parameters"))
                 continue
             h, h_at = head[key]
             h_required = bool(h.get("required")) or where_in == "path"
@@ -330,6 +344,7 @@ class Comparison(KeywordChecks):
             b, b_at = base[key]
             b_required = bool(b.get("required")) or where_in == "path"
             self._flags(label, b, h, h_at, (b_required, h_required), _PARAMETER_FLAGS)
+            self.deprecation(PARAMETER, label, b, h, h_at, self._level)
             if "schema" in b and "schema" in h:
                 self.schema(
                     b["schema"],
@@ -426,7 +441,7 @@ class Comparison(KeywordChecks):
     def _flags(
         self, label: str, b: dict, h: dict, h_at: Pointer, required: tuple[bool, bool], flags: _FlagChecks
     ) -> None:
-        """A parameter's or a header's `required` (base, head) and `deprecated` that changed."""
+        """A parameter's or a header's `required` (base, head) and a header's `deprecated` that changed."""
         b_required, h_required = required
         if h_required != b_required:
             self.emit(
@@ -434,7 +449,7 @@ class Comparison(KeywordChecks):
                 f"{label} is now {flags.required_word if h_required else 'optional'}",
                 (*h_at, "required") if "required" in h else h_at,
             )
-        if bool(b.get("deprecated")) != bool(h.get("deprecated")):
+        if flags is not _PARAMETER_FLAGS and bool(b.get("deprecated")) != bool(h.get("deprecated")):
             dep = bool(h.get("deprecated"))
             self.emit(
                 flags.deprecated if dep else flags.reactivated,
@@ -645,7 +660,10 @@ class Comparison(KeywordChecks):
                     h.at("default"),
                 )
         bdep, hdep = b.keywords.get("deprecated") is True, h.keywords.get("deprecated") is True
-        if bdep != hdep:
+        if where.location == "property":
+            label = f"{where.context}`{where.path}` ({where.direction})"
+            self.deprecation(property_checks(where.direction), label, b.keywords, h.keywords, h.pointer, self._level)
+        elif bdep != hdep:
             check = f"{prefix}-deprecated" if hdep else f"{prefix}-reactivated"
             self._say(
                 check,

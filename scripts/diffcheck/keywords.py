@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scripts.diffcheck.checks import ENTRIES, PRESENCE
-from scripts.diffcheck.resolve import View, member_key
+from scripts.diffcheck.resolve import ANNOTATIONS, View, member_key
 
 if TYPE_CHECKING:
     from scripts.diffcheck.compare import Where
@@ -24,6 +24,10 @@ _VALUES = frozenset({"const"})  # PRESENCE keywords that hold a value, not a sub
 
 def _show(value: Any) -> str:
     return f"`{value!r}`" if isinstance(value, (dict, list)) else f"`{value}`"
+
+
+def _annotation_only(node: Any) -> bool:
+    return isinstance(node, dict) and not (set(node) - ANNOTATIONS - {"deprecated", "readOnly", "writeOnly"})
 
 
 class KeywordChecks:
@@ -106,8 +110,9 @@ class KeywordChecks:
                 self.schema(be[name], b_at, he[name], h_at, where.to(f" ({keyword} {name})"))
 
     def _all_of(self, prefix: str, b: View, h: View, where: Where) -> None:
-        base = {member_key(self.base, m): m for m in b.all_of}
-        head = {member_key(self.head, m): m for m in h.all_of}
+        """allOf members added or removed; one that only annotates (description, title...) changes nothing."""
+        base = {member_key(self.base, m): m for m in b.all_of if not _annotation_only(m)}
+        head = {member_key(self.head, m): m for m in h.all_of if not _annotation_only(m)}
         for key in base.keys() - head.keys():
             self._say(f"{prefix}-all-of-removed", where, f"allOf member `{key}` removed", h.pointer)
         for key in sorted(head.keys() - base.keys()):
