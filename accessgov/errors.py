@@ -13,6 +13,23 @@ from typing import Any, ClassVar, Literal
 
 Location = Literal["path", "query", "header", "body"]
 
+# An error body never echoes unbounded client input: a quoted value is cut to QUOTED_CHARS, a whole message
+# (and so the detail's `reason`, which repeats it) to MESSAGE_CHARS, each with a marker saying what was cut.
+QUOTED_CHARS = 64
+MESSAGE_CHARS = 1024
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and a marker naming how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...({len(text) - limit} more characters)"
+
+
+def quoted(value: object) -> str:
+    """`repr(value)` for an error message, cut to QUOTED_CHARS (a client's value may be any length)."""
+    return shortened(repr(value), QUOTED_CHARS)
+
 
 class ErrorCode(StrEnum):
     """Every `Error.code` this server sends."""
@@ -44,6 +61,7 @@ class ErrorCode(StrEnum):
     DUPLICATE_EVENT = "DUPLICATE_EVENT"
     TASK_NOT_RESTARTABLE = "TASK_NOT_RESTARTABLE"
     PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    REQUEST_HEADERS_TOO_LARGE = "REQUEST_HEADERS_TOO_LARGE"
     TOO_MANY_FAILED_ATTEMPTS = "TOO_MANY_FAILED_ATTEMPTS"
     NOT_READY = "NOT_READY"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
@@ -64,6 +82,7 @@ class ApiError(Exception):
         name: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
+        message = shortened(message, MESSAGE_CHARS)
         super().__init__(message)
         self.code = ErrorCode(code)
         self.message = message
@@ -136,6 +155,12 @@ class PayloadTooLarge(ApiError):
     """The body exceeds the operation's limit (413)."""
 
     status = 413
+
+
+class RequestHeadersTooLarge(ApiError):
+    """The request head exceeds the server's header limits (431); answered by the HTTP edge, before any route."""
+
+    status = 431
 
 
 class TooManyFailedAttempts(ApiError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -12,6 +13,10 @@ from starlette.requests import ClientDisconnect
 
 from accessgov.errors import ErrorCode, InvalidRequest, PayloadTooLarge
 from accessgov.jsoncodec import orjson_reads_exactly
+
+# A UTF-16 surrogate code point: in a decoded JSON string only from a `\uD800`-`\uDFFF` escape without its pair
+# (a well-formed pair decodes to one code point above U+FFFF, and UTF-8 text cannot carry one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _reject_constant(name: str) -> Any:
@@ -25,12 +30,31 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether any string of a parsed JSON value (object keys included) holds an unpaired surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def parse_json_body(body: bytes) -> Any:
-    """The body as JSON (strict: no NaN/Infinity, UTF-8 only, nesting-safe), or a 400 `INVALID_JSON`.
+    """The body as JSON (strict: no NaN/Infinity, UTF-8 only, no unpaired surrogate escape, nesting-safe), or a
+    400 `INVALID_JSON`.
 
     orjson parses the common body (a tenth of the standard parser's time); a body it might read differently
     (`orjson_reads_exactly`), and whatever it refuses (lone surrogates, out-of-range numbers), is decided by
-    the standard parser, so every verdict and value is the standard parser's.
+    the standard parser, so every verdict and value is the standard parser's, except one: a string escape such
+    as `"\\ud800"` (valid JSON text, but no Unicode scalar value) is refused here, the one place every JSON body
+    is read. Nothing downstream can store or encode it as UTF-8 (SQLite, PostgreSQL's jsonb, orjson all refuse).
     """
     if orjson_reads_exactly(body):
         try:
@@ -38,13 +62,20 @@ def parse_json_body(body: bytes) -> Any:
         except orjson.JSONDecodeError:
             pass
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError) as error:
         raise InvalidRequest(
             ErrorCode.INVALID_JSON, f"the request body is not valid JSON: {error}", location="body"
         ) from None
     except RecursionError:  # 64 KB of `[` nests deeper than the parser's recursion limit: a 400, not a 500
         raise InvalidRequest(ErrorCode.INVALID_JSON, "the request body is nested too deeply", location="body") from None
+    if has_lone_surrogate(value):  # only here: orjson refuses such a string itself
+        raise InvalidRequest(
+            ErrorCode.INVALID_JSON,
+            "the request body is not valid JSON: a string holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff)",
+            location="body",
+        )
+    return value
 
 
 async def read_limited_body(receive: Callable[[], Awaitable[Mapping[str, Any]]], limit: int) -> bytes:

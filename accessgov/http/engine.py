@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from starlette.applications import Starlette
@@ -30,11 +30,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from accessgov.errors import (
+    QUOTED_CHARS,
     ApiError,
     ErrorCode,
     InvalidRequest,
     PayloadTooLarge,
     Unauthenticated,
+    quoted,
+    shortened,
 )
 from accessgov.http.bearer import bearer_token
 from accessgov.http.body import parse_json_body, read_limited_body
@@ -160,6 +163,16 @@ def _query_parameters(scope: Mapping[str, Any]) -> dict[str, str]:
         return dict(parse_qsl(text, keep_blank_values=True))
     # Nothing to unquote (most requests): parse_qsl's result without its per-pair unquoting, a third of the cost.
     return {name: value for name, _, value in (pair.partition("=") for pair in text.split("&") if pair)}
+
+
+def _message(error: ValidationError) -> str:
+    """jsonschema's message with the value it quotes (`'AAAA...' is too long`) cut to `QUOTED_CHARS`: the value is
+    the client's and may be as long as the request allows."""
+    message: str = error.message
+    shown = repr(error.instance)
+    if len(shown) > QUOTED_CHARS and shown in message:
+        message = message.replace(shown, quoted(error.instance))
+    return shortened(message, QUOTED_CHARS * 4)
 
 
 def _distinct(authenticators: Iterable[Authenticator]) -> list[Authenticator]:
@@ -292,7 +305,7 @@ class _Operation:
             if error is not None:
                 raise InvalidRequest(
                     param["error_code"] or ErrorCode.INVALID_ARGUMENT,
-                    f"{where} parameter {name}: {error.message}",
+                    f"{where} parameter {name}: {_message(error)}",
                     location=where,
                     name=name,
                 )
@@ -351,7 +364,8 @@ class _Operation:
         error = self._error(body_spec["content"][media], ctx.body)
         if error is not None:
             at = "/" + "/".join(map(str, error.absolute_path))
-            raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {error.message}", location="body", name=at)
+            at = shortened(at, QUOTED_CHARS)
+            raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {_message(error)}", location="body", name=at)
 
     def _stub_response(self) -> Response:
         for status, response in sorted(self.entry["responses"].items()):

@@ -24,12 +24,13 @@ class Error:
 
     | code | status | condition |
     |---|---|---|
-    | `INVALID_ARGUMENT` | 400 | A parameter or the JSON body fails the contract (`details` names it). |
+    | `INVALID_ARGUMENT` | 400 | A parameter or the JSON body fails the contract (`details` names it), or the request is
+    not valid HTTP/1.1. |
     | `MISSING_PARAMETER` | 400 | A required path or query parameter is absent. |
     | `MISSING_HEADER` | 400 | A required header is absent (`Webhook-Timestamp`, `Webhook-Event-Id`, `Content-Type`). |
     | `INVALID_CONTENT_TYPE` | 400 | The body is not `application/json`. |
     | `INVALID_JSON` | 400 | The body is not valid JSON (UTF-8, no NaN or Infinity, numbers a double can hold, nesting
-    within limits). |
+    within limits, no unpaired surrogate escape such as `\\ud800`). |
     | `INVALID_TIMESTAMP` | 400 | `Webhook-Timestamp` is not whole Unix seconds. |
     | `TIMESTAMP_OUT_OF_WINDOW` | 400 | `Webhook-Timestamp` is more than 5 minutes from the server's time. |
     | `INVALID_EVENT_ID` | 400 | `Webhook-Event-Id` is not a UUID version 4. |
@@ -54,10 +55,12 @@ class Error:
     | `TASK_NOT_RESTARTABLE` | 409 | The task is closed or deleted, has no policy workflow, or its baseline policy chain
     is broken. |
     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the operation's limit (64 KB for webhooks). |
+    | `REQUEST_HEADERS_TOO_LARGE` | 431 | A header line, the number of header lines or the whole request head exceeds
+    the server's limits. |
     | `TOO_MANY_FAILED_ATTEMPTS` | 429 | Too many failed authentications from this address or for this credential; see
     `Retry-After`. |
-    | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded or shutting down, or its database cannot be reached; retry
-    later. |
+    | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded (its connection cap is reached) or shutting down, or its
+    database cannot be reached; retry later. |
     | `NOT_READY` | 503 | Readiness probe (internal): the database is unreachable or not migrated to the newest schema.
     |
     | `INTERNAL` | 500 | A fault of the server, never of the request. |
