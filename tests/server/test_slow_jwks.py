@@ -21,7 +21,7 @@ from accessgov.storage import listeners
 from accessgov.storage.engine import create_engine, session_factory
 from accessgov.webhooks import signing
 from tests.server._process import ADMIN, ENTITLEMENTS, accessgov_serve
-from tests.webhooks._support import pem
+from tests.support.keys import private_pem as pem
 
 DELIVERIES = 45
 ANSWER_WITHIN = 5.0  # generous: these requests need neither the JWKS nor a thread it holds

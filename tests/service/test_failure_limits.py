@@ -23,7 +23,9 @@ from accessgov.demo.seed import (
 from accessgov.storage import listeners
 from accessgov.webhooks.signing import hmac_headers, jwt_headers
 from tests.harness import seeded_server
-from tests.webhooks._support import TENANT, closed_port_url, pem
+from tests.support.jwks import closed_port_url
+from tests.support.keys import private_pem as pem
+from tests.support.tokens import TENANT
 
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"

@@ -21,7 +21,9 @@ from accessgov.webhooks import request_checks, signing
 from accessgov.webhooks.hmac_signature import generate_secret, verify_signature
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
-from tests.unit.conftest import BODY, ENDPOINT_URL, NOW, TENANT_BASE_URL, JwksServer, Keys, private_pem, public_pem
+from tests.support.jwks import JwksServer
+from tests.support.keys import Keys, private_pem, public_pem
+from tests.unit.webhook_vectors import BODY, ENDPOINT_URL, NOW, TENANT_BASE_URL
 
 KEY_CASES = [("rsa", "RS256", "RSA"), ("ec", "ES256", "EC"), ("ed", "EdDSA", "OKP")]
 

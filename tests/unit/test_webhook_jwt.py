@@ -26,18 +26,11 @@ from accessgov.webhooks import jwt_token, signing
 from accessgov.webhooks.errors import WebhookAuthError
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import ALLOWED_ALGORITHMS, bearer_token, verify_webhook_jwt
-from tests.unit.conftest import (
-    BODY,
-    ENDPOINT_URL,
-    NOW,
-    TENANT_BASE_URL,
-    FakeClock,
-    JwksServer,
-    Keys,
-    b64url,
-    public_pem,
-    sha256_b64url,
-)
+from tests.support.clocks import FakeClock
+from tests.support.jwks import JwksServer
+from tests.support.keys import Keys, public_pem
+from tests.support.tokens import b64url, sha256_b64url
+from tests.unit.webhook_vectors import BODY, ENDPOINT_URL, NOW, TENANT_BASE_URL
 
 KIDS = {"RS256": "rsa-1", "ES256": "ec-1", "EdDSA": "ed-1"}
 

@@ -36,17 +36,10 @@ from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
 from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.storage.conftest import fresh_schema, postgres_admin  # noqa: F401  (a fixture)
-from tests.webhooks._support import (
-    TENANT,
-    JwksServer,
-    Keys,
-    ServerClock,
-    claims_for,
-    closed_port_url,
-    hs256_token,
-    make_keys,
-    unsigned_token,
-)
+from tests.support.clocks import ServerClock
+from tests.support.jwks import JwksServer, closed_port_url
+from tests.support.keys import Keys, make_keys
+from tests.support.tokens import TENANT, claims_for, hs256_token, unsigned_token
 
 SECRET = "whsec_" + secrets.token_urlsafe(32)
 STEPS = [
@@ -436,7 +429,7 @@ JWT_FAILURES: list[tuple[str, Callable[[Env], tuple[dict[str, str], str]], str]]
         "MISSING_AUTHENTICATION",
     ),
     ("unknown-kid", lambda e: jwt_delivery(e, e.keys.rsa, "rsa-9"), "UNKNOWN_KID"),
-    ("other-key-same-kid", lambda e: jwt_delivery(e, e.keys.other_rsa, "rsa-1"), "INVALID_TOKEN"),
+    ("other-key-same-kid", lambda e: jwt_delivery(e, e.keys.rogue_rsa, "rsa-1"), "INVALID_TOKEN"),
     ("alg-confusion", lambda e: jwt_delivery(e, e.keys.rsa, "ec-1", alg="RS256"), "INVALID_TOKEN"),
     ("expired", lambda e: jwt_delivery(e, e.keys.rsa, "rsa-1", now=time.time() - 400, lifetime=300), "TOKEN_EXPIRED"),
     ("exp-too-far", lambda e: jwt_delivery(e, e.keys.rsa, "rsa-1", lifetime=3600), "INVALID_CLAIM"),
