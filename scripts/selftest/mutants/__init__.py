@@ -1,0 +1,12 @@
+"""The mutant catalogue: every mutant (must be killed) and every control (must pass)."""
+
+from __future__ import annotations
+
+from scripts.selftest.mutants import controls, errors_auth, paging, restart, webhook
+from scripts.selftest.mutants.base import Mutant
+
+MUTANTS: list[Mutant] = [*webhook.MUTANTS, *paging.MUTANTS, *restart.MUTANTS, *errors_auth.MUTANTS]
+CONTROLS: list[Mutant] = list(controls.CONTROLS)
+ALL: list[Mutant] = [*MUTANTS, *CONTROLS]
+BY_ID: dict[str, Mutant] = {mutant.id: mutant for mutant in ALL}
+assert len(BY_ID) == len(ALL), "mutant ids must be unique"

@@ -1,0 +1,217 @@
+"""Each mutant of the self-test really breaks its rule: on one probe request it answers differently from the
+unchanged reference server (so a mutant the kit lets survive is a gap in the kit, never a no-op mutant).
+
+One server serves every mutant on its own port (`scripts/selftest/target.py`); each probe is a plain HTTP call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+
+from accessgov.webhooks.hmac_signature import compute_signature
+from accessgov.webhooks.protocol import body_hash
+from scripts.selftest import mutants
+from scripts.selftest.target import (
+    CIDR_LISTENER_ID,
+    JWT_KID,
+    JWT_LISTENER_ID,
+    SECOND_LISTENER_ID,
+    Fixtures,
+    serve_variants,
+)
+
+HMAC = "wh_demo_hmac"
+ADMIN = {"Authorization": "Bearer demo-admin-token"}
+LIST = "/api/v1/apps/{}/entitlements"
+RESTART = "/api/v1/tasks/{}/action/restart"
+Probe = Callable[["Target"], Any]
+
+
+class Target:
+    """One mutant's base URL plus the fixtures, with the requests the probes are made of."""
+
+    def __init__(self, base_url: str, fixtures: Fixtures) -> None:
+        self.client = httpx.Client(base_url=base_url, timeout=30)
+        self.fx = fixtures
+
+    def webhook(
+        self,
+        listener: str = HMAC,
+        body: bytes = b'{"orderId": "A-1"}',
+        *,
+        skew: int = 0,
+        event_id: str | None = None,
+        drop: tuple[str, ...] = (),
+        signature: str | None = None,
+        claims: dict[str, Any] | None = None,
+        kid: str = JWT_KID,
+        content_type: str = "application/json",
+    ) -> httpx.Response:
+        """A correctly authenticated delivery, unless a keyword spoils one part of it."""
+        headers = {
+            "Content-Type": content_type,
+            "Webhook-Timestamp": str(int(time.time()) + skew),
+            "Webhook-Event-Id": event_id or str(uuid.uuid4()),
+        }
+        for name in drop:
+            headers.pop(name, None)
+        path = f"/api/v1/webhooks/incoming/{listener}"
+        if listener == JWT_LISTENER_ID:
+            now = int(time.time())
+            token_claims = {
+                "sub": self.fx.tenant_base_url,
+                "aud": self.fx.tenant_base_url + path,
+                "iat": now,
+                "exp": now + 300,
+                "jti": headers.get("Webhook-Event-Id", ""),
+                "htm": "POST",
+                "htb_s256": body_hash(body),
+                **(claims or {}),
+            }
+            key = serialization.load_pem_private_key(self.fx.jwt_private_pem, password=None)
+            token = jwt.encode(token_claims, key, algorithm="EdDSA", headers={"kid": kid})  # type: ignore[arg-type]
+            headers["Authorization"] = f"Bearer {token}"
+        else:
+            secret = self.fx.hmac_secrets[listener]
+            timestamp, event = headers.get("Webhook-Timestamp", ""), headers.get("Webhook-Event-Id", "")
+            computed = compute_signature(secret, timestamp, event, body)
+            headers["Webhook-Signature"] = computed if signature is None else signature
+        if "Webhook-Signature" in drop:
+            headers.pop("Webhook-Signature")
+        return self.client.post(path, content=body, headers=headers)
+
+    def page(self, app: str = "app-github", headers: dict[str, str] | None = None, **query: Any) -> httpx.Response:
+        return self.client.get(LIST.format(app), params=query, headers=ADMIN if headers is None else headers)
+
+    def restart(
+        self, task: str | None = None, body: Any = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        task = task or self.fx.open_task_ids[0]
+        return self.client.post(RESTART.format(task), json=body or {}, headers=ADMIN if headers is None else headers)
+
+
+def _replay(t: Target, second: Callable[[Target, str], httpx.Response]) -> int:
+    event_id = str(uuid.uuid4())
+    assert t.webhook(event_id=event_id).status_code == 200
+    return second(t, event_id).status_code
+
+
+def _second_page(t: Target) -> dict[str, Any]:
+    first = t.page(page_size=10).json()
+    return t.page(page_size=10, page_token=first["nextPageToken"]).json()
+
+
+def _numeric(t: Target) -> str:
+    return str(t.restart().json()["taskView"]["task"]["numericId"])
+
+
+PROBES: dict[str, Probe] = {
+    "webhook-missing-timestamp-accepted": lambda t: t.webhook(drop=("Webhook-Timestamp",)).status_code,
+    "webhook-missing-event-id-accepted": lambda t: t.webhook(drop=("Webhook-Event-Id",)).status_code,
+    "webhook-missing-auth-accepted": lambda t: t.webhook(drop=("Webhook-Signature",)).status_code,
+    "webhook-content-type-ignored": lambda t: t.webhook(content_type="text/plain").status_code,
+    "webhook-stale-timestamp-accepted": lambda t: t.webhook(skew=-400).status_code,
+    "webhook-future-timestamp-accepted": lambda t: t.webhook(skew=400).status_code,
+    "webhook-timestamp-window-narrow": lambda t: t.webhook(skew=-200).status_code,
+    "webhook-non-v4-event-id-accepted": lambda t: t.webhook(event_id=str(uuid.uuid1())).status_code,
+    "webhook-invalid-json-accepted": lambda t: t.webhook(body=b"{not json").status_code,
+    "webhook-oversized-body-accepted": lambda t: t.webhook(body=json.dumps({"x": "a" * 70_000}).encode()).status_code,
+    "webhook-body-limit-64000": lambda t: t.webhook(body=json.dumps({"x": "a" * 65_000}).encode()).status_code,
+    "webhook-hmac-mismatch-accepted": lambda t: t.webhook(signature="A" * 43).status_code,
+    "webhook-hmac-key-decoded": lambda t: t.webhook().status_code,
+    "webhook-jwt-aud-ignored": lambda t: (
+        t.webhook(JWT_LISTENER_ID, claims={"aud": "https://other.example/x"}).status_code
+    ),
+    "webhook-jwt-sub-ignored": lambda t: (
+        t.webhook(JWT_LISTENER_ID, claims={"sub": "https://other.example"}).status_code
+    ),
+    "webhook-jwt-exp-unbounded": lambda t: (
+        t.webhook(JWT_LISTENER_ID, claims={"exp": int(time.time()) + 3600}).status_code
+    ),
+    "webhook-jwt-expired-accepted": lambda t: (
+        t.webhook(JWT_LISTENER_ID, claims={"exp": int(time.time()) - 60}).status_code
+    ),
+    "webhook-jwt-jti-unbound": lambda t: t.webhook(JWT_LISTENER_ID, claims={"jti": str(uuid.uuid4())}).status_code,
+    "webhook-jwt-htm-ignored": lambda t: t.webhook(JWT_LISTENER_ID, claims={"htm": "GET"}).status_code,
+    "webhook-jwt-htb-ignored": lambda t: t.webhook(JWT_LISTENER_ID, claims={"htb_s256": body_hash(b"{}")}).status_code,
+    "webhook-jwt-unknown-kid-accepted": lambda t: t.webhook(JWT_LISTENER_ID, kid="not-in-jwks").status_code,
+    "webhook-duplicate-answered-200": lambda t: _replay(t, lambda t, e: t.webhook(event_id=e)),
+    "webhook-duplicate-across-listeners": lambda t: _replay(t, lambda t, e: t.webhook(SECOND_LISTENER_ID, event_id=e)),
+    "webhook-duplicate-before-auth": lambda t: _replay(t, lambda t, e: t.webhook(event_id=e, signature="A" * 43)),
+    "webhook-auth-before-shape": lambda t: t.webhook(skew=-400, signature="A" * 43).status_code,
+    "webhook-cidr-ignored": lambda t: t.webhook(CIDR_LISTENER_ID).status_code,
+    "paging-small-size-not-clamped": lambda t: len(t.page(page_size=5).json()["list"]),
+    "paging-small-size-rejected": lambda t: t.page(page_size=5).status_code,
+    "paging-large-size-not-clamped": lambda t: len(t.page(page_size=150).json()["list"]),
+    "paging-large-size-rejected": lambda t: t.page(page_size=150).status_code,
+    "paging-wrong-default": lambda t: len(t.page().json()["list"]),
+    "paging-last-token-not-empty": lambda t: t.page("app-okta", page_size=100).json()["nextPageToken"] == "",
+    "paging-last-token-missing": lambda t: "nextPageToken" in t.page("app-okta", page_size=100).json(),
+    "paging-empty-token-before-end": lambda t: _second_page(t)["nextPageToken"] == "",
+    "paging-repeats-items": lambda t: _second_page(t)["list"][0]["appEntitlement"]["id"],
+    "paging-skips-items": lambda t: _second_page(t)["list"][0]["appEntitlement"]["id"],
+    "paging-token-not-bound": lambda t: t.page("app-okta", page_token=t.page().json()["nextPageToken"]).status_code,
+    "paging-tampered-token-accepted": lambda t: t.page(page_token=t.page().json()["nextPageToken"][:-2]).status_code,
+    "restart-closed-task-restarted": lambda t: t.restart(t.fx.closed_task_ids[0]).status_code,
+    "restart-numeric-id-refused": lambda t: t.restart(_numeric(t)).status_code,
+    "restart-ticket-missing": lambda t: "ticketActionId" in t.restart().json(),
+    "restart-ticket-reused": lambda t: t.restart().json()["ticketActionId"] == t.restart().json()["ticketActionId"],
+    "restart-workflow-not-reset": lambda t: len(t.restart().json()["taskView"]["task"]["policy"]["next"]),
+    "restart-expanded-missing": lambda t: "expanded" in t.restart(body={"expandMask": {"paths": ["*"]}}).json(),
+    "restart-paths-dangling": lambda t: t.restart(body={"expandMask": {"paths": ["*"]}}).json()["taskView"]["userPath"],
+    "restart-without-credentials": lambda t: t.restart(headers={}).status_code,
+    "restart-permission-ignored": lambda t: (
+        t.restart(headers={"Authorization": "Bearer demo-viewer-token"}).status_code
+    ),
+    "restart-unknown-task-409": lambda t: t.restart("no-such-task").status_code,
+    "restart-closed-task-404": lambda t: t.restart(t.fx.closed_task_ids[0]).status_code,
+    "restart-401-without-www-authenticate": lambda t: "www-authenticate" in t.restart(headers={}).headers,
+    "errors-without-code": lambda t: "code" in t.restart("no-such-task").json(),
+    "errors-detail-without-reason": lambda t: "reason" in t.page(page_size="x").json()["details"][0],
+    "errors-not-json": lambda t: t.restart("no-such-task").headers["content-type"],
+    "auth-list-without-credentials": lambda t: t.page(headers={}).status_code,
+    "auth-any-token-accepted": lambda t: t.page(headers={"Authorization": "Bearer made-up"}).status_code,
+    "auth-token-empty-secret": lambda t: (
+        t.client.post(
+            "/auth/v1/token", data={"grant_type": "client_credentials", "client_id": "demo-client", "client_secret": ""}
+        ).status_code
+    ),
+    "evidence-tenant-api-throttled": lambda t: t.page().status_code,
+    "evidence-webhook-always-401": lambda t: t.webhook().status_code,
+}
+
+
+@pytest.fixture(scope="module")
+def targets() -> Iterator[dict[str, Target]]:
+    with serve_variants({m.id: m.build for m in mutants.ALL}) as (urls, fixtures):
+        yield {name: Target(url, fixtures) for name, url in urls.items()}
+
+
+def test_every_mutant_has_a_probe() -> None:
+    assert sorted(PROBES) == sorted(m.id for m in mutants.MUTANTS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant_id", sorted(PROBES))
+def test_mutant_breaks_its_rule(mutant_id: str, targets: dict[str, Target]) -> None:
+    probe = PROBES[mutant_id]
+    assert probe(targets[mutant_id]) != probe(targets["control-unchanged"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("control_id", [m.id for m in mutants.CONTROLS])
+def test_control_keeps_every_probe_status(control_id: str, targets: dict[str, Target]) -> None:
+    """A control changes no status code: the probes that observe one give the same answer as the server."""
+    for mutant_id, probe in PROBES.items():
+        before = probe(targets["control-unchanged"])
+        if isinstance(before, int) and before >= 200:
+            assert probe(targets[control_id]) == before, mutant_id
