@@ -1,0 +1,123 @@
+"""`accessgov-conformance`: run the kit against a target, or list its rules.
+
+    accessgov-conformance run --base-url URL --config FILE [--checks conformance|schema|all] [--report-dir DIR]
+                              [--seed N] [--only RULE_ID,...] [schemathesis options]
+    accessgov-conformance rules
+
+Exit status of `run`: 0 when every applicable check passed with evidence, 1 when a check failed or showed no
+evidence, 2 for a usage or configuration error. Options `run` does not know are passed to `schemathesis run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from . import reports, spec
+from .config import ConfigError, load
+from .registry import Rule, Verdict, all_rules
+from .runner import RunState, run
+
+CHECKS = ("conformance", "schema", "all")
+SCHEMA_RULES = {"SC-001"}
+ALWAYS = {"EV-OPS-001"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="accessgov-conformance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_cmd = commands.add_parser("run", help="check a target against the contract", allow_abbrev=False)
+    run_cmd.add_argument("--base-url", help="the target's base URL (overrides [target].base_url)")
+    run_cmd.add_argument("--config", required=True, help="the TOML configuration (see conformance.example.toml)")
+    run_cmd.add_argument("--checks", choices=CHECKS, default="all", help="behavioural rules, Schemathesis, or both")
+    run_cmd.add_argument("--report-dir", default="conformance-report", help="where junit.xml and summary.md go")
+    run_cmd.add_argument("--seed", type=int, default=1, help="seed of every generated value (default 1)")
+    run_cmd.add_argument("--only", default="", help="comma-separated rule ids to run (EV-OPS-001 always runs)")
+    run_cmd.add_argument("--spec", help="the OpenAPI document for the schema part (default: the packaged one)")
+    run_cmd.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
+    return parser
+
+
+def select(rules: list[Rule], checks: str, only: str) -> list[Rule]:
+    """The rules of `--checks`, narrowed to `--only` (unknown ids are a usage error)."""
+    wanted = {item.strip() for item in only.split(",") if item.strip()}
+    known = {item.id for item in rules}
+    unknown = wanted - known
+    if unknown:
+        raise ConfigError(f"--only names unknown rule id(s): {', '.join(sorted(unknown))} (see the rules command)")
+    chosen = []
+    for item in rules:
+        in_part = item.id in ALWAYS or (item.id in SCHEMA_RULES) == (checks == "schema") or checks == "all"
+        if in_part and (not wanted or item.id in wanted or item.id in ALWAYS):
+            chosen.append(item)
+    return chosen
+
+
+def list_rules() -> int:
+    for item in all_rules():
+        mock = "mock too" if item.mock else "implementations"
+        print(f"{item.id:<14} {item.title}\n{'':<14} spec: {item.spec}\n{'':<14} seed: {item.seed} ({mock})")
+    return 0
+
+
+def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
+    try:
+        config = load(args.config, base_url=args.base_url)
+        chosen = select(all_rules(), args.checks, args.only)
+    except ConfigError as error:
+        print(f"accessgov-conformance: {error}", file=sys.stderr)
+        return 2
+    if passthrough and args.checks == "conformance":
+        print(f"accessgov-conformance: {' '.join(passthrough)}: options for Schemathesis need --checks schema|all",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    report_dir = Path(args.report_dir)
+    print(f"accessgov-conformance: {len(chosen)} rule(s) against {config.base_url} ({config.kind}), seed {args.seed}",
+          file=sys.stderr)  # fmt: skip
+    started = time.monotonic()
+    with httpx.Client(timeout=args.timeout, follow_redirects=False) as client:
+        state = RunState(config, args.seed, client)
+        state.options = {
+            "report_dir": report_dir,
+            "passthrough": passthrough,
+            "spec": args.spec or spec.default_spec_path(),
+        }
+        results = run(chosen, state, reports.progress())
+    seconds = time.monotonic() - started
+    junit_path, summary_path = reports.write(results, config, report_dir, seconds)
+    failed = [result for result in results if result.verdict.failed]
+    for result in failed:
+        print(f"\n{result.rule.id} {result.verdict.value.upper()}: {result.rule.title}", file=sys.stderr)
+        print(reports.failure_text(result, config), file=sys.stderr)
+    passed = sum(result.verdict == Verdict.PASS for result in results)
+    na = sum(result.verdict == Verdict.NOT_APPLICABLE for result in results)
+    print(
+        f"\n{passed} passed, {len(failed)} failed or without evidence, {na} not applicable in {seconds:.1f} s; "
+        f"reports: {junit_path}, {summary_path}",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args, passthrough = parser.parse_known_args(argv)
+    if args.command == "rules":
+        if passthrough:
+            parser.error(f"unrecognized arguments: {' '.join(passthrough)}")
+        return list_rules()
+    return run_command(args, passthrough)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

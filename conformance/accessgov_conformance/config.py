@@ -1,0 +1,225 @@
+"""The kit's configuration: the target's credentials and the fixtures the checks use, read from TOML.
+
+Every value is checked on load; a wrong one is a `ConfigError` naming the key (the CLI exits 2). Secrets may be
+given literally or as `<key>_env = "VARIABLE"` to read them from the environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+TargetKind = Literal["implementation", "mock"]
+ListenerMethod = Literal["hmac", "jwt"]
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing, unreadable or has a wrong value."""
+
+
+@dataclass(frozen=True)
+class Listener:
+    """A webhook listener the kit may deliver to, with the credential it verifies."""
+
+    id: str
+    method: ListenerMethod
+    secret: str | None = field(default=None, repr=False)
+    private_key: bytes | None = field(default=None, repr=False)
+    kid: str | None = None
+    source_allowed: bool = True
+    cidr_restricted: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the checks need to know about one target."""
+
+    base_url: str
+    kind: TargetKind = "implementation"
+    tenant_base_url: str = "https://example.accessgov.example"
+    audience_base_url: str | None = None
+    token: str | None = field(default=None, repr=False)
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = field(default=None, repr=False)
+    restricted_token: str | None = field(default=None, repr=False)
+    listeners: tuple[Listener, ...] = ()
+    open_task_ids: tuple[str, ...] = ()
+    closed_task_id: str | None = None
+    deleted_task_id: str | None = None
+    app_id: str | None = None
+    other_app_id: str | None = None
+    min_entitlements: int = 0
+    expected_entitlements: int | None = None
+    source: Path | None = None
+
+    @property
+    def is_mock(self) -> bool:
+        return self.kind == "mock"
+
+    @property
+    def webhook_audience_base(self) -> str:
+        """The base URL the target's listeners know themselves by (the JWT `aud` is this plus the path)."""
+        return (self.audience_base_url or self.tenant_base_url).rstrip("/")
+
+    def listeners_by(self, method: ListenerMethod, *, source_allowed: bool = True) -> list[Listener]:
+        return [item for item in self.listeners if item.method == method and item.source_allowed == source_allowed]
+
+    def secret_names(self) -> dict[str, str]:
+        """Environment variable name -> secret value, for the reproduce lines (secrets never printed inline)."""
+        names: dict[str, str] = {}
+        if self.token:
+            names["ACCESSGOV_TOKEN"] = self.token
+        if self.restricted_token:
+            names["ACCESSGOV_RESTRICTED_TOKEN"] = self.restricted_token
+        if self.oauth_client_secret:
+            names["ACCESSGOV_OAUTH_CLIENT_SECRET"] = self.oauth_client_secret
+        for listener in self.listeners:
+            if listener.secret:
+                names[env_name(listener.id)] = listener.secret
+        return names
+
+
+def env_name(listener_id: str) -> str:
+    """The environment variable the reproduce lines use for a listener's secret."""
+    cleaned = "".join(ch if ch.isalnum() else "_" for ch in listener_id).upper()
+    return f"WEBHOOK_SECRET_{cleaned}"
+
+
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{key}] must be a table")
+    return value
+
+
+def _string(table: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    """A string value, or the environment variable named by `<key>_env`."""
+    value = table.get(key)
+    env_key = table.get(f"{key}_env")
+    if value is None and env_key is not None:
+        if not isinstance(env_key, str) or not env_key:
+            raise ConfigError(f"{where}.{key}_env must name an environment variable")
+        value = os.environ.get(env_key)
+        if not value:
+            raise ConfigError(f"{where}.{key}_env names {env_key}, which is not set")
+    if value is None:
+        if required:
+            raise ConfigError(f"{where}.{key} is required")
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}.{key} must be a non-empty string")
+    return value
+
+
+def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where}.{key} must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _int(table: dict[str, Any], key: str, where: str, default: int | None) -> int | None:
+    value = table.get(key, default)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ConfigError(f"{where}.{key} must be a non-negative integer")
+    return value
+
+
+def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
+    where = f"listeners[{index}]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table ([[listeners]])")
+    listener_id = _string(raw, "id", where, required=True) or ""
+    method = raw.get("method")
+    if method not in ("hmac", "jwt"):
+        raise ConfigError(f"{where}.method must be 'hmac' or 'jwt'")
+    for flag in ("source_allowed", "cidr_restricted"):
+        if not isinstance(raw.get(flag, False), bool):
+            raise ConfigError(f"{where}.{flag} must be true or false")
+    common = {
+        "id": listener_id,
+        "method": method,
+        "source_allowed": raw.get("source_allowed", True),
+        "cidr_restricted": raw.get("cidr_restricted", not raw.get("source_allowed", True)),
+    }
+    if method == "hmac":
+        return Listener(**common, secret=_string(raw, "secret", where, required=True))
+    key_text = _string(raw, "private_key", where)
+    key_file = _string(raw, "private_key_file", where)
+    if (key_text is None) == (key_file is None):
+        raise ConfigError(f"{where}: give exactly one of private_key (PEM) and private_key_file")
+    if key_file is not None:
+        path = (base_dir / key_file).resolve()
+        try:
+            pem = path.read_bytes()
+        except OSError as error:
+            raise ConfigError(f"{where}.private_key_file: cannot read {path}: {error.strerror}") from error
+    else:
+        pem = (key_text or "").encode()
+    return Listener(**common, private_key=pem, kid=_string(raw, "kid", where, required=True))
+
+
+def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path | None = None) -> Config:
+    """A `Config` from the parsed TOML document; `base_url` overrides `[target].base_url`."""
+    base_dir = base_dir or Path.cwd()
+    target = _table(data, "target")
+    auth = _table(data, "auth")
+    fixtures = _table(data, "fixtures")
+    url = base_url or _string(target, "base_url", "target")
+    if not url:
+        raise ConfigError("no base URL: pass --base-url or set [target].base_url")
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"the base URL must start with http:// or https:// (got {url!r})")
+    kind = target.get("kind", "implementation")
+    if kind not in ("implementation", "mock"):
+        raise ConfigError("target.kind must be 'implementation' or 'mock'")
+    raw_listeners = data.get("listeners", [])
+    if not isinstance(raw_listeners, list):
+        raise ConfigError("listeners must be an array of tables ([[listeners]])")
+    listeners = tuple(_listener(raw, index, base_dir) for index, raw in enumerate(raw_listeners))
+    ids = [item.id for item in listeners]
+    if len(set(ids)) != len(ids):
+        raise ConfigError("listeners: each id may appear once")
+    client_id = _string(auth, "oauth_client_id", "auth")
+    client_secret = _string(auth, "oauth_client_secret", "auth")
+    if (client_id is None) != (client_secret is None):
+        raise ConfigError("auth: give both oauth_client_id and oauth_client_secret, or neither")
+    token = _string(auth, "token", "auth")
+    if token is None and client_id is None:
+        raise ConfigError("auth: give token, or oauth_client_id and oauth_client_secret")
+    min_entitlements = _int(fixtures, "min_entitlements", "fixtures", 0) or 0
+    return Config(
+        base_url=url.rstrip("/"),
+        kind=kind,
+        tenant_base_url=(_string(target, "tenant_base_url", "target") or Config.tenant_base_url).rstrip("/"),
+        audience_base_url=_string(target, "audience_base_url", "target"),
+        token=token,
+        oauth_client_id=client_id,
+        oauth_client_secret=client_secret,
+        restricted_token=_string(auth, "restricted_token", "auth"),
+        listeners=listeners,
+        open_task_ids=_strings(fixtures, "open_task_ids", "fixtures"),
+        closed_task_id=_string(fixtures, "closed_task_id", "fixtures"),
+        deleted_task_id=_string(fixtures, "deleted_task_id", "fixtures"),
+        app_id=_string(fixtures, "app_id", "fixtures"),
+        other_app_id=_string(fixtures, "other_app_id", "fixtures"),
+        min_entitlements=min_entitlements,
+        expected_entitlements=_int(fixtures, "expected_entitlements", "fixtures", None),
+    )
+
+
+def load(path: str | Path, *, base_url: str | None = None) -> Config:
+    """Read and validate the TOML file at `path`."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from error
+    config = parse(data, base_url=base_url, base_dir=path.resolve().parent)
+    return dataclasses.replace(config, source=path)

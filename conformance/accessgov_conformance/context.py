@@ -1,0 +1,310 @@
+"""What a check works with: the configured target, an HTTP client that records every exchange, a seeded RNG,
+and the helpers that send the contract's requests and hold responses against the contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from . import spec
+from .config import Config, Listener, env_name
+from .registry import Fail, NoEvidence, NotApplicable
+from .signing import hmac_signature, jwt_token
+
+JSON = "application/json"
+
+
+@dataclass
+class WebhookRecipe:
+    """How the kit built a webhook request, so the reproduce line can build it afresh (clock, event id)."""
+
+    secret_env: str | None
+    timestamp_offset: int | None
+    fresh_event_id: bool
+    signed_honestly: bool
+
+
+@dataclass
+class Exchange:
+    """One request the kit sent and the response it got."""
+
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: bytes
+    status: int
+    response_headers: dict[str, str]
+    response_body: bytes
+    operation: tuple[str, str] | None = None
+    webhook: WebhookRecipe | None = None
+
+    def response_json(self) -> Any:
+        try:
+            return json.loads(self.response_body)
+        except ValueError:
+            return None
+
+
+@dataclass
+class Context:
+    """The state of one check: created fresh by the runner for each rule."""
+
+    config: Config
+    client: httpx.Client
+    rule_id: str
+    seed: int
+    salt: int
+    token_cache: dict[str, str]
+    exchanges: list[Exchange] = field(default_factory=list)
+    clock: Callable[[], float] = time.time
+    run: Any = None  # the runner's RunState: the run's earlier exchanges and the schema part's statuses
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"{self.seed}:{self.rule_id}")
+
+    # --- generated values --------------------------------------------------------------------------------------
+
+    def event_id(self) -> str:
+        """A new UUID v4 from the seeded RNG, mixed with the run's salt: unique per run, since the target keeps
+        event ids for 7 days and the next run against it must not meet its own ids again."""
+        return str(uuid.UUID(int=self.rng.getrandbits(128) ^ self.salt, version=4))
+
+    def now(self) -> int:
+        return int(self.clock())
+
+    # --- plain HTTP --------------------------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        operation: tuple[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        params: Mapping[str, Any] | None = None,
+        data: Mapping[str, str] | None = None,
+        auth: tuple[str, str] | None = None,
+        webhook: WebhookRecipe | None = None,
+    ) -> Exchange:
+        response = self.client.request(
+            method,
+            self.config.base_url + path,
+            headers=dict(headers or {}),
+            content=content,
+            params=params,
+            data=data,
+            auth=auth,
+        )
+        request = response.request
+        exchange = Exchange(
+            method=method,
+            url=str(request.url),
+            request_headers={key: value for key, value in request.headers.items() if key.lower() not in _NOISE},
+            request_body=request.content,
+            status=response.status_code,
+            response_headers=dict(response.headers),
+            response_body=response.content,
+            operation=operation,
+            webhook=webhook,
+        )
+        self.exchanges.append(exchange)
+        return exchange
+
+    def api_token(self) -> str:
+        """The configured API token, else an OAuth access token (fetched once per run)."""
+        if self.config.token:
+            return self.config.token
+        if "oauth" not in self.token_cache:
+            exchange = self.request(
+                "POST",
+                spec.TOKEN,
+                operation=("POST", spec.TOKEN),
+                data={"grant_type": "client_credentials"},
+                auth=(self.config.oauth_client_id or "", self.config.oauth_client_secret or ""),
+            )
+            body = exchange.response_json()
+            if exchange.status != 200 or not isinstance(body, dict) or not body.get("access_token"):
+                raise NoEvidence(f"the configured OAuth client got no access token (HTTP {exchange.status})")
+            self.token_cache["oauth"] = body["access_token"]
+        return self.token_cache["oauth"]
+
+    def api(
+        self,
+        method: str,
+        template: str,
+        path: str,
+        *,
+        token: str | Callable[[], str] | None = "default",
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Exchange:
+        """A tenant API call with the configured credentials (`token=None`: none, or the given token)."""
+        sent = dict(headers or {})
+        bearer = self.api_token() if token == "default" else token
+        if bearer is not None:
+            sent["Authorization"] = f"Bearer {bearer}"
+        content = None
+        if body is not None:
+            content = body if isinstance(body, bytes) else json.dumps(body).encode()
+            sent.setdefault("Content-Type", JSON)
+        return self.request(method, path, operation=(method, template), headers=sent, content=content, params=params)
+
+    # --- webhooks ----------------------------------------------------------------------------------------------
+
+    def listener(self, method: str = "hmac", *, index: int = 0, source_allowed: bool = True) -> Listener:
+        found = self.config.listeners_by(method, source_allowed=source_allowed)  # type: ignore[arg-type]
+        if len(found) <= index:
+            where = "whose CIDR ranges exclude the kit's address" if not source_allowed else "the kit may reach"
+            raise NotApplicable(
+                f"the configuration names no{' second' if index else ''} {method.upper()} listener {where}"
+            )
+        return found[index]
+
+    def webhook_url(self, listener_id: str) -> str:
+        return f"{self.config.webhook_audience_base}/api/v1/webhooks/incoming/{listener_id}"
+
+    def deliver(
+        self,
+        listener: Listener,
+        body: bytes = b'{"conformance":true}',
+        *,
+        path_listener_id: str | None = None,
+        timestamp_offset: int | None = 0,
+        timestamp: str | None = None,
+        event_id: str | None = None,
+        content_type: str | None = JSON,
+        omit: tuple[str, ...] = (),
+        sign_body: bytes | None = None,
+        sign_timestamp: str | None = None,
+        sign_event_id: str | None = None,
+        secret: str | None = None,
+        claims: Mapping[str, Any] | None = None,
+        jwt_headers: Mapping[str, Any] | None = None,
+        jwt_options: Mapping[str, Any] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> Exchange:
+        """One webhook request to `listener`, signed as a correct sender would unless told otherwise.
+
+        `timestamp_offset` is seconds from now (`timestamp` a literal value instead); `omit` leaves headers out;
+        `sign_*`/`secret`/`claims`/`jwt_*` make the credential cover something other than what is sent.
+        """
+        fresh = event_id is None
+        event_id = event_id or self.event_id()
+        now = self.now()
+        ts_value = timestamp if timestamp is not None else str(now + (timestamp_offset or 0))
+        headers: dict[str, str] = {"Webhook-Timestamp": ts_value, "Webhook-Event-Id": event_id}
+        if content_type is not None:
+            headers["Content-Type"] = content_type
+        honest = not (
+            sign_body
+            or sign_timestamp
+            or sign_event_id
+            or secret
+            or claims
+            or jwt_headers
+            or jwt_options
+            or extra_headers
+        )
+        if listener.method == "hmac":
+            headers["Webhook-Signature"] = hmac_signature(
+                secret or listener.secret or "",
+                sign_timestamp or ts_value,
+                sign_event_id or event_id,
+                body if sign_body is None else sign_body,
+            )
+        else:
+            token = jwt_token(
+                listener.private_key or b"",
+                kid=listener.kid or "",
+                subject=self.config.tenant_base_url,
+                audience=self.webhook_url(path_listener_id or listener.id),
+                event_id=sign_event_id or event_id,
+                body=body if sign_body is None else sign_body,
+                now=now,
+                claims=claims,
+                headers=jwt_headers,
+                **dict(jwt_options or {}),
+            )
+            headers["Authorization"] = f"Bearer {token}"
+        for name in omit:
+            headers.pop(name, None)
+        headers.update(extra_headers or {})
+        recipe = WebhookRecipe(
+            secret_env=env_name(listener.id) if listener.method == "hmac" and honest else None,
+            timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,
+            fresh_event_id=fresh and "Webhook-Event-Id" not in omit,
+            signed_honestly=honest and listener.method == "hmac" and "Webhook-Signature" not in omit,
+        )
+        path = f"/api/v1/webhooks/incoming/{path_listener_id or listener.id}"
+        return self.request(
+            "POST", path, operation=("POST", spec.WEBHOOK), headers=headers, content=body, webhook=recipe
+        )
+
+    # --- verdicts ----------------------------------------------------------------------------------------------
+
+    def expect(self, exchange: Exchange, status: int, *, code: str | None = None, what: str = "") -> Any:
+        """Hold `exchange` to `status` (and the `Error.code` when given) and its body to the documented schema;
+        returns the parsed body. A 429/503 the check did not ask for means the target would not serve it."""
+        label = f"{what}: " if what else ""
+        if exchange.status != status:
+            if exchange.status in (429, 503) and status not in (429, 503):
+                raise NoEvidence(
+                    f"{label}the target answered {exchange.status} instead of serving the check "
+                    f"({_error_code(exchange) or 'no code'}; a failed-authentication limit or overload?)"
+                )
+            raise Fail(
+                f"{label}expected HTTP {status}{f' {code}' if code else ''}, got {exchange.status}"
+                f"{f' {_error_code(exchange)}' if _error_code(exchange) else ''}"
+            )
+        body = self.conforms(exchange, what=what)
+        if code is not None:
+            actual = body.get("code") if isinstance(body, dict) else None
+            if actual != code:
+                raise Fail(f"{label}HTTP {status} as expected but Error.code is {actual!r}, not {code!r}")
+        return body
+
+    def conforms(self, exchange: Exchange, *, what: str = "") -> Any:
+        """The parsed body, after checking the status is documented and the body matches its schema."""
+        label = f"{what}: " if what else ""
+        if exchange.operation is None:
+            return exchange.response_json()
+        method, template = exchange.operation
+        schema = spec.response_schema(method, template, exchange.status)
+        if schema is None:
+            raise Fail(f"{label}HTTP {exchange.status} is not a documented response of {method} {template}")
+        if "x-request-id" not in {name.lower() for name in exchange.response_headers}:
+            raise Fail(f"{label}the response has no X-Request-Id header (every response carries one)")
+        if schema == {}:
+            return exchange.response_json()
+        body = exchange.response_json()
+        if body is None and exchange.response_body.strip() != b"null":
+            raise Fail(f"{label}HTTP {exchange.status} body is not JSON: {exchange.response_body[:200]!r}")
+        errors = spec.schema_errors(schema, body)
+        if errors:
+            raise Fail(f"{label}HTTP {exchange.status} body does not match the spec's schema: {'; '.join(errors)}")
+        return body
+
+
+_NOISE = {"accept", "accept-encoding", "connection", "user-agent", "content-length", "host"}
+
+
+def _error_code(exchange: Exchange) -> str | None:
+    body = exchange.response_json()
+    if isinstance(body, dict):
+        return str(body.get("code") or body.get("error") or "") or None
+    return None
+
+
+def run_salt() -> int:
+    """128 random bits for this run's event ids (see `Context.event_id`)."""
+    return int.from_bytes(os.urandom(16), "big")

@@ -1,0 +1,124 @@
+"""The run's reports: live progress on stderr, a JUnit XML file for CI, a Markdown summary for a pull request
+(one row per rule), and the reproduce snippet of each failure."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from typing import TextIO
+
+from .config import Config
+from .curl import reproduce
+from .registry import Verdict
+from .runner import Result
+
+SYMBOL = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.NOT_APPLICABLE: "n/a", Verdict.NO_EVIDENCE: "NO EVIDENCE"}
+
+
+def progress(stream: TextIO = sys.stderr) -> ProgressPrinter:
+    return ProgressPrinter(stream)
+
+
+class ProgressPrinter:
+    """One line per rule as it finishes: `[ 3/80] WH-TS-002 pass 0.04s`, the reason when it did not pass."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, index: int, total: int, result: Result) -> None:
+        width = len(str(total))
+        line = f"[{index:>{width}}/{total}] {result.rule.id:<14} {SYMBOL[result.verdict]:<11} {result.seconds:5.2f}s"
+        if result.verdict != Verdict.PASS:
+            line += f"  {result.reason.splitlines()[0] if result.reason else ''}"
+        print(line, file=self.stream, flush=True)
+
+
+def failure_text(result: Result, config: Config) -> str:
+    """The reason, and the last request of the check as a shell snippet that sends it again."""
+    text = result.reason
+    if result.exchange is not None:
+        text += "\n\nReproduce with:\n" + reproduce(result.exchange, config)
+    return text
+
+
+def junit(results: list[Result], config: Config, path: Path) -> None:
+    suites = ET.Element("testsuites", name="accessgov-conformance")
+    by_family: dict[str, list[Result]] = {}
+    for result in results:
+        by_family.setdefault(result.rule.family, []).append(result)
+    for family, members in by_family.items():
+        counts = Counter(result.verdict for result in members)
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=family,
+            tests=str(len(members)),
+            failures=str(counts[Verdict.FAIL]),
+            errors=str(counts[Verdict.NO_EVIDENCE]),
+            skipped=str(counts[Verdict.NOT_APPLICABLE]),
+            time=f"{sum(result.seconds for result in members):.3f}",
+        )
+        for result in members:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"accessgov_conformance.{family}",
+                name=f"{result.rule.id} {result.rule.title}",
+                time=f"{result.seconds:.3f}",
+            )
+            if result.verdict == Verdict.FAIL:
+                ET.SubElement(case, "failure", message=result.reason.splitlines()[0]).text = failure_text(
+                    result, config
+                )
+            elif result.verdict == Verdict.NO_EVIDENCE:
+                ET.SubElement(case, "error", message=result.reason.splitlines()[0]).text = failure_text(result, config)
+            elif result.verdict == Verdict.NOT_APPLICABLE:
+                ET.SubElement(case, "skipped", message=result.reason)
+    ET.indent(suites)
+    path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(results: list[Result], config: Config, seconds: float) -> str:
+    counts = Counter(result.verdict for result in results)
+    lines = [
+        f"## Conformance of {config.base_url} ({config.kind})",
+        "",
+        f"{counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, {counts[Verdict.NO_EVIDENCE]} without "
+        f"evidence, {counts[Verdict.NOT_APPLICABLE]} not applicable, in {seconds:.1f} s.",
+        "",
+        "| rule | verdict | title | spec | detail |",
+        "|---|---|---|---|---|",
+    ]
+    for result in results:
+        detail = result.reason.splitlines()[0] if result.reason else ""
+        lines.append(
+            f"| {result.rule.id} | {SYMBOL[result.verdict]} | {_cell(result.rule.title)} | "
+            f"{_cell(result.rule.spec)} | {_cell(detail)} |"
+        )
+    failing = [result for result in results if result.verdict.failed]
+    if failing:
+        lines += ["", "### Failures", ""]
+        for result in failing:
+            lines += [
+                f"#### {result.rule.id}: {result.rule.title}",
+                "",
+                "```sh",
+                failure_text(result, config),
+                "```",
+                "",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def write(results: list[Result], config: Config, report_dir: Path, seconds: float) -> tuple[Path, Path]:
+    report_dir.mkdir(parents=True, exist_ok=True)
+    junit_path, summary_path = report_dir / "junit.xml", report_dir / "summary.md"
+    junit(results, config, junit_path)
+    summary_path.write_text(markdown(results, config, seconds), encoding="utf-8")
+    return junit_path, summary_path

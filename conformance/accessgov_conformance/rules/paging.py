@@ -1,0 +1,299 @@
+"""The pagination convention, on `GET /api/v1/apps/{app_id}/entitlements`: page sizes, tokens, full walks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import spec
+from ..context import Context
+from ..registry import Fail, NoEvidence, NotApplicable, rule
+
+FAMILY = "paging"
+LIST = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
+SIZE = "spec/components/parameters/PageSize.yaml"
+SEED = "Endpoints > List and search operations (pagination convention)"
+MAX_PAGES = 1000
+
+
+def _app(ctx: Context, *, other: bool = False) -> str:
+    app_id = ctx.config.other_app_id if other else ctx.config.app_id
+    if not app_id:
+        key = "other_app_id" if other else "app_id"
+        raise NotApplicable(f"the configuration names no app (fixtures.{key})")
+    return app_id
+
+
+def _page(ctx: Context, app_id: str, what: str, **params: Any) -> dict[str, Any]:
+    exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params=params)
+    if exchange.status == 404 and not params.get("page_token"):
+        raise NoEvidence(f"the configured app {app_id!r} does not exist on the target (404)")
+    body = ctx.expect(exchange, 200, what=what)
+    return body
+
+
+def _ids(page: dict[str, Any]) -> list[str]:
+    return [str((item.get("appEntitlement") or {}).get("id")) for item in page.get("list") or []]
+
+
+def _need(ctx: Context, count: int) -> None:
+    """The rule can only be shown with an app of at least `count` entitlements."""
+    if ctx.config.min_entitlements < count:
+        raise NotApplicable(f"needs an app with more than {count - 1} entitlements (fixtures.min_entitlements)")
+
+
+def walk(ctx: Context, app_id: str, page_size: int) -> list[list[str]]:
+    """Every page of the app at `page_size`, following `nextPageToken` until it is empty; checks each page."""
+    pages: list[list[str]] = []
+    token = ""
+    while True:
+        params: dict[str, Any] = {"page_size": page_size}
+        if token:
+            params["page_token"] = token
+        page = _page(ctx, app_id, f"page {len(pages) + 1} at page_size {page_size}", **params)
+        ids = _ids(page)
+        pages.append(ids)
+        token = page.get("nextPageToken", "")
+        if token and len(ids) == 0:
+            raise Fail(f"page {len(pages)} at page_size {page_size} is empty but has a nextPageToken")
+        if not token:
+            return pages
+        if len(ids) != page_size:
+            raise Fail(
+                f"page {len(pages)} at page_size {page_size} has {len(ids)} items and a nextPageToken "
+                "(only the last page may be short)"
+            )
+        if len(pages) >= MAX_PAGES:
+            raise Fail(f"the walk at page_size {page_size} did not end after {MAX_PAGES} pages")
+
+
+def _check_size(ctx: Context, asked: int | None, expected: int) -> None:
+    app_id = _app(ctx)
+    params = {} if asked is None else {"page_size": asked}
+    page = _page(ctx, app_id, f"page_size {asked}", **params)
+    got = len(page.get("list") or [])
+    if got != expected:
+        raise Fail(f"page_size {'absent' if asked is None else asked} gave {got} items, expected {expected}")
+
+
+@rule(
+    "PG-SIZE-001",
+    family=FAMILY,
+    title="page_size defaults to 25",
+    text="Without page_size, a collection of more than 25 items is served 25 at a time.",
+    spec=f"{SIZE}#/schema/default",
+    seed=f"{SEED} page_size; Limits (page_size range)",
+)
+def default_size(ctx: Context) -> None:
+    _need(ctx, 26)
+    _check_size(ctx, None, 25)
+
+
+@rule(
+    "PG-SIZE-002",
+    family=FAMILY,
+    title="page_size below 10 is treated as 10",
+    text="page_size 1 and 9 each give pages of 10 items (clamped, not rejected).",
+    spec=f"{SIZE}#/description",
+    seed=f"{SEED} page_size",
+)
+def clamp_low(ctx: Context) -> None:
+    _need(ctx, 11)
+    for asked in (1, 9):
+        _check_size(ctx, asked, 10)
+
+
+@rule(
+    "PG-SIZE-003",
+    family=FAMILY,
+    title="page_size above 100 is treated as 100",
+    text="page_size 101 and 1000 each give pages of 100 items (clamped, not rejected).",
+    spec=f"{SIZE}#/description",
+    seed=f"{SEED} page_size",
+)
+def clamp_high(ctx: Context) -> None:
+    _need(ctx, 101)
+    for asked in (101, 1000):
+        _check_size(ctx, asked, 100)
+
+
+@rule(
+    "PG-SIZE-004",
+    family=FAMILY,
+    title="page_size within 10..100 is honoured",
+    text="page_size 10, 37 and 100 give pages of exactly that many items.",
+    spec=f"{SIZE}#/description",
+    seed=f"{SEED} page_size",
+)
+def in_range(ctx: Context) -> None:
+    _need(ctx, 101)
+    for asked in (10, 37, 100):
+        _check_size(ctx, asked, asked)
+
+
+@rule(
+    "PG-SIZE-005",
+    family=FAMILY,
+    title="A page_size that is not an integer is rejected",
+    text="page_size=ten is answered 400 INVALID_PAGE_SIZE.",
+    spec=f"{SIZE}#/x-error-code",
+    seed=f"{SEED} page_size",
+    mock=True,
+)
+def not_integer(ctx: Context) -> None:
+    app_id = ctx.config.app_id or "app-conformance"
+    exchange = ctx.api(
+        "GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params={"page_size": "ten"}
+    )
+    ctx.expect(exchange, 400, code="INVALID_PAGE_SIZE")
+
+
+@rule(
+    "PG-WALK-001",
+    family=FAMILY,
+    title="A walk of all pages returns each item exactly once",
+    text="Following nextPageToken at page_size 100 and again at 99 returns the same items in the same order, "
+    "no item twice, every page but the last full (and the count named by fixtures.expected_entitlements).",
+    spec=f"{LIST}#/get/description",
+    seed=f"{SEED} page_token",
+)
+def full_walk(ctx: Context) -> None:
+    app_id = _app(ctx)
+    walks = {size: [item for page in walk(ctx, app_id, size) for item in page] for size in (100, 99)}
+    for size, items in walks.items():
+        seen: set[str] = set()
+        repeated = [item for item in items if item in seen or seen.add(item)]  # type: ignore[func-returns-value]
+        if repeated:
+            raise Fail(f"the walk at page_size {size} returned {len(repeated)} item(s) twice, e.g. {repeated[0]}")
+    if walks[100] != walks[99]:
+        missing = set(walks[100]) ^ set(walks[99])
+        detail = f"{len(missing)} item(s) in one walk only, e.g. {sorted(missing)[0]}" if missing else "another order"
+        raise Fail(f"walks at page_size 100 and 99 differ: {detail} (gaps or an unstable order)")
+    expected = ctx.config.expected_entitlements
+    if expected is not None and len(walks[100]) != expected:
+        raise Fail(f"the walk returned {len(walks[100])} items, the configuration expects {expected}")
+    if len(walks[100]) < ctx.config.min_entitlements:
+        raise NoEvidence(
+            f"the app has {len(walks[100])} entitlements, fewer than fixtures.min_entitlements "
+            f"({ctx.config.min_entitlements})"
+        )
+
+
+@rule(
+    "PG-TOKEN-001",
+    family=FAMILY,
+    title="nextPageToken is empty exactly on the last page",
+    text='nextPageToken is non-empty while items remain and "" on the page holding the last item (also when '
+    "the count is a multiple of the page size: no empty page after it).",
+    spec="spec/components/schemas/NextPageToken.yaml",
+    seed=f"{SEED} (Response shape)",
+)
+def last_page(ctx: Context) -> None:
+    app_id = _app(ctx)
+    _need(ctx, 11)
+    expected = ctx.config.expected_entitlements
+    sizes = [100]
+    if expected:
+        # A size that divides the count puts the last item at the end of a full page: the classic off-by-one.
+        divisor = next((size for size in range(99, 9, -1) if expected % size == 0), None)
+        if divisor:
+            sizes.append(divisor)
+    for size in sizes:
+        pages = walk(ctx, app_id, size)
+        if len(pages) > 1 and not pages[-1]:
+            raise Fail(f'at page_size {size} the walk ended on an empty page: the previous page\'s token was not ""')
+
+
+@rule(
+    "PG-TOKEN-002",
+    family=FAMILY,
+    title="An empty page_token means the first page",
+    text='page_token="" returns the same page as no page_token.',
+    spec="spec/components/parameters/PageToken.yaml#/description",
+    seed=f"{SEED} page_token",
+)
+def empty_token(ctx: Context) -> None:
+    app_id = _app(ctx)
+    first = _ids(_page(ctx, app_id, "no page_token", page_size=10))
+    empty = _ids(_page(ctx, app_id, "empty page_token", page_size=10, page_token=""))
+    if first != empty:
+        raise Fail('page_token="" returned another page than the first')
+
+
+@rule(
+    "PG-TOKEN-003",
+    family=FAMILY,
+    title="A page token is bound to its collection",
+    text="A nextPageToken issued for one app is refused on another app with 400 INVALID_PAGE_TOKEN.",
+    spec=f"{LIST}#/get/description",
+    seed=f"{SEED} page_token",
+)
+def bound_token(ctx: Context) -> None:
+    app_id, other = _app(ctx), _app(ctx, other=True)
+    _need(ctx, 11)
+    token = _page(ctx, app_id, "first page", page_size=10).get("nextPageToken")
+    if not token:
+        raise Fail("the first page of a collection larger than the page has no nextPageToken")
+    exchange = ctx.api(
+        "GET",
+        spec.LIST_ENTITLEMENTS,
+        f"/api/v1/apps/{other}/entitlements",
+        params={"page_size": 10, "page_token": token},
+    )
+    ctx.expect(exchange, 400, code="INVALID_PAGE_TOKEN", what=f"{app_id}'s token on {other}")
+
+
+@rule(
+    "PG-TOKEN-004",
+    family=FAMILY,
+    title="An altered page token is refused",
+    text="A nextPageToken with one character changed, or truncated, is answered 400 INVALID_PAGE_TOKEN.",
+    spec=f"{LIST}#/get/description",
+    seed=f"{SEED} page_token",
+)
+def altered_token(ctx: Context) -> None:
+    app_id = _app(ctx)
+    _need(ctx, 11)
+    token = str(_page(ctx, app_id, "first page", page_size=10).get("nextPageToken") or "")
+    if not token:
+        raise Fail("the first page of a collection larger than the page has no nextPageToken")
+    middle = len(token) // 2
+    flipped = token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1 :]
+    for label, value in (("altered", flipped), ("truncated", token[: max(1, len(token) - 4)])):
+        exchange = ctx.api(
+            "GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params={"page_token": value}
+        )
+        ctx.expect(exchange, 400, code="INVALID_PAGE_TOKEN", what=f"{label} token")
+
+
+@rule(
+    "PG-ORDER-001",
+    family=FAMILY,
+    title="Pages come in a stable order",
+    text="The first page asked twice returns the same items in the same order, and the second page continues "
+    "where the first ended.",
+    spec=f"{LIST}#/get/description",
+    seed=f"{SEED} page_token",
+)
+def stable(ctx: Context) -> None:
+    app_id = _app(ctx)
+    _need(ctx, 21)
+    once = _page(ctx, app_id, "first page", page_size=10)
+    again = _page(ctx, app_id, "first page again", page_size=10)
+    if _ids(once) != _ids(again):
+        raise Fail("the same first page came back with other items or in another order")
+    second = _ids(_page(ctx, app_id, "second page", page_size=10, page_token=once.get("nextPageToken", "")))
+    if set(second) & set(_ids(once)):
+        raise Fail("the second page repeats items of the first")
+
+
+@rule(
+    "PG-404-001",
+    family=FAMILY,
+    title="An unknown app is 404",
+    text="Listing the entitlements of an app the target does not have is answered 404 NOT_FOUND.",
+    spec=f"{LIST}#/get/responses/404",
+    seed=SEED,
+)
+def unknown_app(ctx: Context) -> None:
+    app_id = f"app-conformance-unknown-{ctx.rng.getrandbits(32):08x}"
+    ctx.expect(ctx.api("GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements"), 404, code="NOT_FOUND")

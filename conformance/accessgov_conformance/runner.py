@@ -1,0 +1,75 @@
+"""Runs the selected rules against the target, one fresh `Context` each, and collects their verdicts."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import httpx
+
+from .config import Config
+from .context import Context, Exchange, run_salt
+from .registry import CheckOutcome, Rule, Verdict
+
+MOCK_REASON = "needs state, a clock or a secret that a stateless mock does not keep"
+
+
+@dataclass
+class Result:
+    """The verdict of one rule, with the exchange to reproduce when it did not pass."""
+
+    rule: Rule
+    verdict: Verdict
+    reason: str = ""
+    seconds: float = 0.0
+    exchange: Exchange | None = None
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+@dataclass
+class RunState:
+    """What a run shares between its checks: the client, the OAuth token, every exchange so far, and the
+    per-operation statuses the schema part reported."""
+
+    config: Config
+    seed: int
+    client: httpx.Client
+    salt: int = field(default_factory=run_salt)
+    token_cache: dict[str, str] = field(default_factory=dict)
+    history: list[Exchange] = field(default_factory=list)
+    schema_statuses: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    options: dict[str, object] = field(default_factory=dict)
+
+
+def run_rule(rule: Rule, state: RunState) -> Result:
+    if state.config.is_mock and not rule.mock:
+        return Result(rule, Verdict.NOT_APPLICABLE, MOCK_REASON)
+    ctx = Context(state.config, state.client, rule.id, state.seed, state.salt, state.token_cache, run=state)
+    started = time.monotonic()
+    try:
+        rule.check(ctx)
+        verdict, reason = Verdict.PASS, ""
+    except CheckOutcome as outcome:
+        verdict, reason = outcome.verdict, outcome.reason
+    except httpx.HTTPError as error:
+        verdict, reason = Verdict.NO_EVIDENCE, f"could not talk to the target: {type(error).__name__}: {error}"
+    except Exception as error:  # a response the check could not read is the target's failure, said plainly
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        verdict = Verdict.FAIL
+        reason = f"unexpected response ({type(error).__name__}: {error} at {where.name}:{where.lineno})"
+    state.history.extend(ctx.exchanges)
+    last = ctx.exchanges[-1] if ctx.exchanges and verdict.failed else None
+    return Result(rule, verdict, reason, time.monotonic() - started, last, ctx.exchanges)
+
+
+def run(rules: Iterable[Rule], state: RunState, progress: Callable[[int, int, Result], None]) -> list[Result]:
+    """Every rule in order; `progress(i, n, result)` after each."""
+    selected = list(rules)
+    results = []
+    for index, rule in enumerate(selected, 1):
+        result = run_rule(rule, state)
+        results.append(result)
+        progress(index, len(selected), result)
+    return results

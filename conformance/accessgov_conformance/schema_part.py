@@ -1,0 +1,85 @@
+"""The schema part: Schemathesis' checks (status codes, response schemas, headers, negative data rejected,
+stateful links) run as a subprocess with the kit's hooks, its output kept in the report directory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import accessgov_client
+
+from . import spec
+
+DEFAULTS = {"--max-examples": "50", "--phases": "examples,coverage,fuzzing,stateful", "--workers": "1"}
+
+
+@dataclass
+class SchemaRun:
+    exit_code: int
+    failures: list[str]
+    statuses: dict[tuple[str, str], list[int]]
+    log: Path
+
+
+def command(base_url: str, spec_path: Path, seed: int, report_dir: Path, passthrough: list[str]) -> list[str]:
+    """The `schemathesis run` command line; options in `passthrough` win over the kit's defaults."""
+    given = {option.split("=", 1)[0] for option in passthrough if option.startswith("-")}
+    defaults = [part for option, value in DEFAULTS.items() if option not in given for part in (option, value)]
+    fixed = [] if "--seed" in given else ["--seed", str(seed)]
+    return [
+        sys.executable, "-m", "schemathesis.cli", "run", str(spec_path), "--url", base_url,
+        "--checks", "all", *fixed, *defaults, "--generation-database", "none",
+        "--report", "junit", "--report-dir", str(report_dir), "--output-sanitize", "false", "--no-color",
+        *passthrough,
+    ]  # fmt: skip
+
+
+def run(
+    base_url: str, config_path: Path, seed: int, report_dir: Path, passthrough: list[str], spec_path: Path
+) -> SchemaRun:
+    report_dir.mkdir(parents=True, exist_ok=True)
+    statuses_file = report_dir / "statuses.txt"
+    statuses_file.unlink(missing_ok=True)
+    for old in report_dir.glob("junit*.xml"):
+        old.unlink()
+    # The kit and the SDK as this process imports them (installed, or from a checkout).
+    roots = [str(Path(__file__).resolve().parents[1]), str(Path(accessgov_client.__file__).resolve().parents[1])]
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "accessgov_conformance.schema_hooks",
+        "ACCESSGOV_CONFORMANCE_CONFIG": str(config_path.resolve()),
+        "ACCESSGOV_CONFORMANCE_BASE_URL": base_url,
+        "ACCESSGOV_CONFORMANCE_STATUSES": str(statuses_file),
+        "PYTHONPATH": os.pathsep.join([*roots, *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    log = report_dir / "schemathesis.log"
+    with log.open("w", encoding="utf-8") as output:
+        completed = subprocess.run(
+            command(base_url, spec_path, seed, report_dir, passthrough),
+            env=env, stdout=output, stderr=subprocess.STDOUT, check=False,
+        )  # fmt: skip
+    statuses: dict[tuple[str, str], list[int]] = defaultdict(list)
+    if statuses_file.exists():
+        for line in statuses_file.read_text(encoding="utf-8").splitlines():
+            method, path, status = line.split(" ")
+            statuses[(method, path)].append(int(status))
+    return SchemaRun(completed.returncode, junit_failures(report_dir), dict(statuses), log)
+
+
+def junit_failures(report_dir: Path) -> list[str]:
+    found = []
+    for path in sorted(report_dir.glob("junit*.xml")):
+        for case in ET.parse(path).getroot().iter("testcase"):
+            for child in case:
+                if child.tag in ("failure", "error"):
+                    text = (child.text or child.get("message") or "").strip()
+                    found.append(f"{case.get('name')}: {text}")
+    return found
+
+
+__all__ = ["SchemaRun", "command", "run", "spec"]

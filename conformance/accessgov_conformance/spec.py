@@ -1,0 +1,65 @@
+"""The contract the kit checks against: the public OpenAPI document, and response validation against it.
+
+The installed kit carries its own copy (`openapi.json`, put into the wheel from `generated/variants/public.json`);
+run from a checkout, the kit reads that file in the repository.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+PACKAGED = Path(__file__).resolve().parent / "openapi.json"
+IN_REPOSITORY = Path(__file__).resolve().parents[2] / "generated" / "variants" / "public.json"
+
+RESTART = "/api/v1/tasks/{task_id}/action/restart"
+LIST_ENTITLEMENTS = "/api/v1/apps/{app_id}/entitlements"
+WEBHOOK = "/api/v1/webhooks/incoming/{listener_id}"
+TOKEN = "/auth/v1/token"
+OPERATIONS = {("POST", RESTART), ("GET", LIST_ENTITLEMENTS), ("POST", WEBHOOK), ("POST", TOKEN)}
+
+
+def default_spec_path() -> Path:
+    """The packaged contract, or the repository's public variant when run from a checkout."""
+    return PACKAGED if PACKAGED.exists() else IN_REPOSITORY
+
+
+@functools.cache
+def load(path: str | None = None) -> dict[str, Any]:
+    return json.loads(Path(path or default_spec_path()).read_text(encoding="utf-8"))
+
+
+def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        pointer = node["$ref"].removeprefix("#/").split("/")
+        node = functools.reduce(lambda part, key: part[key], pointer, document)
+    return node
+
+
+def response_schema(method: str, path: str, status: int, document: dict[str, Any] | None = None) -> Any:
+    """The JSON schema of the documented `status` response of the operation, `{}` when it has no JSON body,
+    `None` when the status is not documented for the operation."""
+    document = document or load()
+    operation = document["paths"][path][method.lower()]
+    responses = operation.get("responses", {})
+    node = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX") or responses.get("default")
+    if node is None:
+        return None
+    node = _resolve(document, node)
+    content = node.get("content", {}).get("application/json")
+    return content.get("schema", {}) if content else {}
+
+
+def schema_errors(schema: Any, instance: Any, document: dict[str, Any] | None = None) -> list[str]:
+    """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components)."""
+    document = document or load()
+    wrapped = {"$defs": {}, "components": document.get("components", {}), "allOf": [schema]}
+    validator = jsonschema.Draft202012Validator(wrapped, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return [
+        f"{'/'.join(str(part) for part in error.absolute_path) or '(root)'}: {error.message}"[:300]
+        for error in sorted(validator.iter_errors(instance), key=lambda error: list(error.absolute_path))[:5]
+    ]
