@@ -22,7 +22,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -79,8 +79,23 @@ generate: overlays ## Regenerate models, client and stub server from the bundle 
 check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces
 	$(PY) -m scripts.check_generated
 
-diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on breaking unless ALLOW_BREAKING=1
+diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
 	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)
+
+diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
+	$(PY) -m scripts.diffcheck.score $(OASDIFF) --misses --false-alarms
+
+changelog: $(STAMP) ## Contract changes since BASE as a changelog section by operation (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
+	$(PY) -m scripts.release changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
+
+release-check: $(STAMP) ## Fail unless info.version is bumped as semver requires for the changes since BASE; print the minimum
+	$(PY) -m scripts.release check $(BASE)
+
+sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
+	$(PY) -m build --outdir dist generated/client
+
+sdk-deps-check: $(STAMP) ## tests/sdk in two venvs: the SDK at its lowest and at its newest allowed dependency versions (slow)
+	$(BIN)/pytest -q -m slow tests/sdk_deps
 
 chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }

@@ -1,0 +1,5 @@
+import sys
+
+from scripts.release.cli import main
+
+sys.exit(main())

@@ -1,0 +1,65 @@
+"""The two contracts a release compares (a git ref, a split spec directory or a bundled file) and their findings."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scripts.bundle import DEFAULT_ROOT, bundle
+from scripts.diffcheck.cli import bundle_at_ref, load_file
+from scripts.diffcheck.compare import compare
+from scripts.diffcheck.config import DEFAULT_CONFIG, load_severities
+from scripts.diffcheck.model import Finding
+
+EMPTY_REF = "none"  # BASE=none: compare with a contract that has no operations yet (a first release)
+
+
+def load(source: str | Path) -> dict[str, Any]:
+    """A bundled contract from a directory holding `openapi.yaml`, a YAML/JSON file, `none`, or a git ref."""
+    if str(source) == EMPTY_REF:
+        return {"openapi": "3.1.0", "info": {"title": "", "version": "0.0.0"}, "paths": {}}
+    path = Path(source)
+    if path.is_dir():
+        return bundle(path / "openapi.yaml")
+    if path.is_file():
+        return load_file(path)
+    return bundle_at_ref(str(source))
+
+
+def load_head(source: str | Path | None) -> dict[str, Any]:
+    return bundle(DEFAULT_ROOT) if source is None else load(source)
+
+
+@dataclass
+class Change:
+    """Base and head contracts, the findings between them, and whether anything but `info.version` differs."""
+
+    base: dict[str, Any]
+    head: dict[str, Any]
+    findings: list[Finding]
+
+    @property
+    def base_version(self) -> str:
+        return str((self.base.get("info") or {}).get("version", ""))
+
+    @property
+    def head_version(self) -> str:
+        return str((self.head.get("info") or {}).get("version", ""))
+
+    @property
+    def contract_changed(self) -> bool:
+        return _without_version(self.base) != _without_version(self.head)
+
+
+def _without_version(doc: dict[str, Any]) -> dict[str, Any]:
+    doc = copy.deepcopy(doc)
+    (doc.get("info") or {}).pop("version", None)
+    return doc
+
+
+def change(base: str | Path, head: str | Path | None = None, config: Path = DEFAULT_CONFIG) -> Change:
+    """Compare `base` with `head` (the working tree's `spec/` when None) under the contract's severities."""
+    base_doc, head_doc = load(base), load_head(head)
+    return Change(base_doc, head_doc, compare(base_doc, head_doc, load_severities(config)))
