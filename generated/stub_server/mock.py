@@ -39,7 +39,10 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 MAX_BODY_BYTES = 64 * 1024
 PREFERENCES = ("code", "example", "dynamic", "seed")
 DYNAMIC_ATTEMPTS = 20
-INTEGER = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
+INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+# Any integer is schema-valid (page_size has no bounds: it is clamped); past 18 digits only the sign matters to a
+# range check, and int() refuses very long digit strings.
+INTEGER_DIGITS = 18
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
 Scope = dict[str, Any]
@@ -251,7 +254,8 @@ class _Operation:
                         location=where,
                         name=name,
                     )
-                value = int(raw)
+                digits = raw.lstrip("+-")
+                value = int(raw) if len(digits) <= INTEGER_DIGITS else (-1 if raw[0] == "-" else 1) * 10**INTEGER_DIGITS
             elif param["type"] == "boolean" and raw in ("true", "false"):
                 value = raw == "true"
             error = best_match(self.validators[param["schema"]].iter_errors(value))
@@ -281,7 +285,8 @@ class _Operation:
                     "INVALID_JSON", f"the request body is not valid JSON: {error}", location="body"
                 ) from None
         elif media == "application/x-www-form-urlencoded":
-            body = dict(parse_qsl(raw.decode("latin-1")))
+            # Blank values kept: an empty `client_secret` is a present, invalid one (minLength 1), not an absent one.
+            body = dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True))
         else:
             return
         error = best_match(self.validators[spec["content"][media]].iter_errors(body))
