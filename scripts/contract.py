@@ -1,152 +1,49 @@
-"""Run the contract suite (schemathesis) against an implementation of the API, or against the reference server.
+"""`make contract`: the conformance kit (`conformance/`) against the reference server, or against BASE_URL.
 
-    python -m scripts.contract [--base-url URL] [--spec PATH] [--max-examples N] [--seed N] [--phases ...]
-                               [--report-dir DIR] [--webhook-auth hmac|jwt] [--selftest]
+    python -m scripts.contract [--base-url URL] [--config FILE] [--report-dir DIR] [kit options ...]
 
-Without `--base-url` (or `BASE_URL`) the reference server is started on a free loopback port with a fresh SQLite
-database and the demo tenant, and stopped afterwards. Credentials and target objects come from the `CONTRACT_*`
-environment variables documented in `tests/contract/hooks.py`. Prints a summary with the number of 2xx responses per
-operation and exits non-zero when schemathesis reports any failure. `--selftest` runs the same suite against
-deliberately broken variants of the reference server (`tests/contract/broken.py`) and fails unless each is caught.
+Without `--base-url` the reference server is started here: a fresh SQLite database with the demo tenant, plus a
+JWT listener (an Ed25519 key whose JWKS is served on loopback) and two CIDR-restricted listeners (one whose
+ranges exclude loopback, one whose ranges include it), so that every rule family applies; failed-authentication
+limits are raised so Schemathesis' negative cases do not lock the kit out. The server's access log goes to
+`<report dir>/server.log`, never into the report. The kit gets `conformance/conformance.example.toml` with those
+listeners added (`<report dir>/conformance.toml`). Every other option is the kit's (`accessgov-conformance run`),
+Schemathesis' options included.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
 import contextlib
 import http.server
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SPEC = ROOT / "generated" / "openapi.json"
-HOOKS = os.environ.get("CONTRACT_HOOKS_MODULE", "tests.contract.hooks")
-ALL_PHASES = "examples,coverage,fuzzing,stateful"
-
-
-@dataclass
-class RunResult:
-    exit_code: int
-    output: str
-    twoxx: dict[str, int]
-    statuses: dict[str, collections.Counter]
-    junit_failures: list[str]
-    seconds: float
-
-
-def schemathesis_command(spec: str, base_url: str, args: argparse.Namespace, report_dir: Path) -> list[str]:
-    return [
-        str(Path(sys.executable).parent / "schemathesis"),
-        "run",
-        spec,
-        "--url",
-        base_url,
-        "--checks",
-        "all",
-        "--seed",
-        str(args.seed),
-        "--max-examples",
-        str(args.max_examples),
-        "--phases",
-        args.phases,
-        "--workers",
-        "1",
-        "--generation-database",
-        "none",
-        "--report",
-        "junit",
-        "--report-dir",
-        str(report_dir),
-        "--no-color",
-    ]
-
-
-def run_suite(
-    base_url: str, args: argparse.Namespace, report_dir: Path, env: dict[str, str] | None = None
-) -> RunResult:
-    """Run schemathesis once; collect its output, the status counts of `after_call` and the JUnit failures."""
-    report_dir.mkdir(parents=True, exist_ok=True)
-    stats = report_dir / "statuses.txt"
-    stats.unlink(missing_ok=True)
-    for old in report_dir.glob("junit*.xml"):
-        old.unlink()
-    full_env = {**os.environ, **(env or {}), "SCHEMATHESIS_HOOKS": HOOKS, "CONTRACT_STATS_FILE": str(stats)}
-    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), full_env.get("PYTHONPATH", "")]))
-    started = time.monotonic()
-    proc = subprocess.run(
-        schemathesis_command(str(args.spec), base_url, args, report_dir),
-        env=full_env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.monotonic() - started
-    statuses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    if stats.exists():
-        for line in stats.read_text(encoding="utf-8").splitlines():
-            operation, _, status = line.rpartition(" ")
-            statuses[operation][int(status)] += 1
-    twoxx = {op: sum(n for code, n in counts.items() if 200 <= code < 300) for op, counts in statuses.items()}
-    return RunResult(proc.returncode, proc.stdout + proc.stderr, twoxx, statuses, junit_failures(report_dir), seconds)
-
-
-def junit_failures(report_dir: Path) -> list[str]:
-    found = []
-    for path in report_dir.glob("*.xml"):
-        for case in ET.parse(path).getroot().iter("testcase"):
-            for child in case:
-                if child.tag in ("failure", "error"):
-                    found.append(f"{case.get('name')}: {(child.get('message') or child.text or '').strip()[:300]}")
-    return found
-
-
-def print_summary(result: RunResult) -> None:
-    print("\n=== contract suite summary ===")
-    for operation in sorted(result.statuses):
-        counts = result.statuses[operation]
-        detail = ", ".join(f"{code}: {n}" for code, n in sorted(counts.items()))
-        print(f"{operation}: {result.twoxx.get(operation, 0)} x 2xx of {sum(counts.values())} ({detail})")
-    print(
-        f"schemathesis exit code {result.exit_code}, {len(result.junit_failures)} failing test(s) in JUnit, "
-        f"{result.seconds:.1f}s"
-    )
-    for failure in result.junit_failures:
-        print(f"  FAILED {failure}")
-
-
-# --- the reference server ---------------------------------------------------------------------------------------
-
-
-def _jwt_listener(sessions: Any, jwks_url: str) -> str:
-    from accessgov.demo.seed import DEMO_STEPS
-    from accessgov.storage import listeners
-
-    with sessions.begin() as session:
-        listener = listeners.create_listener(
-            session,
-            listener_id="wh_contract_jwt",
-            auth_method="JWT",
-            jwks_url=jwks_url,
-            automation_name="Contract suite (JWT)",
-            automation_steps=DEMO_STEPS,
-        )
-        return listener.id
+EXAMPLE_CONFIG = ROOT / "conformance" / "conformance.example.toml"
+KIT_PATHS = [ROOT / "conformance", ROOT / "generated" / "client"]
+JWT_LISTENER = "wh_contract_jwt"
+JWT_KID = "contract"
+OUTSIDE_LISTENER = "wh_contract_cidr_outside"
+INSIDE_LISTENER = "wh_contract_cidr_inside"
+HIGH_LIMIT = "100000/minute"
+STARTUP_SECONDS = 60
 
 
 @contextlib.contextmanager
 def jwks_server(document: dict[str, Any]) -> Iterator[str]:
+    """Serve `document` as a JWKS on a free loopback port; yields its URL."""
     body = json.dumps(document).encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -161,8 +58,7 @@ def jwks_server(document: dict[str, Any]) -> Iterator[str]:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
     finally:
@@ -170,117 +66,145 @@ def jwks_server(document: dict[str, Any]) -> Iterator[str]:
         server.server_close()
 
 
-@contextlib.contextmanager
-def reference_server(
-    wrap: Callable[[Any], Any] | None = None, webhook_auth: str = "hmac"
-) -> Iterator[tuple[str, dict[str, str]]]:
-    """A seeded reference server (optionally wrapped in ASGI middleware) on a free loopback port.
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
-    Yields its base URL and the `CONTRACT_*` environment the hooks need for it.
-    """
-    from accessgov.app import create_app
-    from accessgov.config import ServerConfig
-    from accessgov.demo.seed import seed_demo
+
+def prepare_database(url: str, jwks_url: str) -> None:
+    """Migrate, load the demo tenant and add the kit's extra listeners."""
+    from accessgov.demo.seed import DEMO_HMAC_SECRET, DEMO_STEPS, seed_demo
+    from accessgov.storage import listeners
     from accessgov.storage.engine import create_engine, migrate, session_factory
-    from tests.harness import serve
 
-    with tempfile.TemporaryDirectory(prefix="contract-") as tmp, contextlib.ExitStack() as stack:
-        # Schemathesis' negative cases are hundreds of failed authentications from one address within a minute:
-        # limits that high keep the limiter on the request path (counting) without ever refusing the suite.
-        config = ServerConfig(
-            database_url=f"sqlite:///{Path(tmp) / 'accessgov.db'}",
-            auth_failure_limit="100000/minute",
-            auth_failure_limit_per_credential="100000/minute",
-        )
-        engine = create_engine(config.database_url)
+    engine = create_engine(url)
+    try:
         migrate(engine)
         sessions = session_factory(engine)
         with sessions.begin() as session:
             seed_demo(session)
-        env: dict[str, str] = {}
-        if webhook_auth == "jwt":
-            from cryptography.hazmat.primitives import serialization
-            from cryptography.hazmat.primitives.asymmetric import ed25519
-
-            from accessgov.webhooks.signing import jwks_document, public_jwk
-
-            pem = ed25519.Ed25519PrivateKey.generate().private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-            )
-            key_path = Path(tmp) / "contract-jwt.pem"
-            key_path.write_bytes(pem)
-            jwks_url = stack.enter_context(jwks_server(jwks_document([public_jwk(pem, kid="contract")])))
-            env.update(
-                CONTRACT_WEBHOOK_AUTH="jwt",
-                CONTRACT_JWT_PRIVATE_KEY=str(key_path),
-                CONTRACT_JWT_KID="contract",
-                CONTRACT_TENANT_BASE_URL=config.tenant_base_url,
-                CONTRACT_LISTENER_ID=_jwt_listener(sessions, jwks_url),
-            )
-        app = create_app(config)
-        base_url = stack.enter_context(serve(wrap(app) if wrap else app))
-        try:
-            yield base_url, env
-        finally:
-            stack.close()
-            engine.dispose()
+            common = {"automation_name": "Conformance kit", "automation_steps": DEMO_STEPS}
+            listeners.create_listener(session, listener_id=JWT_LISTENER, auth_method="JWT", jwks_url=jwks_url, **common)
+            for listener_id, cidrs in (
+                (OUTSIDE_LISTENER, ["192.0.2.0/24"]),
+                (INSIDE_LISTENER, ["127.0.0.0/8", "::1/128"]),
+            ):
+                listeners.create_listener(
+                    session,
+                    listener_id=listener_id,
+                    auth_method="HMAC",
+                    hmac_secret=DEMO_HMAC_SECRET,
+                    allowed_cidrs=cidrs,
+                    **common,
+                )
+    finally:
+        engine.dispose()
 
 
-# --- selftest -----------------------------------------------------------------------------------------------------
+def kit_config(key_path: Path, target: Path) -> Path:
+    """The example configuration plus the listeners `prepare_database` added."""
+    from accessgov.demo.seed import DEMO_HMAC_SECRET
+
+    extra = f"""
+# Added by scripts/contract.py for the reference server it started.
+[[listeners]]
+id = "{JWT_LISTENER}"
+method = "jwt"
+private_key_file = "{key_path.name}"
+kid = "{JWT_KID}"
+
+[[listeners]]
+id = "{OUTSIDE_LISTENER}"
+method = "hmac"
+secret = "{DEMO_HMAC_SECRET}"
+source_allowed = false
+
+[[listeners]]
+id = "{INSIDE_LISTENER}"
+method = "hmac"
+secret = "{DEMO_HMAC_SECRET}"
+cidr_restricted = true
+"""
+    target.write_text(EXAMPLE_CONFIG.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    return target
 
 
-def selftest(args: argparse.Namespace) -> int:
-    """Run the suite against each broken variant; every variant must make it fail with the expected check."""
-    from tests.contract import broken
+@contextlib.contextmanager
+def reference_server(report_dir: Path) -> Iterator[tuple[str, Path]]:
+    """`accessgov serve --demo` on a fresh database with the kit's listeners; yields (base URL, kit config)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    failed = []
-    for variant in broken.VARIANTS:
-        with reference_server(variant.wrap) as (base_url, env):
-            variant_args = argparse.Namespace(**{**vars(args), **variant.run_options})
-            result = run_suite(base_url, variant_args, Path(args.report_dir) / f"selftest-{variant.name}", env)
-        caught = result.exit_code != 0 and variant.expected_check in result.output
-        print(
-            f"{variant.name}: exit {result.exit_code}, {variant.expected_check!r} "
-            f"{'reported' if variant.expected_check in result.output else 'NOT reported'} "
-            f"({result.seconds:.1f}s) -> {'caught' if caught else 'MISSED'}"
+    from accessgov.webhooks.signing import jwks_document, public_jwk
+
+    report_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="contract-") as tmp, contextlib.ExitStack() as stack:
+        pem = ed25519.Ed25519PrivateKey.generate().private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
-        if not caught:
-            failed.append(variant.name)
-            print(result.output[-3000:])
-    print("selftest: " + ("all broken variants caught" if not failed else f"missed: {', '.join(failed)}"))
-    return 1 if failed else 0
+        key_path = report_dir / "contract-jwt.pem"
+        key_path.write_bytes(pem)
+        jwks_url = stack.enter_context(jwks_server(jwks_document([public_jwk(pem, kid=JWT_KID)])))
+        database_url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"
+        prepare_database(database_url, jwks_url)
+        port = _free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "ACCESSGOV_AUTH_FAILURE_LIMIT": HIGH_LIMIT,
+            "ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL": HIGH_LIMIT,
+        }
+        log = stack.enter_context((report_dir / "server.log").open("wb"))
+        command = [sys.executable, "-m", "accessgov.cli", "serve", "--demo", "--port", str(port)]
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        try:
+            base_url = f"http://127.0.0.1:{port}"
+            _wait_ready(base_url, process)
+            yield base_url, kit_config(key_path, report_dir / "conformance.toml")
+        finally:
+            process.terminate()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base-url", default=os.environ.get("BASE_URL") or None)
-    parser.add_argument("--spec", default=os.environ.get("SPEC") or str(DEFAULT_SPEC))
-    parser.add_argument("--max-examples", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--phases", default=ALL_PHASES)
-    parser.add_argument("--report-dir", default=str(ROOT / "build" / "contract"))
-    parser.add_argument(
-        "--webhook-auth", choices=("hmac", "jwt"), default=os.environ.get("CONTRACT_WEBHOOK_AUTH", "hmac")
-    )
-    parser.add_argument("--selftest", action="store_true", help="prove the suite fails on broken servers")
-    return parser.parse_args(argv)
+def _wait_ready(base_url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the reference server exited with {process.returncode} (see server.log)")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"the reference server did not answer /healthz within {STARTUP_SECONDS} s")
+
+
+def run_kit(base_url: str, config: Path, report_dir: Path, options: list[str]) -> int:
+    """The kit's CLI in a child process, as an implementer runs it (the kit never imports `accessgov`)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, KIT_PATHS), os.environ.get("PYTHONPATH", "")])}
+    command = [
+        sys.executable, "-m", "accessgov_conformance", "run", "--base-url", base_url, "--config", str(config),
+        "--report-dir", str(report_dir), *options,
+    ]  # fmt: skip
+    return subprocess.run(command, env=env, check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.selftest:
-        return selftest(args)
-    report_dir = Path(args.report_dir)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base-url", default=os.environ.get("BASE_URL") or None)
+    parser.add_argument("--config", type=Path, help="kit configuration (default: the example, for the demo tenant)")
+    parser.add_argument("--report-dir", type=Path, default=ROOT / "build" / "contract")
+    args, options = parser.parse_known_args(argv)
     if args.base_url:
-        print(f"contract suite against {args.base_url}")
-        result = run_suite(args.base_url, args, report_dir)
-    else:
-        with reference_server(webhook_auth=args.webhook_auth) as (base_url, env):
-            print(f"contract suite against the reference server at {base_url}")
-            result = run_suite(base_url, args, report_dir, env)
-    print(result.output)
-    print_summary(result)
-    return 0 if result.exit_code == 0 and not result.junit_failures else 1
+        print(f"conformance kit against {args.base_url}", file=sys.stderr)
+        return run_kit(args.base_url, args.config or EXAMPLE_CONFIG, args.report_dir, options)
+    with reference_server(args.report_dir) as (base_url, config):
+        print(f"conformance kit against the reference server at {base_url} (its log: server.log)", file=sys.stderr)
+        return run_kit(base_url, args.config or config, args.report_dir, options)
 
 
 if __name__ == "__main__":

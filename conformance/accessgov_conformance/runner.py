@@ -41,6 +41,7 @@ class RunState:
     history: list[Exchange] = field(default_factory=list)
     schema_statuses: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     options: dict[str, object] = field(default_factory=dict)
+    walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
 
 
 def run_rule(rule: Rule, state: RunState) -> Result:

@@ -42,7 +42,17 @@ def _need(ctx: Context, count: int) -> None:
 
 
 def walk(ctx: Context, app_id: str, page_size: int) -> list[list[str]]:
-    """Every page of the app at `page_size`, following `nextPageToken` until it is empty; checks each page."""
+    """Every page of the app at `page_size`, following `nextPageToken` until it is empty; checks each page.
+
+    A walk is kept for the rest of the run (walks are the kit's slowest part): a second rule needing the same
+    one reads the same pages."""
+    cache = ctx.run.walks if ctx.run is not None else {}
+    if (app_id, page_size) not in cache:
+        cache[(app_id, page_size)] = _walk(ctx, app_id, page_size)
+    return cache[(app_id, page_size)]
+
+
+def _walk(ctx: Context, app_id: str, page_size: int) -> list[list[str]]:
     pages: list[list[str]] = []
     token = ""
     while True:
@@ -194,8 +204,8 @@ def last_page(ctx: Context) -> None:
     sizes = [100]
     if expected:
         # A size that divides the count puts the last item at the end of a full page: the classic off-by-one.
-        divisor = next((size for size in range(99, 9, -1) if expected % size == 0), None)
-        if divisor:
+        divisor = next((size for size in range(100, 9, -1) if expected % size == 0), None)
+        if divisor and divisor != 100:
             sizes.append(divisor)
     for size in sizes:
         pages = walk(ctx, app_id, size)

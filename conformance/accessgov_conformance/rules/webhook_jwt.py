@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -94,7 +95,7 @@ def forged(ctx: Context) -> None:
     "WH-JWT-005",
     family=FAMILY,
     title="Only RS256, ES256 and EdDSA are accepted",
-    text="A JWT with alg HS256 (keyed with the public kid) or alg none is answered 401 INVALID_TOKEN.",
+    text="A JWT with alg HS256 (keyed with a digest of the kid) or alg none is answered 401 INVALID_TOKEN.",
     spec=SCHEME,
     seed="Authentication > JWT method (Supported algorithms)",
 )
@@ -104,7 +105,7 @@ def algorithms(ctx: Context) -> None:
         ctx,
         "alg HS256",
         "INVALID_TOKEN",
-        jwt_options={"signing_key": (listener.kid or "k").encode(), "algorithm": "HS256"},
+        jwt_options={"signing_key": hashlib.sha256((listener.kid or "").encode()).digest(), "algorithm": "HS256"},
     )
     _refused(ctx, "alg none", "INVALID_TOKEN", jwt_options={"algorithm": "none"})
 
