@@ -22,7 +22,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -112,8 +112,11 @@ run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the 
 
 serve: run ## Alias of run
 
-contract: $(STAMP) ## Schemathesis against the reference server (started here), or against BASE_URL=... [SPEC=...]
-	$(PY) -m scripts.contract --spec $(SPEC) $(if $(BASE_URL),--base-url $(BASE_URL)) --seed 1 --max-examples 50 --report-dir build/contract
+contract: $(STAMP) ## Conformance kit (conformance/) vs the reference server (started here) or BASE_URL=... [KIT_CONFIG=..] [ARGS=..]
+	$(PY) -m scripts.contract $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/contract --seed 1 $(ARGS)
+
+contract-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
+	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
 
 contract-selftest: $(STAMP) ## Prove the contract suite catches deliberately broken servers
 	$(PY) -m scripts.contract --selftest --seed 1 --max-examples 10 --report-dir build/contract
