@@ -159,11 +159,28 @@ class MockError(Exception):
 
 
 def _error(status: int, code: str, message: str, **detail: str) -> MockError:
-    return MockError(status, {"code": code, "message": message, "details": [detail] if detail else []})
+    # Each detail carries the `reason` the contract's ErrorDetail requires (the message, as the server words it).
+    return MockError(
+        status, {"code": code, "message": message, "details": [{**detail, "reason": message}] if detail else []}
+    )
+
+
+# `seed=<int>`: ASCII digits only (str.isdigit() takes "²" and int() refuses it), at most 18 of them (any int64).
+SEED = re.compile(r"-?[0-9]{1,18}", re.ASCII)
+QUOTED_CHARS = 64  # a preference the mock refuses is quoted, cut to this: the header is the client's text
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]}...({len(text) - QUOTED_CHARS} more)"
+
+
+def _invalid_prefer(message: str) -> MockError:
+    return _error(422, "MOCK_INVALID_PREFER", message, location="header", name="Prefer")
 
 
 def parse_prefer(header: str) -> dict[str, str]:
-    """`Prefer: code=404, example=lastPage` -> {"code": "404", "example": "lastPage"} (RFC 7240 syntax)."""
+    """`Prefer: code=404, example=lastPage` -> {"code": "404", "example": "lastPage"} (RFC 7240 syntax); any value
+    the mock cannot use is a 422 `MOCK_INVALID_PREFER`, never an error of the mock's own."""
     prefs: dict[str, str] = {}
     for part in re.split(r"[,;]", header):
         part = part.strip()
@@ -172,18 +189,12 @@ def parse_prefer(header: str) -> dict[str, str]:
         name, _, value = part.partition("=")
         name, value = name.strip().lower(), value.strip().strip('"')
         if name not in PREFERENCES:
-            raise _error(
-                422,
-                "MOCK_INVALID_PREFER",
-                f"unknown preference {name!r}: the mock understands {', '.join(PREFERENCES)}",
-                location="header",
-                name="Prefer",
-            )
+            raise _invalid_prefer(f"unknown preference {_cut(name)!r}: the mock understands {', '.join(PREFERENCES)}")
         prefs[name] = value
     if "dynamic" in prefs and prefs["dynamic"] not in ("true", "false"):
-        raise _error(422, "MOCK_INVALID_PREFER", "dynamic must be true or false", location="header", name="Prefer")
-    if "seed" in prefs and not prefs["seed"].lstrip("-").isdigit():
-        raise _error(422, "MOCK_INVALID_PREFER", "seed must be an integer", location="header", name="Prefer")
+        raise _invalid_prefer("dynamic must be true or false")
+    if "seed" in prefs and not SEED.fullmatch(prefs["seed"]):
+        raise _invalid_prefer("seed must be an integer of at most 18 ASCII digits, optionally negative")
     return prefs
 
 
@@ -299,7 +310,9 @@ class _Operation:
         status = prefs.get("code")
         if status is not None and status not in responses:
             documented = ", ".join(sorted(responses))
-            raise _error(422, "MOCK_INVALID_PREFER", f"code={status} is not documented here (documented: {documented})")
+            raise _error(
+                422, "MOCK_INVALID_PREFER", f"code={_cut(status)} is not documented here (documented: {documented})"
+            )
         name = prefs.get("example")
         if name is not None:
             candidates = [status] if status else sorted(responses, key=lambda s: (not s.startswith("2"), s))
@@ -307,7 +320,7 @@ class _Operation:
                 if name in responses[candidate]["examples"]:
                     return candidate, name
             known = sorted({n for s in candidates for n in responses[s]["examples"]})
-            raise _error(422, "MOCK_INVALID_PREFER", f"no example named {name!r} (known: {', '.join(known)})")
+            raise _error(422, "MOCK_INVALID_PREFER", f"no example named {_cut(name)!r} (known: {', '.join(known)})")
         status = status or self.success
         if status is None:
             raise _error(422, "MOCK_INVALID_PREFER", "the operation documents no success response")

@@ -78,7 +78,8 @@ def test_invalid_parameter_is_400_with_its_error_code(stub: httpx.Client) -> Non
     response = stub.get(ENTITLEMENTS, params={"page_size": "ten"}, headers=TOKEN)
     assert response.status_code == 400
     assert response.json()["code"] == "INVALID_PAGE_SIZE"
-    assert response.json()["details"] == [{"location": "query", "name": "page_size"}]
+    reason = "query parameter page_size must be an integer"
+    assert response.json()["details"] == [{"location": "query", "name": "page_size", "reason": reason}]
 
 
 def test_invalid_body_is_400(stub: httpx.Client) -> None:
