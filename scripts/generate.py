@@ -9,8 +9,9 @@ variant exists) and writes, replacing whatever was there:
   member lists computed here. Open enums (`x-open-enum`) become `KnownValues | str` fields whose StrEnum carries the
   schema's name.
 - `<out>/client/`: the installable SDK project `accessgov-client`: openapi-python-client (`--meta setup`, with the
-  templates in `scripts/templates/client/` for the package's `__init__`, `pyproject.toml` with the pinned
-  dependencies and `setup.py`), plus the hand-written SDK modules and README of `scripts/sdk/` copied in, plus
+  templates in `scripts/templates/client/` for the package's `__init__`, `pyproject.toml` with the contract's
+  version in PEP 440 spelling and dependency ranges, and `setup.py`), plus the hand-written SDK modules and
+  README of `scripts/sdk/` copied in, plus
   `accessgov_client/operations.py`: the operation table (method, path, idempotency, paging) the SDK runs on,
   computed here from the SDK variant's `x-paginated` / `x-idempotent` extensions.
 
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from scripts.release.versions import pep440
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "generated"
@@ -171,6 +174,8 @@ def client_config(doc: dict[str, Any]) -> dict[str, Any]:
     from openapi_python_client.strings import snake_case
 
     config = yaml.safe_load(CLIENT_CONFIG.read_text(encoding="utf-8"))
+    # The SDK's version is the contract's, spelled for PEP 440 (pip and indexes refuse `0.1.0-alpha` as written).
+    config["package_version_override"] = pep440(str(doc["info"]["version"]))
     overrides = config.setdefault("class_overrides", {})
     for name in open_enum_names(doc):
         overrides.setdefault(f"{name}Type0", {"class_name": name, "module_name": snake_case(name)})

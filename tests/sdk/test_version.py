@@ -1,0 +1,40 @@
+"""The SDK's version follows the contract's info.version (in PEP 440 spelling) and its dependencies are ranges
+whose lower bounds are the versions these tests run with."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from importlib import metadata
+
+import accessgov_client
+from packaging.version import Version
+
+from scripts.generate import client_config
+from scripts.release.sdk_deps import lower_bounds, requirements
+from scripts.release.versions import pep440
+from tests.sdk.conftest import CLIENT_DIR, REPO
+
+
+def test_the_sdk_version_is_the_contracts_in_pep440_spelling() -> None:
+    contract = json.loads((REPO / "generated" / "openapi.json").read_text(encoding="utf-8"))["info"]["version"]
+    project = tomllib.loads((CLIENT_DIR / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert accessgov_client.__version__ == project["version"] == pep440(contract)
+    assert str(Version(accessgov_client.__version__)) == accessgov_client.__version__
+
+
+def test_the_generator_is_given_the_pep440_version() -> None:
+    for contract, sdk in (("1.0.0-rc.2", "1.0.0rc2"), ("0.1.0-alpha", "0.1.0a0"), ("2.3.4", "2.3.4")):
+        assert client_config({"info": {"version": contract}})["package_version_override"] == sdk
+
+
+def test_dependencies_are_ranges_from_the_tested_versions() -> None:
+    for requirement in requirements():
+        operators = sorted(spec.operator for spec in requirement.specifier)
+        assert operators == ["<", ">="], f"{requirement}: expected >=tested,<next major"
+    # The lower bound is what this test session runs with: the versions tests/sdk has passed on.
+    for pin in lower_bounds():
+        name, _, lowest = pin.partition("==")
+        assert metadata.version(name) == lowest, f"{name}: tested with {metadata.version(name)}, lower bound {lowest}"
+    authlib = next(r for r in requirements() if r.name.lower() == "authlib")
+    assert not authlib.specifier.contains("1.8.0"), "authlib 1.8 moves its httpx integration to httpx2"
