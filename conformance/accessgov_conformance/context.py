@@ -218,8 +218,8 @@ class Context:
         if listener.method == "hmac":
             headers["Webhook-Signature"] = hmac_signature(
                 secret or listener.secret or "",
-                sign_timestamp or ts_value,
-                sign_event_id or event_id,
+                ts_value if sign_timestamp is None else sign_timestamp,
+                event_id if sign_event_id is None else sign_event_id,
                 body if sign_body is None else sign_body,
             )
         else:
@@ -228,7 +228,7 @@ class Context:
                 kid=listener.kid or "",
                 subject=self.config.tenant_base_url,
                 audience=self.webhook_url(path_listener_id or listener.id),
-                event_id=sign_event_id or event_id,
+                event_id=event_id if sign_event_id is None else sign_event_id,
                 body=body if sign_body is None else sign_body,
                 now=now,
                 claims=claims,

@@ -48,40 +48,47 @@ def missing_signature(ctx: Context) -> None:
     "WH-HMAC-003",
     family=FAMILY,
     title="The signature covers the exact body",
-    text="A body changed after signing (one byte) is answered 401.",
+    text="A body changed after signing (one byte), or a signature over the input without the body, is 401.",
     spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
     seed=f"{SEED} (6. any change to the body invalidates the signature)",
 )
 def body_covered(ctx: Context) -> None:
     listener = ctx.listener("hmac")
-    ctx.expect(ctx.deliver(listener, body=b'{"amount":43}', sign_body=b'{"amount":42}'), 401, code="SIGNATURE_MISMATCH")
+    changed = ctx.deliver(listener, body=b'{"amount":43}', sign_body=b'{"amount":42}')
+    ctx.expect(changed, 401, code="SIGNATURE_MISMATCH", what="body changed after signing")
+    ctx.expect(ctx.deliver(listener, sign_body=b""), 401, code="SIGNATURE_MISMATCH", what="body left out of the input")
 
 
 @rule(
     "WH-HMAC-004",
     family=FAMILY,
     title="The signature covers the timestamp",
-    text="A delivery whose Webhook-Timestamp differs (by 1 s, within the window) from the signed one is 401.",
+    text="A delivery whose Webhook-Timestamp differs (by 1 s, within the window) from the signed one, or signed "
+    "over an input without the timestamp, is 401.",
     spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
     seed=f"{SEED} (2. the signature input)",
 )
 def timestamp_covered(ctx: Context) -> None:
     listener = ctx.listener("hmac")
     signed = str(ctx.now() - 1)
-    ctx.expect(ctx.deliver(listener, sign_timestamp=signed), 401, code="SIGNATURE_MISMATCH")
+    ctx.expect(ctx.deliver(listener, sign_timestamp=signed), 401, code="SIGNATURE_MISMATCH", what="timestamp - 1 s")
+    ctx.expect(ctx.deliver(listener, sign_timestamp=""), 401, code="SIGNATURE_MISMATCH", what="timestamp left out")
 
 
 @rule(
     "WH-HMAC-005",
     family=FAMILY,
     title="The signature covers the event id",
-    text="A delivery whose Webhook-Event-Id differs from the signed one is 401.",
+    text="A delivery whose Webhook-Event-Id differs from the signed one, or signed over an input without the "
+    "event id, is 401.",
     spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
     seed=f"{SEED} (2. the signature input)",
 )
 def event_id_covered(ctx: Context) -> None:
     listener = ctx.listener("hmac")
-    ctx.expect(ctx.deliver(listener, sign_event_id=ctx.event_id()), 401, code="SIGNATURE_MISMATCH")
+    other = ctx.deliver(listener, sign_event_id=ctx.event_id())
+    ctx.expect(other, 401, code="SIGNATURE_MISMATCH", what="another event id signed")
+    ctx.expect(ctx.deliver(listener, sign_event_id=""), 401, code="SIGNATURE_MISMATCH", what="event id left out")
 
 
 @rule(

@@ -1,0 +1,27 @@
+"""Run the kit's rules in process against a `FakeTarget`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from accessgov_conformance.cli import select
+from accessgov_conformance.config import Config, load
+from accessgov_conformance.registry import all_rules
+from accessgov_conformance.runner import Result, RunState, run
+
+from tests.conformance.fake_target import CONFIG, FakeTarget
+
+
+def fake_config(tmp_path: Path, extra: str = "") -> Config:
+    path = tmp_path / "fake.toml"
+    path.write_text(CONFIG.replace("[target]\n", f"[target]\n{extra}\n", 1), encoding="utf-8")
+    return load(path)
+
+
+def run_fake(config: Config, fake: FakeTarget, only: str = "", seed: int = 1) -> dict[str, Result]:
+    """The verdicts of the behavioural rules (`only`: these ids) against `fake`."""
+    rules = select(all_rules(), "conformance", only)
+    with httpx.Client(transport=fake.transport(), timeout=5) as client:
+        results = run(rules, RunState(config, seed, client), lambda *_: None)
+    return {result.rule.id: result for result in results}
