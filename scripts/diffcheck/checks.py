@@ -129,12 +129,10 @@ def _schema_family(direction: str, prefix: str) -> None:
     _add(f"{prefix}-dependent-required-changed", B, "dependentRequired entry changed")
     _add(f"{prefix}-content-media-type-changed", B, "contentMediaType changed")
     _add(f"{prefix}-content-encoding-changed", B, "contentEncoding changed")
-    _add(f"{prefix}-all-of-added", _by_direction(d, B, N), "allOf member added")
-    _add(f"{prefix}-all-of-removed", _by_direction(d, W, N), "allOf member removed")
+    _add(f"{prefix}-all-of-added", N, "allOf member added (the merged schema is compared for its effect)")
+    _add(f"{prefix}-all-of-removed", N, "allOf member removed (the merged schema is compared for its effect)")
     _add(f"{prefix}-x-extensible-enum-value-removed", _by_direction(d, B, N), "x-extensible-enum value removed")
     _add(f"{prefix}-x-extensible-enum-value-added", N, "x-extensible-enum value added")
-    _add(f"{prefix}-stability-decreased", B, "x-stability-level lowered")
-    _add(f"{prefix}-stability-increased", N, "x-stability-level raised")
 
 
 for (_direction, _location), _prefix in SCHEMA_PREFIXES.items():
@@ -187,8 +185,6 @@ _add("api-removed-before-sunset", B, "deprecated operation removed before its x-
 _add("api-stability-decreased", B, "operation's x-stability-level lowered")
 _add("api-stability-increased", N, "operation's x-stability-level raised")
 _add("api-invalid-stability-level", B, "x-stability-level is not draft, alpha, beta or stable")
-_add("webhook-added", N, "webhook added")
-_add("webhook-removed", B, "webhook removed")
 
 # Parameters.
 _add("request-parameter-deprecated-sunset-missing", B, "parameter deprecated without the x-sunset required")

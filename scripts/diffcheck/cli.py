@@ -4,15 +4,16 @@
     python -m scripts.diffcheck --base-file A.yaml --head-file B.yaml
     python -m scripts.diffcheck --list-checks
 
-Exit status: 1 when a finding is `breaking` (after the overrides in `severities.yaml`) unless `ALLOW_BREAKING=1`;
-0 otherwise; 2 on usage errors.
+Exit status: 1 when a finding is `breaking` (after the policies and overrides in `severities.yaml`) and is not
+accepted in `review/accepted-breaking.yaml` (or its acceptance expired); 0 otherwise; 2 on usage errors (a bad
+config or accepted-findings file included).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import io
-import os
 import subprocess
 import sys
 import tarfile
@@ -23,9 +24,10 @@ from typing import Any
 import yaml
 
 from scripts.bundle import DEFAULT_ROOT, REPO, bundle
+from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, apply_accepted, failing, load_accepted
 from scripts.diffcheck.checks import CHECKS
 from scripts.diffcheck.compare import compare
-from scripts.diffcheck.config import DEFAULT_CONFIG, ConfigError, load_severities
+from scripts.diffcheck.config import DEFAULT_CONFIG, ConfigError, DiffConfig, load_config
 from scripts.diffcheck.model import Finding, Severity
 from scripts.diffcheck.render import RENDERERS
 from scripts.diffcheck.sources import SourceMap
@@ -59,9 +61,15 @@ def locate(findings: list[Finding], sources: SourceMap) -> list[Finding]:
 
 
 def report(
-    base: dict[str, Any], head: dict[str, Any], head_root: Path, severities: dict[str, Severity], relative_to: Path
+    base: dict[str, Any],
+    head: dict[str, Any],
+    head_root: Path,
+    severities: dict[str, Severity],
+    relative_to: Path,
+    config: DiffConfig | None = None,
+    today: dt.date | None = None,
 ) -> list[Finding]:
-    return locate(compare(base, head, severities), SourceMap(head_root, relative_to))
+    return locate(compare(base, head, severities, config, today), SourceMap(head_root, relative_to))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,13 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-file", type=Path, help="base document instead of BASE_REF")
     parser.add_argument("--head-file", type=Path, help="head document instead of the working tree's spec/")
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="root of the split spec for the head")
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="severity overrides (YAML)")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="policies, overrides, deprecation (YAML)")
+    parser.add_argument("--accepted", type=Path, default=DEFAULT_ACCEPTED, help="accepted breaking changes (YAML)")
+    parser.add_argument("--date", type=dt.date.fromisoformat, help="today's date for sunsets and expiries")
     parser.add_argument("--list-checks", action="store_true", help="print every check id and its severity")
     args = parser.parse_args(argv)
     try:
-        severities = load_severities(args.config)
-    except ConfigError as error:
+        config = load_config(args.config)
+        accepted = load_accepted(args.accepted)
+    except (ConfigError, AcceptedError) as error:
         parser.error(str(error))
+    severities = config.severities
+    today = args.date or dt.datetime.now(dt.UTC).date()
     if args.list_checks:
         for check in CHECKS.values():
             print(f"{check.id}\t{severities.get(check.id, check.severity).value}\t{check.summary}")
@@ -87,13 +100,18 @@ def main(argv: list[str] | None = None) -> int:
     base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
     head_root = args.head_file or args.root
     head = load_file(args.head_file) if args.head_file else bundle(args.root)
-    findings = report(base, head, head_root, severities, Path.cwd().resolve())
-    sys.stdout.write(RENDERERS[args.format](findings))
-    breaking = [f for f in findings if f.severity is Severity.BREAKING]
-    if breaking:
-        if os.environ.get("ALLOW_BREAKING") == "1":
-            print(f"{len(breaking)} breaking change(s) allowed by ALLOW_BREAKING=1", file=sys.stderr)
-            return 0
-        print(f"{len(breaking)} breaking change(s); set ALLOW_BREAKING=1 to accept them", file=sys.stderr)
+    findings = report(base, head, head_root, severities, Path.cwd().resolve(), config, today)
+    stale = apply_accepted(findings, accepted, today)
+    sys.stdout.write(RENDERERS[args.format](findings, stale))
+    failed = failing(findings)
+    for finding in failed:
+        if finding.acceptance_expired:
+            print(f"{finding.check} at {finding.json_pointer}: {finding.status}", file=sys.stderr)
+    if failed:
+        print(
+            f"{len(failed)} breaking change(s); accept a deliberate one in {args.accepted} "
+            "(check, pointer or operation, reason, expires)",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -133,16 +133,18 @@ class LifecycleChecks:
         days = self.config.min_sunset_days(level)
         where = (*at, "x-sunset") if "x-sunset" in h else (*at, "deprecated")
         if not b_dep:
+            dated = isinstance(new, dt.date)
+            self.emit(
+                ids.with_sunset if dated else ids.deprecated,
+                f"{label}: deprecated" + (f", sunset {new}" if dated else ""),
+                where,
+            )
             if new == INVALID:
                 self.emit(ids.invalid, f"{label}: deprecated with an unreadable x-sunset {h['x-sunset']!r}", where)
             elif new is None and days:
                 self.emit(ids.missing, f"{label}: deprecated without an x-sunset ({days} days' notice required)", at)
             elif isinstance(new, dt.date) and (new - self.today).days < days:
                 self.emit(ids.too_small, f"{label}: x-sunset {new} is less than {days} days away", where)
-            elif new is None:
-                self.emit(ids.deprecated, f"{label}: deprecated", where)
-            else:
-                self.emit(ids.with_sunset, f"{label}: deprecated, sunset {new}", where)
             return
         if old == new or ids.deleted is None:
             return

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scripts.diffcheck.accepted import Acceptance
 
 Pointer = tuple[str, ...]
 REQUEST, RESPONSE = "request", "response"
@@ -39,6 +43,22 @@ class Finding:
     operations: list[str] = field(default_factory=list)
     file: str | None = None
     line: int | None = None
+    acceptance: Acceptance | None = None  # the entry of review/accepted-breaking.yaml that matches it
+    acceptance_expired: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        """A breaking finding accepted by an entry that has not expired: reported, but it does not fail."""
+        return self.acceptance is not None and not self.acceptance_expired
+
+    @property
+    def status(self) -> str:
+        """How the finding is reported next to its severity: accepted, acceptance expired, or nothing."""
+        if self.acceptance is None:
+            return ""
+        if self.acceptance_expired:
+            return f"acceptance expired on {self.acceptance.expires.isoformat()}"
+        return f"accepted until {self.acceptance.expires.isoformat()}: {self.acceptance.reason}"
 
     @property
     def json_pointer(self) -> str:

@@ -10,6 +10,7 @@ a description). `python -m tests.review.diff_fixtures` writes them as golden fil
 from __future__ import annotations
 
 import copy
+import datetime
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,10 +20,11 @@ from typing import Any
 from scripts.bundle import dump_yaml
 from scripts.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
 from scripts.diffcheck.cli import report
-from scripts.diffcheck.config import load_severities
+from scripts.diffcheck.config import load_config
 from scripts.diffcheck.render import render_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
+TODAY = datetime.date(2026, 6, 1)  # the comparison date of every fixture (sunsets are judged against it)
 Doc = dict[str, Any]
 Edit = Callable[[Doc], None]
 OP = ("paths", "/items/{id}", "post")
@@ -163,6 +165,8 @@ _BOUND_TYPES = {
     "minItems": {"type": "array", "items": {"type": "string"}},
     "maxProperties": {"type": "object"},
     "minProperties": {"type": "object"},
+    "maxContains": {"type": "array", "contains": {"type": "string"}},
+    "minContains": {"type": "array", "contains": {"type": "string"}},
 }
 
 
@@ -533,6 +537,11 @@ def all_cases() -> dict[str, Case]:
         )
     cases.update(property_cases())
     cases.update(operation_cases())
+    from tests.review.diff_fixtures_2020 import keyword_cases, lifecycle_cases  # it builds on this module
+
+    for prefix in SCHEMA_PREFIXES.values():
+        cases.update(keyword_cases(prefix))
+    cases.update(lifecycle_cases())
     return cases
 
 
@@ -552,7 +561,8 @@ def render(folder: Path, head_name: str) -> str:
     from scripts.diffcheck.cli import load_file
 
     base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
-    findings = report(base, head, folder / head_name, load_severities(), folder.resolve())
+    config = load_config()
+    findings = report(base, head, folder / head_name, config.severities, folder.resolve(), config, TODAY)
     return render_text(findings)
 
 
