@@ -1,4 +1,7 @@
-"""The Overlay 1.0 engine (`scripts.overlay`): golden triples, house rules, shape errors, the committed variants."""
+"""The overlay engine (`scripts.overlay`): golden triples, strict-mode house rules, shape errors, the variants.
+
+The Overlay 1.1 features and the standard mode are covered in test_overlay_11.py.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from scripts.bundle import REPO, dump_json, dump_yaml
 from scripts.overlay import (
     BASE_DOCUMENT,
     VARIANTS_DIR,
+    OverlayDocumentError,
     OverlayError,
     apply_overlay,
     load_document,
@@ -96,6 +100,7 @@ def test_no_match_is_an_error_naming_file_action_and_target() -> None:
             ]
         ),
         "overlays/example.yaml",
+        strict=True,
     )
     with pytest.raises(OverlayError) as raised:
         apply_overlay(overlay, {"info": {}, "paths": {}})
@@ -108,12 +113,12 @@ def test_no_match_is_an_error_naming_file_action_and_target() -> None:
 
 def test_no_match_is_allowed_with_x_allow_empty() -> None:
     action = {"target": "$..[?@['x-internal'] == true]", "remove": True, "x-allow-empty": True}
-    assert apply_overlay(parse_overlay(_overlay([action]), "o.yaml"), {"a": 1}) == {"a": 1}
+    assert apply_overlay(parse_overlay(_overlay([action]), "o.yaml", strict=True), {"a": 1}) == {"a": 1}
 
 
-def test_update_of_a_primitive_is_an_error() -> None:
+def test_update_of_a_primitive_is_an_error_in_overlay_10() -> None:
     overlay = parse_overlay(_overlay([{"target": "$.info.title", "update": "New"}]), "o.yaml")
-    with pytest.raises(OverlayError, match=r"o\.yaml: actions\[0\].*selects a primitive"):
+    with pytest.raises(OverlayError, match=r"o\.yaml: actions\[0\].*selects a primitive.*Overlay 1\.0"):
         apply_overlay(overlay, {"info": {"title": "Old"}})
 
 
@@ -139,9 +144,7 @@ def test_removing_the_root_is_an_error() -> None:
     ("doc", "message"),
     [
         ({"info": {"title": "t", "version": "1"}, "actions": [{"target": "$", "remove": True}]}, "'overlay'"),
-        (_overlay([{"target": "$"}], overlay="2.0.0"), "1.0.x"),
-        (_overlay([{"target": "$.info"}]), "neither 'update' nor 'remove: true'"),
-        (_overlay([{"target": "$.info", "remove": False}]), "neither 'update' nor 'remove: true'"),
+        (_overlay([{"target": "$"}], overlay="2.0.0"), "1.0.x or 1.1.x"),
         (_overlay([]), "non-empty list"),
         (_overlay([{"update": {}}]), "'target' is required"),
         (_overlay([{"target": "info.title", "update": {}}]), "starting with '\\$'"),
@@ -155,9 +158,33 @@ def test_removing_the_root_is_an_error() -> None:
     ],
 )
 def test_broken_overlay_documents_fail_clearly(doc: Any, message: str) -> None:
-    with pytest.raises(OverlayError, match=message) as raised:
-        parse_overlay(doc, "overlays/broken.yaml")
-    assert str(raised.value).startswith("overlays/broken.yaml")
+    for strict in (False, True):
+        with pytest.raises(OverlayDocumentError, match=message) as raised:
+            parse_overlay(doc, "overlays/broken.yaml", strict=strict)
+        assert str(raised.value).startswith("overlays/broken.yaml")
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"target": "$.info"},
+        {"target": "$.info", "remove": False},
+        {"target": "$.info", "description": "only a description"},
+    ],
+)
+def test_strict_mode_refuses_an_action_that_does_nothing(action: dict[str, Any]) -> None:
+    with pytest.raises(OverlayDocumentError, match="neither 'update', 'copy' nor 'remove: true'"):
+        parse_overlay(_overlay([action]), "overlays/broken.yaml", strict=True)
+    # The standard's reading: schema-valid, and a no-op.
+    doc = {"info": {"title": "t"}}
+    assert apply_overlay(parse_overlay(_overlay([action]), "o.yaml"), doc) == doc
+
+
+def test_strict_mode_wants_x_allow_empty_to_be_a_boolean() -> None:
+    action = {"target": "$.nothing", "remove": True, "x-allow-empty": "yes"}
+    with pytest.raises(OverlayDocumentError, match="'x-allow-empty' must be true or false"):
+        parse_overlay(_overlay([action]), "o.yaml", strict=True)
+    assert apply_overlay(parse_overlay(_overlay([action]), "o.yaml"), {"a": 1}) == {"a": 1}
 
 
 def test_overlay_extensions_are_allowed() -> None:
@@ -172,15 +199,24 @@ def test_cli_apply_reports_errors_with_exit_code_2(tmp_path: Path, capsys: pytes
     overlay.write_text(dump_yaml(_overlay([{"target": "$.nothing", "update": {"a": 1}}])), encoding="utf-8")
     source = tmp_path / "in.yaml"
     source.write_text("openapi: 3.1.0\n", encoding="utf-8")
-    assert main(["apply", str(overlay), str(source), str(tmp_path / "out.yaml")]) == 2
+    assert main(["apply", "--strict", str(overlay), str(source), "-o", str(tmp_path / "out.yaml")]) == 2
     assert "bad.yaml: actions[0]" in capsys.readouterr().err
+    # Standard mode: a target that selects nothing is a successful no-op.
+    assert main(["apply", str(overlay), str(source), "-o", str(tmp_path / "out.yaml")]) == 0
+    assert load_document(tmp_path / "out.yaml") == {"openapi": "3.1.0"}
 
 
 def test_cli_apply_writes_json_for_json_output(tmp_path: Path) -> None:
     case = FIXTURES / "add-license"
     out = tmp_path / "out.json"
-    assert main(["apply", str(case / "overlay.yaml"), str(case / "openapi.yaml"), str(out)]) == 0
+    assert main(["apply", str(case / "overlay.yaml"), str(case / "openapi.yaml"), "-o", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == dump_json(_load(case / "output.yaml"))
+
+
+def test_cli_apply_without_output_prints_the_result(capsys: pytest.CaptureFixture[str]) -> None:
+    case = FIXTURES / "add-license"
+    assert main(["apply", str(case / "overlay.yaml"), str(case / "openapi.yaml")]) == 0
+    assert capsys.readouterr().out == dump_yaml(_load(case / "output.yaml"))
 
 
 # --- the real overlays and the committed variants ------------------------------------------------------------
