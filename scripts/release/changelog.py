@@ -21,9 +21,24 @@ SHARED = "Shared by several operations"
 DOCUMENT = "Whole contract"
 # Additions and changes say what they are in their own words ("New response field ..."); these two get a label.
 _LABEL = {Kind.BREAKING: "⚠️ **Breaking:** ", Kind.DEPRECATED: "**Deprecated:** "}
-_STATUS = re.compile(r"\bresponse (\d{3}|\dXX|default)\b")
 _OPERATION = re.compile(r"^(\S+ \S+)")
-_NEW_VALUE = re.compile(r" has a new value (`[^`]*`)")
+
+
+@dataclass(frozen=True)
+class _Merge:
+    """Lines that differ only in one token (a status, an enum value) become one line naming every token."""
+
+    pattern: re.Pattern[str]  # group 1 is the token
+    one: str  # the text in place of the match for a single token, `{}` for it
+    many: str  # the same for several tokens, `{}` for "a, b and c"
+
+
+_MERGES = (
+    _Merge(re.compile(r"^New response status (\S+)$"), "New response status {}", "New response statuses {}"),
+    _Merge(re.compile(r"\bresponse (\d{3}|\dXX|default)\b"), "response {}", "responses {}"),
+    _Merge(re.compile(r" has a new value (`[^`]*`)"), " has a new value {}", " has new values {}"),
+)
+_SLOT = "\x00"  # where the merged tokens go in an entry's template
 
 
 @dataclass
@@ -31,25 +46,18 @@ class Entry:
     """One changelog line: its kind, its sentence, the check ids behind it, the operations it reaches."""
 
     kind: Kind
-    text: str
+    text: str  # with _SLOT in place of the merged tokens when `merge` is set
     checks: list[str]
     operations: tuple[str, ...] = ()
-    statuses: list[str] = field(default_factory=list)
-    values: list[str] = field(default_factory=list)
+    merge: _Merge | None = None
+    tokens: list[str] = field(default_factory=list)
 
     def render(self, *, reach: bool) -> str:
         text = self.text
-        if len(self.statuses) > 1:
-            shown = ", ".join(self.statuses[:-1]) + f" and {self.statuses[-1]}"
-            text = text.replace("response {status}", f"responses {shown}")
-        elif self.statuses:
-            text = text.replace("{status}", self.statuses[0])
-        if self.values:
-            several = len(self.values) > 1
-            shown = ", ".join(self.values[:-1]) + f" and {self.values[-1]}" if several else self.values[0]
-            text = text.replace(
-                " has a new value {value}", f" has new values {shown}" if several else f" has a new value {shown}"
-            )
+        if self.merge is not None:
+            tokens = list(dict.fromkeys(self.tokens))
+            shown = ", ".join(tokens[:-1]) + f" and {tokens[-1]}" if len(tokens) > 1 else tokens[0]
+            text = text.replace(_SLOT, (self.merge.many if len(tokens) > 1 else self.merge.one).format(shown))
         line = f"- {_LABEL.get(self.kind, '')}{text}"
         if self.kind is Kind.BREAKING:
             why = "; ".join(dict.fromkeys(TYPED_CLIENT_BREAKING[c] for c in self.checks if c in TYPED_CLIENT_BREAKING))
@@ -66,25 +74,29 @@ def operation_of(label: str) -> str:
     return match[1] if match else label
 
 
+def _template(text: str) -> tuple[str, _Merge | None, str | None]:
+    """(text with _SLOT for its one mergeable token, the merge rule, the token), or the text as it is."""
+    for merge in _MERGES:
+        found = merge.pattern.findall(text)
+        if len(found) == 1:
+            return merge.pattern.sub(_SLOT, text, count=1), merge, found[0]
+    return text, None, None
+
+
 def _entries(findings: list[Finding], *, shared: bool) -> list[Entry]:
-    """Entries in kind order; lines that differ only in a response status become one line naming them all."""
+    """Entries in kind order, a new or removed operation first; lines differing in one token merged (`_MERGES`)."""
     merged: dict[tuple[Kind, str, tuple[str, ...]], Entry] = {}
     for finding in findings:
         operations = tuple(dict.fromkeys(operation_of(op) for op in finding.operations)) if shared else ()
-        text = phrase(finding, shared=shared)
-        statuses = _STATUS.findall(text)
-        template = _STATUS.sub("response {status}", text, count=1) if len(statuses) == 1 else text
-        value = _NEW_VALUE.search(template)
-        template = _NEW_VALUE.sub(" has a new value {value}", template, count=1)
+        template, merge, token = _template(phrase(finding, shared=shared))
         key = (kind(finding), template, operations)
-        entry = merged.setdefault(key, Entry(kind(finding), template, [], operations))
+        entry = merged.setdefault(key, Entry(kind(finding), template, [], operations, merge))
         entry.checks.append(finding.check)
-        if len(statuses) == 1:
-            entry.statuses.append(statuses[0])
-        if value:
-            entry.values.append(value[1])
+        if token is not None:
+            entry.tokens.append(token)
     order = list(Kind)
-    return sorted(merged.values(), key=lambda e: order.index(e.kind))
+    whole = {"New operation", "Operation removed"}
+    return sorted(merged.values(), key=lambda e: (order.index(e.kind), e.text not in whole))
 
 
 def group(findings: list[Finding]) -> dict[str, list[Finding]]:

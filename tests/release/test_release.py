@@ -225,3 +225,17 @@ def test_the_committed_changelog_keeps_the_format() -> None:
     assert headings[0] == "Unreleased"
     spec = yaml.safe_load((REPO / "spec" / "openapi.yaml").read_text(encoding="utf-8"))
     assert spec["info"]["version"] in headings
+
+
+def test_lines_that_differ_only_in_a_status_become_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def statuses(doc: Doc) -> None:
+        responses = doc["paths"]["/api/v1/tasks/{task_id}/action/restart"]["post"]["responses"]
+        responses["409"] = {"description": "conflict"}
+        responses["429"] = {"description": "too many requests"}
+        doc["paths"]["/api/v1/tasks/{task_id}"]["delete"] = {"responses": {"204": {"description": "deleted"}}}
+
+    base, head = pair(tmp_path, bump("1.1.0", statuses))
+    assert main(["changelog", str(base), "--head", str(head)]) == 0
+    out = capsys.readouterr().out
+    assert "### `POST /api/v1/tasks/{task_id}/action/restart`\n\n- New response statuses 409 and 429.\n" in out
+    assert "### `DELETE /api/v1/tasks/{task_id}`\n\n- New operation.\n" in out
