@@ -6,6 +6,7 @@ The Overlay 1.1 features and the standard mode are covered in test_overlay_11.py
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,13 @@ def _overlay(actions: list[dict[str, Any]], **top: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden_triple(case: str) -> None:
-    """Applying `overlay.yaml` to `openapi.yaml` gives `output.yaml`, key order included."""
+    """Applying `overlay.yaml` to `openapi.yaml` gives `output.yaml`, key order included, or fails with `error.txt`."""
     folder = FIXTURES / case
+    error = folder / "error.txt"
+    if error.exists():
+        with pytest.raises(OverlayError, match=re.escape(error.read_text(encoding="utf-8").strip())):
+            apply_overlay(load_overlay(folder / "overlay.yaml"), _load(folder / "openapi.yaml"))
+        return
     result = apply_overlay(load_overlay(folder / "overlay.yaml"), _load(folder / "openapi.yaml"))
     expected = _load(folder / "output.yaml")
     assert result == expected
@@ -50,7 +56,8 @@ def test_golden_triple(case: str) -> None:
 
 
 def test_fixture_cases_are_all_there() -> None:
-    assert len(CASES) >= 8
+    assert len(CASES) >= 30
+    assert all((FIXTURES / case / "output.yaml").exists() != (FIXTURES / case / "error.txt").exists() for case in CASES)
 
 
 def test_input_document_is_not_mutated() -> None:
