@@ -147,6 +147,8 @@ def reference_server(report_dir: Path) -> Iterator[tuple[str, Path]]:
         key_path.write_bytes(pem)
         jwks_url = stack.enter_context(jwks_server(jwks_document([public_jwk(pem, kid=JWT_KID)])))
         database_url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"
+        # One key file for the listener secrets sealed here and the server that opens them.
+        os.environ["ACCESSGOV_SECRET_KEY_FILE"] = str(Path(tmp) / "secret.keys")
         prepare_database(database_url, jwks_url)
         port = _free_port()
         env = {

@@ -1,0 +1,72 @@
+"""The kit installs alone: a fresh virtual environment with only `pip install ./conformance` has the command and
+no server package, and that command passes against the reference server `make run` starts (demo tenant)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.server._process import accessgov_serve
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
+
+
+def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, **options)  # type: ignore[call-overload]
+
+
+@pytest.fixture(scope="module")
+def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin/ of a new venv where `pip install ./conformance` is the only install (pip's shared cache)."""
+    venv = tmp_path_factory.mktemp("kit-venv") / "venv"
+    assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
+    done = _run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "./conformance",
+        ],
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return venv / "bin"
+
+
+@pytest.mark.slow
+def test_the_kit_installs_without_the_server(kit_venv: Path) -> None:
+    imported = _run([str(kit_venv / "python"), "-c", "import accessgov"], cwd="/")
+    assert imported.returncode != 0 and "ModuleNotFoundError" in imported.stderr
+    listed = _run([str(kit_venv / "accessgov-conformance"), "rules"], cwd="/")
+    assert listed.returncode == 0, listed.stderr
+    assert "WH-TS-003" in listed.stdout and "EV-OPS-001" in listed.stdout
+
+
+@pytest.mark.slow
+def test_the_installed_kit_passes_against_the_demo_server(kit_venv: Path, tmp_path: Path) -> None:
+    with accessgov_serve(tmp_path) as served:
+        done = _run(
+            [
+                str(kit_venv / "accessgov-conformance"),
+                "run",
+                "--base-url",
+                served.base_url,
+                "--config",
+                str(EXAMPLE),
+                "--checks",
+                "conformance",
+                "--report-dir",
+                str(tmp_path / "report"),
+            ],
+            cwd="/",
+        )
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary = (tmp_path / "report" / "summary.md").read_text(encoding="utf-8")
+    assert "| WH-IDEM-001 | pass |" in summary and "| PG-WALK-001 | pass |" in summary
