@@ -34,10 +34,11 @@ from typing import Any, Literal
 
 import yaml
 
-from scripts.bundle import dump_yaml
+from scripts.bundle import REPO, dump_yaml
 from scripts.overlay import OverlayDocumentError, OverlayError, apply_overlay, parse_overlay
 
-CaseKind = Literal["compliant-set", "pass", "fail", "text-example"]
+GOLDEN = REPO / "tests" / "overlays" / "fixtures"
+CaseKind = Literal["compliant-set", "pass", "fail", "text-example", "golden"]
 RELEASED_TESTS = re.compile(r"^v(\d+\.\d+)$")
 RELEASED_TEXT = re.compile(r"^(\d+)\.(\d+)\.(\d+)\.md$")
 HEADING = re.compile(r"^(#{1,5}) +(.*\S)")
@@ -53,6 +54,7 @@ class Case:
     overlay: Any
     document: Any = None
     expected: Any = None
+    refused: bool = False  # golden triples with an error.txt: the engine must refuse
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,21 @@ def text_examples(repo: Path) -> Iterator[Case]:
         if shapes == ["openapi", "overlay", "openapi"]:
             document, overlay, expected = blocks
             yield Case(f"{text_path.relative_to(repo)}: {title}", "text-example", overlay, document, expected)
+
+
+def golden_triples(folder: Path) -> Iterator[Case]:
+    """Our own triples (tests/overlays/fixtures): output.yaml, or error.txt when the overlay must be refused."""
+    for case in sorted(folder.glob("*/overlay.yaml")):
+        expected = case.parent / "output.yaml"
+        overlay, document = _load(case), _load(case.parent / "openapi.yaml")
+        yield Case(
+            case.parent.name,
+            "golden",
+            overlay,
+            document,
+            _load(expected) if expected.exists() else None,
+            refused=not expected.exists(),
+        )
 
 
 def all_cases(repo: Path) -> list[Case]:
@@ -211,15 +228,17 @@ def run_case(engine: Engine, case: Case) -> Outcome:
     try:
         result = engine.apply(case.overlay, copy.deepcopy(case.document), case.name)
     except engine.refused as error:
-        return Outcome(case, False, f"refused: {type(error).__name__}: {error}")
+        return Outcome(case, case.refused, f"refused: {type(error).__name__}: {error}")
+    if case.refused:
+        return Outcome(case, False, "applied; the overlay must be refused")
     if result != case.expected:
         return Outcome(case, False, "result differs from the expected document")
     return Outcome(case, True, "same document", dump_yaml(result) != dump_yaml(case.expected))
 
 
-def report(engine: Engine, outcomes: list[Outcome], material_problems: list[str]) -> str:
+def report(engine: Engine, outcomes: list[Outcome], material_problems: list[str], what: str = "cases") -> str:
     good = [o for o in outcomes if o.ok]
-    lines = [f"{engine.name}: {len(good)} of {len(outcomes)} cases behave as the standard says"]
+    lines = [f"{engine.name}: {len(good)} of {len(outcomes)} {what} behave as the standard says"]
     by_kind: dict[str, list[Outcome]] = {}
     for outcome in outcomes:
         by_kind.setdefault(outcome.case.kind, []).append(outcome)
@@ -251,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec-repo", type=Path, default=os.environ.get("OVERLAY_SPEC_REPO"))
     parser.add_argument("--engine", default="ours", help="ours (default), oas-patch, or file:PATH")
     parser.add_argument("--strict", action="store_true", help="score our engine in strict mode (house rules)")
+    parser.add_argument(
+        "--golden", default=str(GOLDEN), help="also score these golden triples (default: ours; '' to skip)"
+    )
     args = parser.parse_args(argv)
     if args.spec_repo is None:
         parser.error("give --spec-repo PATH or OVERLAY_SPEC_REPO=PATH (a checkout of OAI/Overlay-Specification)")
@@ -264,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown engine {args.engine!r}")
     outcomes, problems = score(args.spec_repo, engine)
     print(report(engine, outcomes, problems))
+    if args.golden:
+        golden = [run_case(engine, case) for case in golden_triples(Path(args.golden))]
+        print(report(engine, golden, [], f"golden triples of {Path(args.golden).name}/"))
+        outcomes += golden
     return 0 if all(o.ok for o in outcomes) else 1
 
 
