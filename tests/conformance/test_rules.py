@@ -57,3 +57,11 @@ def test_rules_without_their_fixture_are_not_applicable_not_passed(tmp_path: Pat
     # Nothing was delivered to a webhook: the run has no evidence for that operation and must not be green.
     assert results["EV-OPS-001"].verdict == Verdict.NO_EVIDENCE
     assert "incoming" in results["EV-OPS-001"].reason
+
+
+def test_the_docs_table_lists_every_rule_as_registered() -> None:
+    table = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in table.splitlines() if line.startswith("| ")}
+    for rule in all_rules():
+        assert rule.id in rows, rule.id
+        assert rows[rule.id].endswith("| yes |" if rule.mock else "| n/a |"), rule.id

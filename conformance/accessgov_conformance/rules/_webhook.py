@@ -26,7 +26,8 @@ def accepted(ctx: Context, exchange: Exchange, event_id: str | None = None, what
     """A 200 whose body is the spec's `WebhookAcceptedResponse` naming the delivered event."""
     body = ctx.expect(exchange, 200, what=what)
     sent = event_id or exchange.request_headers.get("webhook-event-id")
-    if isinstance(body, dict) and sent and body.get("eventId") != sent:
+    # A mock answers with an example: only an implementation can name the event it recorded.
+    if not ctx.config.is_mock and isinstance(body, dict) and sent and body.get("eventId") != sent:
         raise Fail(
             f"{what + ': ' if what else ''}the 200 names event {body.get('eventId')!r}, not the one sent ({sent})"
         )

@@ -103,7 +103,6 @@ def wrong_secret(ctx: Context) -> None:
     text="grant_type=client_credentials with no client credentials is answered 401 invalid_client.",
     spec=f"{TOKEN_OP}#/post/description",
     seed=SEED,
-    mock=True,
 )
 def no_client(ctx: Context) -> None:
     _client(ctx)
@@ -117,7 +116,6 @@ def no_client(ctx: Context) -> None:
     text="HTTP Basic and a client_secret in the body together are answered 400 invalid_request.",
     spec=f"{TOKEN_OP}#/post/description",
     seed=SEED,
-    mock=True,
 )
 def two_methods(ctx: Context) -> None:
     client_id, secret = _client(ctx)
