@@ -22,7 +22,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -68,9 +68,15 @@ seedcheck: bundle ## Hold the bundle against every type, field and value the see
 
 check: validate lint ## bundle + validate + lint
 
-overlays: bundle ## Apply overlays/*.yaml (OpenAPI Overlay 1.0) to the bundle -> generated/variants/
+overlays: bundle ## Apply overlays/*.yaml (Overlay 1.1, strict house rules) to the bundle -> generated/variants/
 	$(PY) -m scripts.overlay variants
 	$(PY) -m scripts.validate generated/variants/*.yaml
+
+overlay-apply: $(STAMP) ## Apply any overlay (Overlay 1.0/1.1, the standard's rules): OVERLAY=file DOC=file [OUT=file, else stdout] [STRICT=1]
+	@$(PY) -m scripts.overlay apply $(OVERLAY) $(DOC) $(if $(OUT),-o $(OUT)) $(if $(STRICT),--strict)
+
+overlay-conformance: $(STAMP) ## Score the overlay engine on the Overlay Specification's material (OVERLAY_SPEC_REPO=path to its checkout; ARGS=--strict|--engine ..)
+	$(PY) -m scripts.overlay_conformance $(if $(OVERLAY_SPEC_REPO),--spec-repo $(OVERLAY_SPEC_REPO)) $(ARGS)
 
 generate: overlays ## Regenerate models, client and stub server from the bundle (never edit generated/ by hand)
 	$(PY) -m scripts.generate
