@@ -30,7 +30,8 @@ from accessgov.failure_limits import FailureLimiter
 from accessgov.http import heap
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
-from accessgov.keys import Keyring, default_keyring
+from accessgov.keys import Keyring, KeyringError, default_keyring
+from accessgov.keys.secretbox import SealedValueError
 from accessgov.observability.access_log import AccessLogMiddleware
 from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
@@ -46,11 +47,14 @@ from accessgov.webhooks.protocol import MAX_BODY_BYTES
 log = logging.getLogger(__name__)
 # Event records older than 7 days (and expired access tokens) are deleted this often.
 PURGE_INTERVAL_SECONDS = 3600
-# Page-token keys rotated by another process are picked up this often, and at once (at most once a second)
-# when a token arrives signed by a key this process does not know yet (another worker switched first).
-PAGE_KEYS_RELOAD_SECONDS = 30
+# Page-token keys rotated by another process are picked up this often (one settings read a second: a rotation
+# without grace reaches every server within it), and at once (at most once a second) when a token arrives signed
+# by a key this process does not know yet (another worker switched first). A previous key's grace is checked per
+# token, so it ends on time whatever this interval.
+PAGE_KEYS_RELOAD_SECONDS = 1.0
 PAGE_KEYS_REFRESH_MIN_SECONDS = 1.0
-# The key file (a rotation made by `accessgov keys rotate`) is re-read this often.
+# The key file is re-read this often, so a new primary key (`accessgov keys rotate`) is used for sealing within
+# it; an unknown key id re-reads it at once (`Keyring.key`).
 KEYRING_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
@@ -74,25 +78,31 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}
-    keyring: Keyring = overrides.get("keyring") or default_keyring()
+    keyring: Keyring = overrides.get("keyring") or default_keyring(config.database_url)
 
-    def valid_page_keys(keys: page_keys.PageKeys) -> tuple[bytes, tuple[bytes, ...]]:
-        return keys.current, keys.valid_previous(datetime.fromtimestamp((clock or time.time)(), UTC))
+    def codec_keys(keys: page_keys.PageKeys) -> tuple[bytes, tuple[bytes, ...], tuple[float, ...]]:
+        """(current, previous, previous_until): the codec checks each previous key's expiry per token."""
+        previous = tuple(key for key, _expires in keys.previous)
+        return keys.current, previous, tuple(expires.timestamp() for _key, expires in keys.previous)
 
     if config.page_token_secret:  # the operator's key: nothing stored, nothing to rotate here
         codec = PageTokenCodec(config.page_token_secret, **timed)
     else:
         with db.sessions.begin() as session:
-            current, previous = valid_page_keys(page_keys.load_or_create(session, keyring))
-        codec = PageTokenCodec(current, previous=previous, **timed)
+            current, previous, until = codec_keys(page_keys.load_or_create(session, keyring))
+        codec = PageTokenCodec(current, previous=previous, previous_until=until, **timed)
     refreshed_at = -float("inf")
 
     async def refresh_page_keys_now() -> bool:
-        keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the reader thread
+        try:
+            keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the reader thread
+        except (KeyringError, SealedValueError) as error:  # keep the keys we have; said in the log
+            log.warning("the page-token keys do not open: %s (run `accessgov keys doctor`)", error)
+            return False
         if keys is None:
             return False
         before = codec.keys
-        codec.set_keys(*valid_page_keys(keys))
+        codec.set_keys(*codec_keys(keys))
         return codec.keys != before
 
     async def refresh_page_keys() -> bool:
@@ -112,6 +122,9 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         config.auth_failure_limit_per_credential,
         redis_url=config.redis_url,
         trusted_proxies=trusted_proxies,
+        ipv6_prefix=config.auth_failure_ipv6_prefix,
+        backend_timeout=config.limiter_timeout_ms / 1000,
+        failure_mode=config.limiter_failure_mode,
     )
     authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
@@ -212,7 +225,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     )
     # Request id, JSON access log, request metrics: the outermost layer, so it sees the status of every answer,
     # 404s of unknown routes and 500s included (and a 500 carries the request id too).
-    app.add_middleware(AccessLogMiddleware, log=config.access_log == "json")
+    app.add_middleware(AccessLogMiddleware, log=config.access_log == "json", trusted_proxies=trusted_proxies)
     app.state.db = db
     app.state.sessions = db.sessions
     app.state.engine = db.engine

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -9,6 +10,67 @@ from pathlib import Path
 
 DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
 TRUE = ("1", "true", "yes", "on")
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class HeaderLimits:
+    """The request-head limits of `accessgov serve` (431 `REQUEST_HEADERS_TOO_LARGE` beyond any of them).
+
+    uvicorn has none of its own for httptools, and for h11 only one on the whole head (16 KB, answered 400):
+    `accessgov.http.server`'s protocols count in their parser callbacks.
+    """
+
+    line_bytes: int = 8 * 1024  # the request line, or one header line (name and value)
+    count: int = 100  # header lines
+    head_bytes: int = 32 * 1024  # the whole head
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> HeaderLimits:
+        return cls(
+            line_bytes=_positive(env, "ACCESSGOV_MAX_HEADER_LINE_BYTES", cls.line_bytes),
+            count=_positive(env, "ACCESSGOV_MAX_HEADERS", cls.count),
+            head_bytes=_positive(env, "ACCESSGOV_MAX_HEAD_BYTES", cls.head_bytes),
+        )
+
+
+def _bounded_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+def _positive_float(env: Mapping[str, str], name: str, default: float) -> float:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not 0 < number < math.inf:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return number
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """The variable's value, one of `choices` (the first when unset)."""
+    value = env.get(name, "").strip().lower() or choices[0]
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -33,11 +95,18 @@ class ServerConfig:
     db_writers: int = 2  # PostgreSQL only: SQLite has one writer
     # Seconds a thread waiting for the GIL lets its holder run on (Python's default is 0.005); see `create_app`.
     gil_switch_interval: float = 0.0002
-    # Failed authentications allowed per client address / per credential (`limits` notation; "off" disables).
+    # Failed authentications allowed per source address (past it: 429 for its failures), and per credential (past it:
+    # a warning, never a refusal), in the `limits` notation; "off" disables (docs/keys-and-limits.md).
     auth_failure_limit: str = "30/minute"
     auth_failure_limit_per_credential: str = "60/minute"
+    # IPv6 sources are counted by network: one host is usually given a whole /64. IPv4: per address.
+    auth_failure_ipv6_prefix: int = 64
     # Shared limiter counters (several workers and servers enforce one limit); unset: in memory, per process.
     redis_url: str | None = None
+    # Milliseconds a failed authentication waits for the shared counters before giving up on them for a while; and
+    # what such a failure gets then: "open" (its 401) or "closed" (429).
+    limiter_timeout_ms: float = 5.0
+    limiter_failure_mode: str = "open"
     # "json": one JSON line per request on stderr; "uvicorn" (uvicorn's own access log) and "off": none of ours.
     access_log: str = "json"
     extra: dict[str, str] = field(default_factory=dict)
@@ -72,6 +141,9 @@ class ServerConfig:
             auth_failure_limit=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT", "").strip() or cls.auth_failure_limit,
             auth_failure_limit_per_credential=env.get("ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL", "").strip()
             or cls.auth_failure_limit_per_credential,
+            auth_failure_ipv6_prefix=_bounded_int(env, "ACCESSGOV_AUTH_FAILURE_IPV6_PREFIX", 64, 0, 128),
             redis_url=(env.get("ACCESSGOV_REDIS_URL") or "").strip() or None,
+            limiter_timeout_ms=_positive_float(env, "ACCESSGOV_LIMITER_TIMEOUT_MS", cls.limiter_timeout_ms),
+            limiter_failure_mode=_choice(env, "ACCESSGOV_LIMITER_FAILURE_MODE", ("open", "closed")),
             access_log=(env.get("ACCESSGOV_ACCESS_LOG") or "").strip().lower() or cls.access_log,
         )

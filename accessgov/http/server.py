@@ -1,11 +1,16 @@
-"""Serving the app under uvicorn with edges that hold: request-head and body-idle deadlines, a connection cap,
-a draining shutdown, and worker processes that die with their supervisor. Each response leaves in one write
-(`coalescing`).
+"""Serving the app under uvicorn with edges that hold: request-head and body-idle deadlines, request-head size
+limits, a connection cap, a draining shutdown, and worker processes that die with their supervisor. Each
+response leaves in one write (`coalescing`).
 
 uvicorn bounds idle keep-alive connections but not a request head that never completes (slowloris) nor a body
 that stalls, so the HTTP protocols are subclassed with two timers: the head timer runs from the connection (or
 the first byte of the next request) until the head is complete; the body timer runs between body chunks. When
 one fires the connection is closed: the contract documents no 408 and no request exists yet to answer.
+
+What the protocols answer themselves, without the app, is the contract's `Error` body with an access-log line
+(`EdgeAnswers`): 400 for a request the HTTP parser refuses, 431 beyond the header limits (`HeaderLimits`: the
+parser callbacks count lines and bytes; uvicorn has no such limit for httptools, and for h11 only a 16 KB bound
+on the whole head, answered 400), and 503 `SERVICE_UNAVAILABLE` at the connection cap (uvicorn's is plain text).
 """
 
 from __future__ import annotations
@@ -24,12 +29,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import h11
+import orjson
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors.multiprocess import Multiprocess
 
+from accessgov.config import HeaderLimits
+from accessgov.errors import (
+    ApiError,
+    ErrorCode,
+    InvalidRequest,
+    RequestHeadersTooLarge,
+    ServiceUnavailable,
+)
 from accessgov.http import heap
 from accessgov.http.coalescing import CoalescingTransport
+from accessgov.observability.access_log import EdgeLog, new_request_id
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +57,7 @@ DEFAULT_KEEP_ALIVE = 5
 SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
+DEFAULT_HEADER_LIMITS = HeaderLimits()
 
 
 class _Deadlines:
@@ -101,8 +117,155 @@ class _Deadlines:
         self._cancel_body()
 
 
-class H11EdgeProtocol(_Deadlines, H11Protocol):
-    """uvicorn's h11 protocol with request-head and body-idle deadlines."""
+class _HeadTooLarge(Exception):
+    """Raised in a parser callback: the head crossed a `HeaderLimits` bound (answered 431)."""
+
+
+_EDGE_LOGS: dict[bool, EdgeLog] = {}
+
+
+def _edge_log(log: bool) -> EdgeLog:
+    """The process's one `EdgeLog` (its lines buffered per loop turn like the app's)."""
+    if log not in _EDGE_LOGS:
+        _EDGE_LOGS[log] = EdgeLog(log=log)
+    return _EDGE_LOGS[log]
+
+
+def _status_line(status: int) -> bytes:
+    return {400: b"HTTP/1.1 400 Bad Request\r\n", 431: b"HTTP/1.1 431 Request Header Fields Too Large\r\n"}[status]
+
+
+class EdgeAnswers:
+    """What a uvicorn HTTP protocol answers without the app, as the contract's `Error` with an access-log line;
+    and the head limits (mixed in before the protocol class, with `_Deadlines`).
+
+    The connection cap is applied here, not by uvicorn (its `limit_concurrency` is cleared on the protocol): the
+    same test, the app swapped for `_over_capacity` while the cap is reached.
+    """
+
+    app: Any
+    transport: asyncio.Transport
+    client: tuple[str, int] | None
+    connections: set[Any]
+    tasks: set[Any]
+    limit_concurrency: int | None
+
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)  # type: ignore[call-arg]  # the protocol's
+        limits: HeaderLimits = getattr(config, "header_limits", DEFAULT_HEADER_LIMITS)
+        self._line_bytes, self._max_headers, self._head_bytes = limits.line_bytes, limits.count, limits.head_bytes
+        self._edge = _edge_log(getattr(config, "json_access_log", True))
+        self._cap, self.limit_concurrency = self.limit_concurrency, None
+        self._app = self.app
+        self._refusal: ApiError | None = None  # set by a parser callback before it raises
+
+    def _choose_app(self) -> None:
+        """The app for the request whose head just completed: `_over_capacity` at the connection cap."""
+        cap = self._cap
+        at_cap = cap is not None and (len(self.connections) >= cap or len(self.tasks) >= cap)
+        self.app = self._over_capacity if at_cap else self._app
+
+    def _too_large(self, what: str) -> _HeadTooLarge:
+        self._refusal = RequestHeadersTooLarge(ErrorCode.REQUEST_HEADERS_TOO_LARGE, what)
+        return _HeadTooLarge(what)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request its parser refuses: 431 when a head limit was crossed, else 400."""
+        error = self._refusal or InvalidRequest(ErrorCode.INVALID_ARGUMENT, "the request is not valid HTTP/1.1")
+        self._refusal = None
+        request_id = new_request_id()
+        body = orjson.dumps(error.body())
+        head = b"".join(
+            (
+                _status_line(error.status),
+                b"content-type: application/json\r\ncontent-length: ",
+                str(len(body)).encode(),
+                b"\r\nconnection: close\r\nx-request-id: ",
+                request_id,
+                b"\r\n\r\n",
+            )
+        )
+        self.transport.write(head + body)
+        self.transport.close()
+        self._edge.answered(self._method(), error.status, error.code.value, self._peer(), request_id)
+
+    def _method(self) -> str | None:
+        return None
+
+    def _peer(self) -> str | None:
+        return self.client[0] if self.client else None
+
+    async def _over_capacity(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        error = ServiceUnavailable(ErrorCode.SERVICE_UNAVAILABLE, "the server is at its connection limit; retry later")
+        request_id = new_request_id()
+        body = orjson.dumps(error.body())
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+            (b"x-request-id", request_id),
+        ]
+        await send({"type": "http.response.start", "status": 503, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        self._edge.answered(scope.get("method"), 503, error.code.value, self._peer(), request_id)
+
+
+class _LimitedConnection(h11.Connection):
+    """h11's server connection with the head limits checked on each request it parses; a refusal's status
+    (h11's own 431 for a head beyond `max_incomplete_event_size` included) kept in `refusal` for the protocol."""
+
+    def __init__(self, limits: HeaderLimits) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=limits.head_bytes)
+        self.limits = limits
+        self.refusal: ApiError | None = None
+
+    def next_event(self) -> Any:
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as error:
+            if error.error_status_hint == 431:
+                self.refusal = RequestHeadersTooLarge(
+                    ErrorCode.REQUEST_HEADERS_TOO_LARGE, f"the request head exceeds {self.limits.head_bytes} bytes"
+                )
+            raise
+        if type(event) is h11.Request:
+            self._check(event)
+        return event
+
+    def _check(self, event: h11.Request) -> None:
+        limits = self.limits
+        headers = event.headers
+        if len(headers) > limits.count:
+            problem = f"more than {limits.count} header lines"
+        elif len(event.target) > limits.line_bytes:
+            problem = f"the request line exceeds {limits.line_bytes} bytes"
+        elif any(len(name) + len(value) > limits.line_bytes for name, value in headers):
+            problem = f"a header line exceeds {limits.line_bytes} bytes"
+        elif len(event.target) + sum(len(name) + len(value) for name, value in headers) > limits.head_bytes:
+            # h11's own bound is on a head still incomplete: one that arrived whole is parsed whatever its size.
+            problem = f"the request head exceeds {limits.head_bytes} bytes"
+        else:
+            return
+        self.refusal = RequestHeadersTooLarge(ErrorCode.REQUEST_HEADERS_TOO_LARGE, problem)
+        raise h11.RemoteProtocolError(problem, error_status_hint=431)
+
+
+class H11EdgeProtocol(EdgeAnswers, _Deadlines, H11Protocol):
+    """uvicorn's h11 protocol with request-head and body-idle deadlines, head limits and `Error` answers."""
+
+    conn: _LimitedConnection
+
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)
+        self.conn = _LimitedConnection(getattr(config, "header_limits", DEFAULT_HEADER_LIMITS))
+
+    def handle_events(self) -> None:
+        self._choose_app()
+        super().handle_events()
+
+    def send_400_response(self, msg: str) -> None:
+        self._refusal, self.conn.refusal = self.conn.refusal, None
+        super().send_400_response(msg)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -127,17 +290,60 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
     except ImportError:  # httptools is optional: h11 serves the same requests, a little slower
         return None
 
-    class HttpToolsEdgeProtocol(_Deadlines, HttpToolsProtocol):
-        """uvicorn's httptools protocol with request-head and body-idle deadlines."""
+    class HttpToolsEdgeProtocol(EdgeAnswers, _Deadlines, HttpToolsProtocol):
+        """uvicorn's httptools protocol with request-head and body-idle deadlines, head limits and `Error`
+        answers. httptools buffers a header until its line is complete: `data_received` bounds what a head that
+        never completes may buffer, the callbacks check each line, the count and the total."""
+
+        def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+            super().__init__(config, *args, **kwargs)
+            self._in_head = False
+            self._head_size = 0  # bytes of the head so far (received, or counted by the callbacks)
+            self._header_count = 0
+
+        def data_received(self, data: bytes) -> None:
+            if self._in_head:
+                self._head_size += len(data)
+            super().data_received(data)
+            if self._in_head and self._head_size > self._head_bytes and not self.transport.is_closing():
+                self._too_large(f"the request head exceeds {self._head_bytes} bytes")
+                self.send_400_response("")
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
+            self._in_head, self._head_size, self._header_count = True, 0, 0
             self._arm_head()
 
+        def on_url(self, url: bytes) -> None:
+            self.url += url
+            if len(self.url) > self._line_bytes:
+                raise self._too_large(f"the request line exceeds {self._line_bytes} bytes")
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            size = len(name) + len(value)
+            self._header_count += 1
+            self._head_size += size
+            if size > self._line_bytes:
+                raise self._too_large(f"a header line exceeds {self._line_bytes} bytes")
+            if self._header_count > self._max_headers:
+                raise self._too_large(f"more than {self._max_headers} header lines")
+            if self._head_size > self._head_bytes:
+                raise self._too_large(f"the request head exceeds {self._head_bytes} bytes")
+            name = name.lower()  # uvicorn's on_header from here on
+            if name == b"expect" and value.lower() == b"100-continue":
+                self.expect_100_continue = True
+            self.headers.append((name, value))
+
         def on_headers_complete(self) -> None:
+            self._in_head = False
             self._cancel_head()
             self._arm_body()  # until the body is complete; a request without one completes right away
+            self._choose_app()
             super().on_headers_complete()
+
+        def _method(self) -> str | None:
+            method = self.scope.get("method") if self.scope else None
+            return method if isinstance(method, str) else None
 
         def on_body(self, body: bytes) -> None:
             self._arm_body()
@@ -184,6 +390,9 @@ class ServeOptions:
     # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
     access_log: str = "json"
     gc_threshold: int = heap.DEFAULT_YOUNG_THRESHOLD  # see `accessgov.http.heap`
+    header_limits: HeaderLimits = (
+        DEFAULT_HEADER_LIMITS  # ACCESSGOV_MAX_HEADER_LINE_BYTES, _MAX_HEADERS, _MAX_HEAD_BYTES
+    )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
@@ -199,16 +408,29 @@ class ServeOptions:
             graceful_shutdown=_count(env, "ACCESSGOV_GRACEFUL_SHUTDOWN", default.graceful_shutdown),
             access_log=env.get("ACCESSGOV_ACCESS_LOG", "").strip().lower() or default.access_log,
             gc_threshold=_count(env, "ACCESSGOV_GC_THRESHOLD", default.gc_threshold),
+            header_limits=HeaderLimits.from_env(env),
         )
 
 
 class EdgeConfig(uvicorn.Config):
-    """uvicorn's Config plus the two request deadlines the edge protocols read (pickled into workers)."""
+    """uvicorn's Config plus what the edge protocols read: the two request deadlines, the head limits and whether
+    their answers get a JSON access-log line (pickled into workers)."""
 
-    def __init__(self, app: Any, *, timeout_request_head: float, timeout_request_body: float, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        timeout_request_head: float,
+        timeout_request_body: float,
+        header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS,
+        json_access_log: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(app, **kwargs)
         self.timeout_request_head = timeout_request_head
         self.timeout_request_body = timeout_request_body
+        self.header_limits = header_limits
+        self.json_access_log = json_access_log
 
 
 def uvicorn_config(app: Any, options: ServeOptions, **kwargs: Any) -> EdgeConfig:
@@ -235,6 +457,8 @@ def uvicorn_config(app: Any, options: ServeOptions, **kwargs: Any) -> EdgeConfig
         timeout_graceful_shutdown=options.graceful_shutdown,
         timeout_request_head=options.head_timeout,
         timeout_request_body=options.body_timeout,
+        header_limits=options.header_limits,
+        json_access_log=options.access_log == "json",
         **kwargs,
     )
 

@@ -8,6 +8,10 @@ JSON access-log line and the request metrics.
   interleave): ts, level, method, route (the path template), operation, status,
   duration_ms, request_id, client, and listener_id / event_id for webhook deliveries. Never a header value
   other than the request and event ids, never a body, token, secret or signature.
+- `client` is the address the failure limiter counts: the TCP peer, or behind a trusted proxy
+  (`ACCESSGOV_TRUSTED_PROXIES`) the forwarded client, by the same function (`cidr.client_address`).
+- Answers the HTTP edge gives without the app (a request the parser refuses: 400, 431; the connection cap's
+  503) get their line from `EdgeLog`, with operation `edge` and the TCP peer as client (no header was read).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +29,8 @@ import orjson
 
 from accessgov.observability import metrics
 from accessgov.observability.line_writer import LineWriter
+from accessgov.webhooks import cidr
+from accessgov.webhooks.cidr import Network
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -37,6 +43,7 @@ _SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 _UUID = re.compile(rb"[0-9A-Fa-f-]{36}")
 ERROR_CODE_KEY = "accessgov.error_code"  # set by the engine when an ApiError becomes the response
 WEBHOOK_OPERATION = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
+EDGE_OPERATION = "edge"  # the operation of an answer the HTTP edge gave without the app
 
 
 def _operation(scope: Scope) -> tuple[str, str]:
@@ -56,14 +63,85 @@ def _stderr_fd() -> int:
         return 2
 
 
+def new_request_id() -> bytes:
+    # 32 random hex digits, as uuid4().hex was, for a third of its cost (no UUID object).
+    return os.urandom(16).hex().encode()
+
+
+def client_of(scope: Scope, trusted_proxies: Sequence[Network]) -> str | None:
+    """The client as the failure limiter sees it: the TCP peer, or behind a trusted proxy the forwarded client
+    (every X-Forwarded-For line, in order, as `RequestContext.client_address` reads them)."""
+    client = scope.get("client")
+    peer = client[0] if client else None
+    if not trusted_proxies or peer is None:
+        return peer
+    lines = [value.decode("latin-1") for name, value in scope["headers"] if name == b"x-forwarded-for"]
+    address = cidr.client_address(peer, ",".join(lines) or None, trusted_proxies)
+    return str(address) if address is not None else peer
+
+
+def _line(
+    timestamps: _Timestamps,
+    method: str | None,
+    route: str,
+    operation: str,
+    status: int,
+    seconds: float,
+    request_id: bytes,
+    client: str | None,
+    code: str | None,
+) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "ts": timestamps.now(),
+        "level": "error" if status >= 500 else "info",
+        "event": "request",
+        "method": method,
+        "route": route or None,
+        "operation": operation,
+        "status": status,
+        "duration_ms": round(seconds * 1000, 3),
+        "request_id": request_id.decode("ascii"),
+        "client": client,
+    }
+    if code:
+        line["error_code"] = str(code)
+    return line
+
+
+class EdgeLog:
+    """The access-log line and request metrics of an answer the HTTP edge gives without the app (one per process,
+    shared by its connections: `accessgov.http.server`)."""
+
+    def __init__(self, *, log: bool = True, stream_fd: int | None = None) -> None:
+        self.log = log
+        self.lines = LineWriter(stream_fd if stream_fd is not None else _stderr_fd())
+        self.timestamps = _Timestamps()
+
+    def answered(
+        self, method: str | None, status: int, code: str, client: str | None, request_id: bytes, seconds: float = 0.0
+    ) -> None:
+        metrics.observe_request(EDGE_OPERATION, status, seconds)
+        if self.log:
+            line = _line(self.timestamps, method, "", EDGE_OPERATION, status, seconds, request_id, client, code)
+            self.lines.write(orjson.dumps(line) + b"\n")
+
+
 class AccessLogMiddleware:
     """Request id, JSON access log (unless `log=False`) and request metrics around an ASGI app."""
 
-    def __init__(self, app: ASGIApp, *, log: bool = True, stream_fd: int | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        log: bool = True,
+        stream_fd: int | None = None,
+        trusted_proxies: Sequence[Network] = (),
+    ) -> None:
         self.app = app
         self.log = log
         self.lines = LineWriter(stream_fd if stream_fd is not None else _stderr_fd())
         self.timestamps = _Timestamps()
+        self.trusted_proxies = tuple(trusted_proxies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -78,8 +156,7 @@ class AccessLogMiddleware:
             elif name == b"webhook-event-id":
                 event_id = value
         if request_id is None:
-            # 32 random hex digits, as uuid4().hex was, for a third of its cost (no UUID object).
-            request_id = os.urandom(16).hex().encode()
+            request_id = new_request_id()
         status = 500
 
         async def send_with_id(message: Message) -> None:
@@ -112,21 +189,8 @@ class AccessLogMiddleware:
         code: str | None,
         event_id: bytes | None,
     ) -> None:
-        client = scope.get("client")
-        line: dict[str, Any] = {
-            "ts": self.timestamps.now(),
-            "level": "error" if status >= 500 else "info",
-            "event": "request",
-            "method": scope["method"],
-            "route": route or None,
-            "operation": operation,
-            "status": status,
-            "duration_ms": round(seconds * 1000, 3),
-            "request_id": request_id.decode("ascii"),
-            "client": client[0] if client else None,
-        }
-        if code:
-            line["error_code"] = str(code)
+        client = client_of(scope, self.trusted_proxies)
+        line = _line(self.timestamps, scope["method"], route, operation, status, seconds, request_id, client, code)
         if operation == WEBHOOK_OPERATION:
             line["listener_id"] = scope.get("path_params", {}).get("listener_id")
             # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
