@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from .config import Config
@@ -14,6 +15,29 @@ UUID4 = "$(python3 -c 'import uuid; print(uuid.uuid4())')"
 def _secret_variables(config: Config) -> list[tuple[str, str]]:
     """(variable, value), longest value first so that a secret inside another is not replaced half."""
     return sorted(config.secret_names().items(), key=lambda item: -len(item[1]))
+
+
+def hide_secrets(text: str, config: Config) -> str:
+    """`text` (e.g. Schemathesis' reproduce lines) with each configured secret as `${VARIABLE}`, preceded by the
+    `export` lines that set them."""
+    used = []
+    for name, value in _secret_variables(config):
+        if value and value in text:
+            text = text.replace(value, f"${{{name}}}")
+            used.append(f"export {name}={shlex.quote(value)}")
+    if not used:
+        return text
+    text = re.sub(r"curl (.*)", lambda match: "curl " + _double_quoted(match.group(1)), text)
+    return "\n".join(sorted(used)) + "\n" + text
+
+
+def _double_quoted(arguments: str) -> str:
+    """Single-quoted shell words that now hold `${VARIABLE}` turned into double-quoted ones, so they expand."""
+    return re.sub(
+        r"'([^']*\$\{[A-Z0-9_]+\}[^']*)'",
+        lambda match: '"' + match.group(1).replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"',
+        arguments,
+    )
 
 
 def reproduce(exchange: Exchange, config: Config) -> str:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .. import schema_part, spec
 from ..context import Context
+from ..curl import hide_secrets
 from ..registry import Fail, NoEvidence, rule
 
 
@@ -33,7 +34,7 @@ def schemathesis_checks(ctx: Context) -> None:
     )
     ctx.run.schema_statuses = result.statuses
     if result.failures:
-        shown = "\n".join(result.failures[:10])
+        shown = hide_secrets("\n".join(result.failures[:10]), ctx.config)
         raise Fail(f"{len(result.failures)} Schemathesis failure(s) (full log: {result.log}):\n{shown}")
     if result.exit_code != 0:
         raise Fail(f"Schemathesis exited {result.exit_code} (log: {result.log})")

@@ -1,0 +1,79 @@
+"""The kit's reports, reproduce lines, configuration errors and exit codes."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from accessgov_conformance import cli, reports
+from accessgov_conformance.config import ConfigError, load, parse
+from accessgov_conformance.curl import hide_secrets, reproduce
+
+from tests.conformance.fake_target import ADMIN, SECRET, FakeTarget
+from tests.conformance.kit import fake_config, run_fake
+
+
+def test_reports_carry_one_row_per_rule_and_the_failure_with_its_reproduce_lines(tmp_path: Path) -> None:
+    config = fake_config(tmp_path)
+    results = list(run_fake(config, FakeTarget(breaks={"WH-IDEM-001"})).values())
+    junit_path, summary_path = reports.write(results, config, tmp_path / "report", 1.0)
+    suites = ET.parse(junit_path).getroot()
+    failures = [case.get("name") for case in suites.iter("testcase") if case.find("failure") is not None]
+    assert failures == ["WH-IDEM-001 A repeated event id on the same listener is a duplicate"]
+    assert len(list(suites.iter("testcase"))) == len(results)
+    summary = summary_path.read_text(encoding="utf-8")
+    assert "| WH-IDEM-001 | FAIL |" in summary and "| WH-IDEM-002 | pass |" in summary
+    assert "expected HTTP 409 DUPLICATE_EVENT, got 200" in summary
+    assert "Reproduce with:" in summary and SECRET not in summary.split("export ", 1)[0]
+
+
+def test_reproduce_lines_name_secrets_as_variables(tmp_path: Path) -> None:
+    config = fake_config(tmp_path)
+    results = run_fake(config, FakeTarget(breaks={"RS-404-001", "WH-TS-003"}))
+    api = reproduce(results["RS-404-001"].exchange, config)  # type: ignore[arg-type]
+    assert api.splitlines()[0] == f"export ACCESSGOV_TOKEN={ADMIN}"
+    assert '"authorization: Bearer ${ACCESSGOV_TOKEN}"' in api and ADMIN not in api.split("\n", 1)[1]
+    webhook = reproduce(results["WH-TS-003"].exchange, config)  # type: ignore[arg-type]
+    assert "TS=$(( $(date +%s) - 302 ))" in webhook  # the first edge the fake accepts
+    assert "openssl dgst -sha256" in webhook and "${WEBHOOK_SECRET_WH_A}" in webhook
+    assert SECRET not in webhook.split("\n", 1)[1]
+    text = hide_secrets(f"curl -H 'Authorization: Bearer {ADMIN}' http://x", config)
+    assert text == f'export ACCESSGOV_TOKEN={ADMIN}\ncurl -H "Authorization: Bearer ${{ACCESSGOV_TOKEN}}" http://x'
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"auth": {"token": "t"}}, "no base URL"),
+        ({"target": {"base_url": "ftp://x"}, "auth": {"token": "t"}}, "http:// or https://"),
+        ({"target": {"base_url": "http://x", "kind": "stub"}, "auth": {"token": "t"}}, "target.kind"),
+        ({"target": {"base_url": "http://x"}}, "auth: give token"),
+        (
+            {"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "listeners": [{"id": "a", "method": "x"}]},
+            "method",
+        ),
+        ({"target": {"base_url": "http://x"}, "auth": {"token_env": "NO_SUCH_VARIABLE_SET"}}, "is not set"),
+        ({"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "fixtures": {"min_entitlements": -1}}, "min_ent"),
+    ],
+)
+def test_a_wrong_configuration_names_the_key(document: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse(document)
+
+
+def test_usage_and_configuration_errors_exit_2(tmp_path: Path) -> None:
+    assert cli.main(["run", "--config", str(tmp_path / "missing.toml")]) == 2
+    config = tmp_path / "ok.toml"
+    config.write_text('[target]\nbase_url = "http://127.0.0.1:9"\n[auth]\ntoken = "t"\n', encoding="utf-8")
+    assert load(config).base_url == "http://127.0.0.1:9"
+    assert cli.main(["run", "--config", str(config), "--only", "NO-SUCH-RULE"]) == 2
+    assert cli.main(["run", "--config", str(config), "--checks", "conformance", "--max-examples", "5"]) == 2
+
+
+def test_an_unreachable_target_fails_with_no_evidence(tmp_path: Path) -> None:
+    config = tmp_path / "ok.toml"
+    config.write_text('[target]\nbase_url = "http://127.0.0.1:9"\n[auth]\ntoken = "t"\n', encoding="utf-8")
+    argv = ["run", "--config", str(config), "--checks", "conformance", "--report-dir", str(tmp_path / "r")]
+    assert cli.main([*argv, "--only", "PG-404-001", "--timeout", "2"]) == 1
+    assert "| PG-404-001 | NO EVIDENCE |" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
