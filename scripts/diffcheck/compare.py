@@ -6,6 +6,7 @@ memoised, so a change in a shared component is one finding that lists every oper
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -19,7 +20,7 @@ from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severit
 from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
 
 FindingKey = tuple[str, Pointer, str]
-MemoKey = tuple[Pointer, Pointer, str, str]
+MemoKey = tuple[Pointer, Pointer, str, str, bool]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Where:
     location: str
     path: str
     context: str = ""  # what the path is inside, e.g. "query parameter "
+    loose: bool = False  # in a body whose media type is not JSON: any value reads as a string (XML, text)
 
     def to(self, suffix: str) -> Where:
         return replace(self, path=f"{self.path}{suffix}")
@@ -134,11 +136,24 @@ class Comparison(KeywordChecks, LifecycleChecks):
     def run(self) -> list[Finding]:
         base_ops, head_ops = self.base.operations(), self.head.operations()
         self._security_schemes(base_ops, head_ops)
+        self._section("paths", base_ops, head_ops)
+        self._section("webhooks", self.base.operations("webhooks"), self.head.operations("webhooks"))
+        self._version()
+        return sorted(self.findings.values(), key=lambda f: (f.severity.rank, f.check, f.pointer, f.message))
+
+    def _section(self, section: str, base_ops: dict, head_ops: dict) -> None:
+        """The operations of `paths` or of `webhooks` (compared like paths, in the same directions, as oasdiff).
+
+        Paths are matched by their template: `/a/{id}` and `/a/{aId}` are one path with a renamed parameter."""
+        webhook = section == "webhooks"
+        base_ops, head_ops = _by_template(base_ops), _by_template(head_ops)
         for key in sorted(set(base_ops) | set(head_ops)):
-            path, method = key
-            op = (head_ops.get(key) or base_ops[key])[0]
-            label = f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
-            pointer = ("paths", path, method)
+            _, method = key
+            op, _item, path = head_ops.get(key) or base_ops[key]
+            label = f"{method.upper()} {'webhook ' if webhook else ''}{path}" + (
+                f" ({op['operationId']})" if op.get("operationId") else ""
+            )
+            pointer = (section, path, method)
             if key in base_ops and self.below_threshold(base_ops[key][0]):
                 if key in head_ops:  # below the stability threshold: only its stability is reported
                     self._reaching(label, self.stability_change, "api", "operation", base_ops[key][0], op, pointer)
@@ -149,13 +164,14 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 check = "api-removed-with-deprecation" if deprecated else "api-removed-without-deprecation"
                 if deprecated and self.removed_before_sunset(removed):
                     check = "api-removed-before-sunset"
-                self._reaching(label, self.emit, check, f"`{label}` removed", pointer)
+                self._reaching(label, self.emit, "webhook-removed" if webhook else check, f"`{label}` removed", pointer)
             elif key not in base_ops:
-                self._reaching(label, self.emit, "endpoint-added", f"`{label}` added", pointer)
+                self._reaching(
+                    label, self.emit, "webhook-added" if webhook else "endpoint-added", f"`{label}` added", pointer
+                )
             else:
-                self._reaching(label, self._operation, pointer, base_ops[key], head_ops[key])
-        self._version()
-        return sorted(self.findings.values(), key=lambda f: (f.severity.rank, f.check, f.pointer, f.message))
+                b_pointer = (section, base_ops[key][2], method)
+                self._reaching(label, self._operation, pointer, base_ops[key][:2], head_ops[key][:2], b_pointer)
 
     def _version(self) -> None:
         breaking = [f for f in self.findings.values() if f.severity is Severity.BREAKING]
@@ -242,7 +258,11 @@ class Comparison(KeywordChecks, LifecycleChecks):
 
     # --- operations -------------------------------------------------------------------------------------------
 
-    def _operation(self, pointer: Pointer, base: tuple[dict, dict], head: tuple[dict, dict]) -> None:
+    def _operation(
+        self, pointer: Pointer, base: tuple[dict, dict], head: tuple[dict, dict], b_pointer: Pointer | None = None
+    ) -> None:
+        """One operation on both sides; `b_pointer` is where it is in the base when its path was written
+        with other parameter names."""
         (b_op, b_item), (h_op, h_item) = base, head
         b_id, h_id = b_op.get("operationId"), h_op.get("operationId")
         if b_id and b_id != h_id:
@@ -263,7 +283,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         for tag in sorted(h_tags - b_tags):
             self.emit("api-tag-added", f"tag `{tag}` added", (*pointer, "tags"))
         self._security(pointer, b_op, h_op)
-        self._parameters(pointer, b_op, b_item, h_op, h_item)
+        self._parameters(pointer, b_op, b_item, h_op, h_item, b_pointer or pointer)
         self._request_body(pointer, b_op.get("requestBody"), h_op.get("requestBody"))
         self._responses(pointer, b_op.get("responses") or {}, h_op.get("responses") or {})
 
@@ -304,6 +324,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self, doc: Document, pointer: Pointer, op: dict, item: dict
     ) -> dict[tuple[str, str], tuple[dict, Pointer]]:
         found: dict[tuple[str, str], tuple[dict, Pointer]] = {}
+        template = re.findall(r"\{([^}/]*)\}", pointer[1])
         sources = [
             ((*pointer[:2], "parameters"), item.get("parameters")),
             ((*pointer, "parameters"), op.get("parameters")),
@@ -314,14 +335,19 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 if isinstance(param, dict) and "name" in param:
                     where = str(param.get("in", ""))
                     name = str(param["name"]).lower() if where == "header" else str(param["name"])
+                    if where == "path" and name in template:  # matched by position: names may be renamed
+                        name = f"{{{template.index(name)}}}"
                     found[(where, name)] = (param, at)
         return found
 
-    def _parameters(self, pointer: Pointer, b_op: dict, b_item: dict, h_op: dict, h_item: dict) -> None:
-        base = self._params(self.base, pointer, b_op, b_item)
+    def _parameters(
+        self, pointer: Pointer, b_op: dict, b_item: dict, h_op: dict, h_item: dict, b_pointer: Pointer
+    ) -> None:
+        base = self._params(self.base, b_pointer, b_op, b_item)
         head = self._params(self.head, pointer, h_op, h_item)
         for key in sorted(set(base) | set(head)):
             where_in, name = key
+            name = str((head.get(key) or base[key])[0]["name"]) if where_in == "path" else name
             label = f"{where_in} parameter `{name}`"
             if key not in head:
                 removed = base[key][0]
@@ -394,7 +420,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                     (*b_at, "content", media, "schema"),
                     h_content[media]["schema"],
                     (*h_at, "content", media, "schema"),
-                    Where(REQUEST, "property", f"request body {media}"),
+                    Where(REQUEST, "property", f"request body {media}", loose=not json_media(media)),
                 )
 
     def _responses(self, pointer: Pointer, base: dict, head: dict) -> None:
@@ -416,6 +442,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
             h, h_at = self.head.deref(h_raw, (*at, status))
             self._headers(status, b.get("headers") or {}, b_at, h.get("headers") or {}, h_at)
             b_content, h_content = b.get("content") or {}, h.get("content") or {}
+            b_content = self._renamed_media(status, b_content, h_content, h_at)
             for media in sorted(set(b_content) | set(h_content)):
                 if media not in h_content:
                     self.emit(
@@ -435,8 +462,25 @@ class Comparison(KeywordChecks, LifecycleChecks):
                         (*b_at, "content", media, "schema"),
                         h_content[media]["schema"],
                         (*h_at, "content", media, "schema"),
-                        Where(RESPONSE, "property", f"response {status} {media}"),
+                        Where(RESPONSE, "property", f"response {status} {media}", loose=not json_media(media)),
                     )
+
+    def _renamed_media(self, status: str, base: dict, head: dict, h_at: Pointer) -> dict:
+        """Pair a removed response media type with the one added in its place (parameters changed, or a
+        structured-syntax suffix: `application/json` <-> `application/problem+json`); return the base content
+        re-keyed so that the pair is compared as one."""
+        removed, added = sorted(set(base) - set(head)), sorted(set(head) - set(base))
+        if len(removed) != 1 or len(added) != 1:
+            return base
+        relation = media_relation(removed[0], added[0])
+        if relation is None:
+            return base
+        self.emit(
+            f"response-media-type-name-{relation}",
+            f"response {status}: media type `{removed[0]}` {relation} to `{added[0]}`",
+            (*h_at, "content", added[0]),
+        )
+        return {(added[0] if k == removed[0] else k): v for k, v in base.items()}
 
     def _flags(
         self, label: str, b: dict, h: dict, h_at: Pointer, required: tuple[bool, bool], flags: _FlagChecks
@@ -506,7 +550,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
             )
         b_key = ("components", "schemas", b_name) if b_name else b_at
         h_key = ("components", "schemas", h_name) if h_name else h_at
-        key: MemoKey = (b_key, h_key, where.direction, where.location)
+        key: MemoKey = (b_key, h_key, where.direction, where.location, where.loose)
         if key in self._memo:
             self._absorb(self._memo[key])
             return
@@ -555,6 +599,11 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 relation = "specialized"
             else:
                 relation = "changed"
+            # oasdiff's loosely typed media: any value can be read as a string, so a request that now takes a
+            # string, or a response that used to send one, stays readable.
+            to_string = h.types if where.direction == REQUEST else b.types
+            if where.loose and relation != ("generalized" if where.direction == REQUEST else "specialized"):
+                relation = "compatible" if to_string == {"string"} else relation
             self._say(
                 f"{prefix}-type-{relation}",
                 where,
@@ -691,10 +740,11 @@ class Comparison(KeywordChecks, LifecycleChecks):
     def _additional_properties(self, prefix: str, b: View, h: View, where: Where) -> None:
         ba, ha = b.keywords.get("additionalProperties", True), h.keywords.get("additionalProperties", True)
         b_any, h_any = ba is True or ba == {}, ha is True or ha == {}
-        if ba == ha or (b_any and h_any):
-            return
         if isinstance(ba, dict) and isinstance(ha, dict) and not b_any and not h_any:
+            # Compared even when written the same: a `$ref` may name a schema that changed.
             self.schema(ba, b.at("additionalProperties"), ha, h.at("additionalProperties"), where.to(".*"))
+        elif ba == ha or (b_any and h_any):
+            return
         elif ha is False or (b_any and isinstance(ha, dict)):
             self._say(
                 f"{prefix}-additional-properties-narrowed",
@@ -776,10 +826,36 @@ class Comparison(KeywordChecks, LifecycleChecks):
         if request:
             for name in sorted(h.required - b.required - set(h.properties) - set(b.properties)):
                 self.emit(
-                    "request-property-became-required",
-                    f"{where.context}`{where.path}.{name}`: now required ({where.direction})",
+                    "request-property-undeclared-became-required",
+                    f"{where.context}`{where.path}.{name}`: now required, with no schema here ({where.direction})",
                     h.at("required"),
                 )
+
+
+def _by_template(ops: dict) -> dict:
+    """(path with its parameters' names blanked, method) -> (operation, path item, path as written)."""
+    return {(re.sub(r"\{[^}/]*\}", "{}", path), method): (*value, path) for (path, method), value in ops.items()}
+
+
+def json_media(media: str) -> bool:
+    """oasdiff's strongly typed media: `application/json` and any `+json` suffix (parameters aside)."""
+    essence = media.split(";")[0].strip().lower()
+    return essence == "application/json" or essence.endswith("+json")
+
+
+def media_relation(before: str, after: str) -> str | None:
+    """How a response media type was renamed: `changed` (parameters only), `specialized` (a suffix type of
+    the old one), `generalized` (the reverse), or None when the two are unrelated."""
+    b, a = (m.split(";")[0].strip().lower() for m in (before, after))
+    if b == a:
+        return "changed"
+    b_type, _, b_sub = b.partition("/")
+    a_type, _, a_sub = a.partition("/")
+    if b_type == a_type and a_sub.endswith(f"+{b_sub}"):
+        return "specialized"
+    if b_type == a_type and b_sub.endswith(f"+{a_sub}"):
+        return "generalized"
+    return None
 
 
 def _number(value: Any) -> bool:

@@ -16,27 +16,9 @@ from pathlib import Path
 
 from scripts.diffcheck.checks import CHECKS
 from scripts.diffcheck.config import DiffConfig, load_config
-from scripts.diffcheck.score import rule_levels
+from scripts.diffcheck.oasdiff import ours_for, rule_levels
 
 LEVEL = {"ERR": "breaking", "WARN": "warning", "INFO": "info"}
-RENAMES = (
-    ("request-body-", "request-property-"),
-    ("response-body-", "response-property-"),
-    ("request-parameter-property-", "request-parameter-"),
-    ("api-path-removed-", "api-removed-"),
-    ("api-path-sunset-parse", "api-path-sunset-parse"),
-    ("request-property-become-", "request-property-became-"),
-    ("request-parameter-become-", "request-parameter-became-"),
-)
-
-
-def ours_for(oasdiff_id: str) -> str | None:
-    if oasdiff_id in CHECKS:
-        return oasdiff_id
-    for old, new in RENAMES:
-        if oasdiff_id.startswith(old) and (candidate := new + oasdiff_id[len(old) :]) in CHECKS:
-            return candidate
-    return None
 
 
 def verdict(oasdiff_id: str, level: str, config: DiffConfig) -> tuple[str, str | None]:

@@ -72,11 +72,11 @@ class Document:
                 return {}, pointer
         return node, pointer
 
-    def operations(self) -> dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]]:
-        """(path, method) -> (operation, path item)."""
+    def operations(self, section: str = "paths") -> dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]]:
+        """(path, method) -> (operation, path item), of `paths` or (section="webhooks") of the webhooks."""
         found = {}
-        for path, raw_item in (self.raw.get("paths") or {}).items():
-            item, _ = self.deref(raw_item, ("paths", path))
+        for path, raw_item in (self.raw.get(section) or {}).items():
+            item, _ = self.deref(raw_item, (section, path))
             for method in HTTP_METHODS:
                 if isinstance((item or {}).get(method), dict):
                     found[(path, method)] = (item[method], item)
@@ -243,6 +243,8 @@ def view(doc: Document, node: Any, pointer: Pointer) -> View:
         listed = {types} if isinstance(types, str) else set(types)
         result.nullable = result.nullable or "null" in listed
         result.types = frozenset(listed - {"null"}) or None
+    if result.keywords.get("nullable") is True:  # OpenAPI 3.0's spelling of `type: [..., "null"]`
+        result.nullable = True
     if "enum" in result.keywords and result.enum is None:
         values = list(result.keywords["enum"])
         result.nullable = result.nullable or None in values

@@ -537,11 +537,16 @@ def all_cases() -> dict[str, Case]:
         )
     cases.update(property_cases())
     cases.update(operation_cases())
-    from tests.review.diff_fixtures_2020 import keyword_cases, lifecycle_cases  # it builds on this module
+    from tests.review.diff_fixtures_2020 import (  # it builds on this module
+        keyword_cases,
+        lifecycle_cases,
+        media_and_webhook_cases,
+    )
 
     for prefix in SCHEMA_PREFIXES.values():
         cases.update(keyword_cases(prefix))
     cases.update(lifecycle_cases())
+    cases.update(media_and_webhook_cases())
     return cases
 
 

@@ -167,3 +167,51 @@ def lifecycle_cases() -> dict[str, Case]:
             base, set_prop(**dep, **{"x-sunset": NEAR}), set_prop(**dep, **{"x-sunset": FAR})
         )
     return cases
+
+
+def _body(media: str, schema: Doc) -> Any:
+    def edit(doc: Doc) -> None:
+        op(doc)["requestBody"]["content"] = {media: {"schema": schema}}
+
+    return _edit(edit)
+
+
+def _response(media: str, schema: Doc | None = None) -> Any:
+    def edit(doc: Doc) -> None:
+        op(doc)["responses"]["200"]["content"] = {media: {"schema": schema or {"type": "string"}}}
+
+    return _edit(edit)
+
+
+def _webhook(doc: Doc) -> None:
+    doc["webhooks"] = {"itemChanged": {"post": {"responses": {"200": {"description": "OK"}}}}}
+
+
+def _undeclared(name: str) -> Any:
+    return _edit(lambda d: schemas(d)["ItemInput"].setdefault("required", []).append(name))
+
+
+def media_and_webhook_cases() -> dict[str, Case]:
+    """Loosely typed bodies, renamed response media types, webhooks, undeclared required names."""
+    xml, json_ = "application/xml", "application/json"
+    integer, string = {"type": "integer"}, {"type": "string"}
+    return {
+        "request-property-type-compatible": Case(
+            _body(xml, integer), _body(xml, string), _body(xml, {**integer, "description": "x"})
+        ),
+        "response-property-type-compatible": Case(
+            _response(xml, string), _response(xml, integer), _response(xml, {**string, "description": "x"})
+        ),
+        "response-media-type-name-changed": Case(
+            _response(json_), _response("application/json; charset=utf-8"), _reword_op
+        ),
+        "response-media-type-name-specialized": Case(
+            _response(json_), _response("application/problem+json"), _response("application/json; charset=utf-8")
+        ),
+        "response-media-type-name-generalized": Case(
+            _response("application/problem+json"), _response(json_), _reword_op
+        ),
+        "webhook-added": Case(_noop, _webhook, _reword_op),
+        "webhook-removed": Case(_webhook, _edit(lambda d: d.pop("webhooks")), _reword_op),
+        "request-property-undeclared-became-required": Case(_noop, _undeclared("other"), _undeclared("value")),
+    }

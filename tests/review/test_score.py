@@ -78,6 +78,7 @@ def test_scores_detection_and_false_alarms(fake_oasdiff: Path) -> None:
         "non_breaking_pairs": 1,
         "false_alarms": 0,
         "false_alarms_by_policy": 0,
+        "false_alarms_outside_the_test": 0,
         "false_alarms_not_policy": 0,
     }
 
@@ -89,5 +90,5 @@ OASDIFF = Path(os.environ.get("OASDIFF", "/nonexistent"))
 @pytest.mark.skipif(not (OASDIFF / "checker" / "rules.go").is_file(), reason="set OASDIFF to an oasdiff checkout")
 def test_the_targets_on_oasdiffs_own_pairs() -> None:
     numbers = score(OASDIFF, load_config()).summary()
-    assert numbers["detected"] >= 0.93 * numbers["breaking_pairs"]
-    assert numbers["false_alarms_not_policy"] <= 11
+    assert numbers["detected"] >= 0.95 * numbers["breaking_pairs"]
+    assert numbers["false_alarms_not_policy"] <= 3
