@@ -4,7 +4,7 @@ accessgov serve [--host H] [--port P] [--workers N] [--demo] [--head-timeout S] 
 accessgov migrate | seed-demo
 accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
 accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID [--grace 24h]
-accessgov keys list | rotate | prune
+accessgov keys list | rotate | prune | doctor
 accessgov page-keys rotate [--grace 24h]
 accessgov runs list [--listener ID] [--status QUEUED|RUNNING|SUCCEEDED|SKIPPED|FAILED]
 accessgov worker [--batch N]
@@ -153,16 +153,34 @@ def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
     return steps
 
 
-_DURATION = re.compile(r"(\d+)([smhd]?)")
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"(\d{1,12}(?:\.\d{1,6})?)(ms|[smhd]?)")
+_UNITS = {"ms": 0.001, "": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION = timedelta(days=3650)
 
 
 def parse_duration(text: str) -> timedelta:
-    """`24h`, `30m`, `3600s`, `3600`, `1d` or `0` as a timedelta (argparse type)."""
+    """`24h`, `30m`, `1.5s`, `250ms`, `3600`, `1d` or `0` as a timedelta, at most ten years: the one parser of
+    every duration argument (an argparse type: anything else is a usage error, exit 2)."""
     match = _DURATION.fullmatch(text.strip().lower())
     if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 24h, 30m, 3600s or 0")
-    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 24h, 30m, 1.5s, 250ms or 0")
+    seconds = float(match.group(1)) * _UNITS[match.group(2)]
+    if seconds > MAX_DURATION.total_seconds():
+        raise argparse.ArgumentTypeError(f"the duration {text!r} is longer than ten years")
+    return timedelta(seconds=seconds)
+
+
+def duration_seconds(text: str) -> float:
+    """A duration argument in seconds (`parse_duration`'s forms; a bare number is seconds)."""
+    return parse_duration(text).total_seconds()
+
+
+def whole_seconds(text: str) -> int:
+    """A duration argument in whole seconds (`parse_duration`'s forms), for settings that take no fraction."""
+    seconds = duration_seconds(text)
+    if seconds != int(seconds):
+        raise argparse.ArgumentTypeError(f"the duration {text!r} must be whole seconds")
+    return int(seconds)
 
 
 def _fail(message: str) -> int:
@@ -245,11 +263,21 @@ def cmd_listeners_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
+def _keyring(config: ServerConfig) -> Any:
+    """The keyring of `config`'s database, by the rule the server follows (`storage.sealing.open_keyring`)."""
+    from accessgov.keys import default_keyring
+
+    return default_keyring(config.database_url)
+
+
 def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.keys import Keyring
+    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import referenced_key_ids
 
-    keyring = Keyring.from_env()
+    try:
+        keyring = _keyring(config)
+    except KeyringError as error:
+        return _fail(str(error))
     engine = _engine(config)
     with engine.connect() as connection:
         used = referenced_key_ids(connection)
@@ -262,12 +290,44 @@ def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_keys_doctor(args: argparse.Namespace, config: ServerConfig) -> int:
+    """Which key source this command (and a server with this environment) uses, its keys, and whether every
+    sealed value opens with them; exit 1 if not. Reads only: never creates a key file."""
     from accessgov.keys import Keyring, KeyringError
+    from accessgov.keys.keyring import key_source
+    from accessgov.storage.sealing import check_sealed_values, sealed_key_ids_at
+
+    path, why = key_source(os.environ, config.database_url)
+    print(f"database: {config.database_url}")
+    print(f"key source: {path or 'ACCESSGOV_SECRET_KEY'} ({why})")
+    try:
+        if path is not None and not path.exists():
+            sealed = sealed_key_ids_at(config.database_url)
+            print(f"key file missing; the database holds values under: {', '.join(sorted(sealed)) or 'none'}")
+            return 1 if sealed else 0
+        keyring = Keyring.from_env(os.environ, config.database_url)
+    except KeyringError as error:
+        return _fail(f"key source unusable: {error}")
+    with _engine(config).connect() as connection:
+        values = check_sealed_values(connection, keyring)
+    used = {value.key_id for value in values}
+    print("keys:")
+    for kid in keyring.key_ids:
+        state = "primary" if kid == keyring.primary_id else "in use" if kid in used else "unused (prunable)"
+        print(f"  {kid}\tcreated {keyring.created.get(kid, 'unknown')}\t{state}")
+    bad = [value for value in values if value.problem is not None]
+    print(f"{len(values) - len(bad)} sealed value(s) open, {len(bad)} do not")
+    for value in bad:
+        print(f"  {value.where}: key {value.key_id}: {value.problem}")
+    return 1 if bad else 0
+
+
+def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import reseal_all
 
-    keyring = Keyring.from_env()
     try:
+        keyring = _keyring(config)
         if keyring.path is not None:
             print(f"new primary key {keyring.add_primary()} in {keyring.path}")
         else:
@@ -281,14 +341,15 @@ def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
 
 
 def cmd_keys_prune(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.keys import Keyring, KeyringError
+    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import referenced_key_ids
 
-    keyring = Keyring.from_env()
-    with _engine(config).connect() as connection:
-        used = referenced_key_ids(connection)
-    unused = set(keyring.key_ids) - used - {keyring.primary_id}
     try:
+        keyring = _keyring(config)
+        keyring.reload()  # another process may have rotated since
+        with _engine(config).connect() as connection:
+            used = referenced_key_ids(connection)
+        unused = set(keyring.key_ids) - used - {keyring.primary_id}
         if unused:
             keyring.remove(unused)
     except KeyringError as error:
@@ -431,11 +492,15 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--port", type=int, default=8080, help="port to listen on")
     serve.add_argument("--workers", type=int, help="worker processes under uvicorn's supervisor [ACCESSGOV_WORKERS, 1]")
     serve.add_argument("--http", choices=["httptools", "h11"], help="HTTP/1.1 parser [ACCESSGOV_HTTP, httptools]")
-    serve.add_argument("--head-timeout", type=float, help="seconds for a request head [ACCESSGOV_HEAD_TIMEOUT, 10]")
     serve.add_argument(
-        "--body-timeout", type=float, help="seconds between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]"
+        "--head-timeout", type=duration_seconds, help="time for a request head (10, 2.5s) [ACCESSGOV_HEAD_TIMEOUT, 10]"
     )
-    serve.add_argument("--keep-alive", type=int, help="idle keep-alive seconds [ACCESSGOV_KEEP_ALIVE, 5]")
+    serve.add_argument(
+        "--body-timeout",
+        type=duration_seconds,
+        help="time between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]",
+    )
+    serve.add_argument("--keep-alive", type=whole_seconds, help="idle keep-alive time [ACCESSGOV_KEEP_ALIVE, 5]")
     serve.add_argument(
         "--limit-concurrency",
         type=int,
@@ -444,7 +509,7 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--backlog", type=int, help="listen(2) backlog [ACCESSGOV_BACKLOG, 2048]")
     serve.add_argument(
         "--graceful-shutdown",
-        type=int,
+        type=whole_seconds,
         help="seconds in-flight requests get to finish after SIGTERM [ACCESSGOV_GRACEFUL_SHUTDOWN, 10]",
     )
     serve.add_argument(
@@ -507,8 +572,10 @@ def _add_keys(sub: Any) -> None:
         sub,
         "keys",
         "the keyring that seals signing secrets at rest",
-        "Keys come from ACCESSGOV_SECRET_KEY (kid:key[,kid:key...], first primary) or the key file\n"
-        "ACCESSGOV_SECRET_KEY_FILE (default data/secret.keys, created with mode 0600 on first start).",
+        "Keys come from ACCESSGOV_SECRET_KEY (kid:key[,kid:key...], first primary) or the key file:\n"
+        "ACCESSGOV_SECRET_KEY_FILE, else secret.keys next to the SQLite database, else (PostgreSQL)\n"
+        "$XDG_DATA_HOME/accessgov/secret.keys (~/.local/share/accessgov/secret.keys); created with mode 0600\n"
+        "on first use, never beside a database that already holds sealed values. See docs/keys-and-limits.md.",
     ).add_subparsers(dest="action", required=True, metavar="ACTION")
     _command(group, "list", "key ids, which is primary, which are in use").set_defaults(func=cmd_keys_list)
     _command(
@@ -517,6 +584,11 @@ def _add_keys(sub: Any) -> None:
         "add a new primary key to the key file and re-seal every stored secret under it (servers keep running)",
     ).set_defaults(func=cmd_keys_rotate)
     _command(group, "prune", "remove keys no stored secret is sealed under").set_defaults(func=cmd_keys_prune)
+    _command(
+        group,
+        "doctor",
+        "which key file this environment uses, its keys, and whether every sealed value opens (exit 1 if not)",
+    ).set_defaults(func=cmd_keys_doctor)
     page = _command(sub, "page-keys", "the key that signs page tokens").add_subparsers(
         dest="action", required=True, metavar="ACTION"
     )

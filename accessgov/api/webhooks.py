@@ -18,12 +18,14 @@ from accessgov.domain.automations import skip_reason
 from accessgov.errors import ApiError, Conflict, ErrorCode, NotFound
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
+from accessgov.keys import KeyringError, key_unavailable
+from accessgov.keys.secretbox import SealedValueError
 from accessgov.observability import metrics
 from accessgov.storage import events
 from accessgov.storage.caches import ListenerCache, ListenerRecord
 from accessgov.storage.database import Database
 from accessgov.webhooks import cidr, request_checks
-from accessgov.webhooks.cidr import Address, Network
+from accessgov.webhooks.cidr import Network
 from accessgov.webhooks.hmac_signature import verify_signature
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.jwt_token import bearer_token, verify_webhook_jwt
@@ -89,17 +91,17 @@ class WebhookHandler:
         request_checks.parse_timestamp(timestamp, now)
         request_checks.check_event_id(event_id)
         listener_id = ctx.path_params["listener_id"]
-        listener = await self.listeners.get(listener_id)
+        try:
+            listener = await self.listeners.get(listener_id)
+        except (KeyringError, SealedValueError) as error:
+            raise key_unavailable(f"listener {listener_id}", error) from None
         if listener is None:
             raise NotFound(f"no webhook listener {listener_id!r}")
         address = None
         if listener.allowed_cidrs:
             address = ctx.client_address(self.trusted_proxies)
             cidr.check_source_allowed(address, _networks(listener.allowed_cidrs))
-        if self.limiter is None:
-            await self._authenticate(ctx, listener, timestamp, event_id, now)
-        else:
-            await self._authenticate_limited(ctx, listener, timestamp, event_id, now, address)
+        await self._authenticate_limited(ctx, listener, timestamp, event_id, now)
         reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
         received_at = datetime.fromtimestamp(now, UTC)
         delivery = events.Delivery(listener.id, event_id.lower(), ctx.body, received_at, reason)
@@ -115,34 +117,17 @@ class WebhookHandler:
         return 200, {"eventId": event_id, "automationRun": run}
 
     async def _authenticate_limited(
-        self,
-        ctx: RequestContext,
-        listener: ListenerRecord,
-        timestamp: str,
-        event_id: str,
-        now: float,
-        address: Address | None,
+        self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float
     ) -> None:
-        """Authentication behind the failure limits (checked first, unless no check could refuse anyone; only a
-        signature or token that does not verify counts: not a missing header, not an unreachable JWKS)."""
-        limiter = self.limiter
-        assert limiter is not None
-        credential = "listener:" + listener.id
-        client = None if limiter.quiet() else self._address_text(ctx, address)
-        if client is not None:
-            await limiter.check(client, credential)
+        """Authentication first: a signature or token that verifies is never refused, and costs the limiter
+        nothing. Only one that does not verify counts (not a missing header, not an unreachable JWKS); past the
+        source address's limit it is answered 429 instead of 401."""
         try:
             await self._authenticate(ctx, listener, timestamp, event_id, now)
         except ApiError as error:
-            if error.code in COUNTED_FAILURES:
-                await limiter.failed(client or self._address_text(ctx, address), credential)
+            if self.limiter is not None and error.code in COUNTED_FAILURES:
+                await self.limiter.failed(self.limiter.address(ctx), "listener:" + listener.id)
             raise
-
-    def _address_text(self, ctx: RequestContext, address: Address | None) -> str:
-        """The limiter's key for the client: `address` when the CIDR check already found it."""
-        if address is None:
-            address = ctx.client_address(self.trusted_proxies)
-        return str(address or "unknown")
 
     async def _authenticate(
         self, ctx: RequestContext, listener: ListenerRecord, timestamp: str, event_id: str, now: float

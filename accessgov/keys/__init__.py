@@ -3,12 +3,14 @@ format. See `keyring.py` for where keys come from and `secretbox.py` for the cip
 
 from accessgov.keys.keyring import Keyring, KeyringError, default_keyring, reset_default_keyring
 from accessgov.keys.secretbox import is_sealed, open_sealed, seal
+from accessgov.keys.unavailable import key_unavailable
 
 __all__ = [
     "Keyring",
     "KeyringError",
     "default_keyring",
     "is_sealed",
+    "key_unavailable",
     "open_sealed",
     "reset_default_keyring",
     "seal",

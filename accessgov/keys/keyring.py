@@ -4,10 +4,14 @@ Sources, first match wins:
 
 - `ACCESSGOV_SECRET_KEY`: `kid:<base64url 32 bytes>[,kid:<key>...]`, the first one primary (a bare key without
   `kid:` gets an id derived from it). Several keys let a rotation run with the environment too.
-- the key file `ACCESSGOV_SECRET_KEY_FILE` (default `<data dir>/secret.keys`, next to the SQLite file): JSON
-  `{"primary": kid, "keys": {kid: key}}`, created with one new key and mode 0600 on first use. `accessgov keys
-  rotate` adds a new primary key to it; a running server that meets an unknown key id re-reads it (at most
-  once per `RELOAD_INTERVAL_SECONDS`), so a rotation needs no restart.
+- the key file (`key_file_path`, one rule for the server and every CLI command): `ACCESSGOV_SECRET_KEY_FILE`;
+  else `secret.keys` next to the SQLite database file; else (PostgreSQL, in-memory SQLite) the per-user data
+  directory, `$XDG_DATA_HOME/accessgov/secret.keys` (default `~/.local/share/accessgov/secret.keys`). JSON
+  `{"primary": kid, "keys": {kid: key}, "created": {kid: ISO time}}`, created with one new key and mode 0600
+  on first use (`accessgov.storage.sealing.open_keyring` refuses to when the database holds sealed values).
+  `accessgov keys rotate` adds a new primary key to it; a running server that meets an unknown key id re-reads
+  it at once when the file changed since it last read it (a `stat`, so values under a key that is nowhere
+  cannot make it re-read the file on every request), so a rotation needs no restart and costs no request.
 """
 
 from __future__ import annotations
@@ -21,15 +25,15 @@ import os
 import re
 import secrets
 import threading
-import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 
 KEY_BYTES = 32
 ENV_KEY = "ACCESSGOV_SECRET_KEY"
 ENV_KEY_FILE = "ACCESSGOV_SECRET_KEY_FILE"
 DEFAULT_KEY_FILENAME = "secret.keys"
-RELOAD_INTERVAL_SECONDS = 5.0
+USER_DATA_DIR = Path(".local/share/accessgov")  # under $HOME, when $XDG_DATA_HOME is not set
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
@@ -85,8 +89,9 @@ class Keyring:
         self._primary = primary
         self._keys = dict(keys)
         self.path = path
+        self.created: dict[str, str] = {}  # kid -> ISO time, from the key file (older files have none)
         self._lock = threading.Lock()
-        self._reloaded_at = time.monotonic()
+        self._file_state = _file_state(path) if path is not None else None
 
     @classmethod
     def generate(cls) -> Keyring:
@@ -95,20 +100,24 @@ class Keyring:
         return cls(kid, {kid: secrets.token_bytes(KEY_BYTES)})
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> Keyring:
-        """The keyring the environment names; creates the key file on first use (mode 0600)."""
+    def from_env(cls, env: Mapping[str, str] = os.environ, database_url: str | None = None) -> Keyring:
+        """The keyring the environment names (for the database at `database_url`, else `DATABASE_URL`'s); creates
+        the key file on first use (mode 0600). Servers and the CLI go through `storage.sealing.open_keyring`."""
         value = (env.get(ENV_KEY) or "").strip()
         if value:
             primary, keys = parse_env_keys(value)
             return cls(primary, keys)
-        return cls.from_file(key_file_path(env, data_dir), create=True)
+        return cls.from_file(key_file_path(env, database_url), create=True)
 
     @classmethod
     def from_file(cls, path: Path, *, create: bool = False) -> Keyring:
         if create and not path.exists():
             _create_key_file(path)
-        primary, keys = _read_key_file(path)
-        return cls(primary, keys, path=path)
+        state = _file_state(path)  # before the read: a write in between is seen by the next look
+        primary, keys, created = _read_key_file(path)
+        keyring = cls(primary, keys, path=path)
+        keyring.created, keyring._file_state = created, state
+        return keyring
 
     @property
     def primary_id(self) -> str:
@@ -122,11 +131,12 @@ class Keyring:
         return self._primary, self._keys[self._primary]
 
     def key(self, kid: str) -> bytes:
-        """The key `kid`; an unknown id re-reads the key file first (a rotation made by another process)."""
+        """The key `kid`; an unknown id re-reads the key file first when it changed since it was read (a rotation
+        made by another process). Coalesced: threads meeting the new id together wait for one re-read."""
         key = self._keys.get(kid)
         if key is None and self.path is not None:
             with self._lock:
-                if kid not in self._keys and time.monotonic() - self._reloaded_at >= RELOAD_INTERVAL_SECONDS:
+                if kid not in self._keys and _file_state(self.path) != self._file_state:
                     self.reload()
             key = self._keys.get(kid)
         if key is None:
@@ -138,19 +148,23 @@ class Keyring:
         before the primary moves to one of its keys."""
         if self.path is None:
             return
-        self._reloaded_at = time.monotonic()
-        primary, keys = _read_key_file(self.path)
+        state = _file_state(self.path)
+        primary, keys, created = _read_key_file(self.path)
         self._keys = keys
         self._primary = primary
+        self.created = created
+        self._file_state = state  # read before the file: a write in between is seen by the next look
 
     def add_primary(self) -> str:
         """Add a new key and make it primary, in the key file too; returns its id."""
         if self.path is None:
             raise KeyringError(f"keys from {ENV_KEY} are fixed: put a new key first in the variable instead")
+        self.reload()  # another process may have added keys since: keep them
         kid = new_key_id()
         keys = {**self._keys, kid: secrets.token_bytes(KEY_BYTES)}
-        _write_key_file(self.path, kid, keys, replace=True)
-        self._primary, self._keys = kid, keys
+        created = {**self.created, kid: _now()}
+        _write_key_file(self.path, kid, keys, replace=True, created=created)
+        self.reload()
         return kid
 
     def remove(self, kids: set[str]) -> None:
@@ -159,36 +173,84 @@ class Keyring:
             raise KeyringError(f"keys from {ENV_KEY} are fixed: remove them from the variable instead")
         kids = kids - {self._primary}
         keys = {kid: key for kid, key in self._keys.items() if kid not in kids}
-        _write_key_file(self.path, self._primary, keys, replace=True)
-        self._keys = keys
+        created = {kid: when for kid, when in self.created.items() if kid in keys}
+        _write_key_file(self.path, self._primary, keys, replace=True, created=created)
+        self.reload()
 
 
-def key_file_path(env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> Path:
+def key_source(env: Mapping[str, str] = os.environ, database_url: str | None = None) -> tuple[Path | None, str]:
+    """(the key file, or None for `ACCESSGOV_SECRET_KEY`; why this one): the one rule for every process."""
+    if (env.get(ENV_KEY) or "").strip():
+        return None, f"{ENV_KEY} (fixed keys from the environment)"
     explicit = (env.get(ENV_KEY_FILE) or "").strip()
     if explicit:
-        return Path(explicit)
-    from accessgov.storage.engine import DEFAULT_DATA_DIR
+        return Path(explicit).expanduser().absolute(), ENV_KEY_FILE
+    if database_url is None:
+        from accessgov.storage.engine import database_url_from_env
 
-    return (data_dir or DEFAULT_DATA_DIR).resolve() / DEFAULT_KEY_FILENAME
+        database_url = database_url_from_env(env)
+    database = _sqlite_file(database_url)
+    if database is not None:
+        return database.parent / DEFAULT_KEY_FILENAME, "next to the SQLite database"
+    data_home = (env.get("XDG_DATA_HOME") or "").strip()
+    base = Path(data_home) / "accessgov" if data_home else Path(env.get("HOME") or Path.home()) / USER_DATA_DIR
+    return base.absolute() / DEFAULT_KEY_FILENAME, "the per-user data directory (the database is not a SQLite file)"
 
 
-def _read_key_file(path: Path) -> tuple[str, dict[str, bytes]]:
+def key_file_path(env: Mapping[str, str] = os.environ, database_url: str | None = None) -> Path:
+    """Where the key file is for the database at `database_url` (default: `DATABASE_URL`'s); see `key_source`."""
+    path, _why = key_source({name: value for name, value in env.items() if name != ENV_KEY}, database_url)
+    assert path is not None
+    return path
+
+
+def _sqlite_file(database_url: str) -> Path | None:
+    """The file of a SQLite database URL; None for another backend or an in-memory database."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return Path(url.database).expanduser().absolute()
+
+
+def _file_state(path: Path) -> tuple[int, int, int] | None:
+    """What changes when the file is replaced or rewritten (inode, size, mtime); None when it is missing."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def _read_key_file(path: Path) -> tuple[str, dict[str, bytes], dict[str, str]]:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         primary = document["primary"]
         keys = {str(kid): decode_key(str(text), str(path)) for kid, text in document["keys"].items()}
+        created = {str(kid): str(when) for kid, when in (document.get("created") or {}).items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise KeyringError(f"cannot read the key file {path}: {error}") from error
     if primary not in keys:
         raise KeyringError(f"the key file {path} names primary {primary!r} but does not hold it")
-    return primary, keys
+    return primary, keys, created
 
 
-def _write_key_file(path: Path, primary: str, keys: Mapping[str, bytes], *, replace: bool) -> None:
+def _write_key_file(
+    path: Path, primary: str, keys: Mapping[str, bytes], *, replace: bool, created: Mapping[str, str]
+) -> None:
     """Write the whole file to a private temporary file (0600), then put it in place atomically: readers never
     see half a file. `replace=False` fails if the file exists (the first of several starting processes wins)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = {"primary": primary, "keys": {kid: encode_key(key) for kid, key in keys.items()}}
+    document = {
+        "primary": primary,
+        "keys": {kid: encode_key(key) for kid, key in keys.items()},
+        "created": {kid: when for kid, when in created.items() if kid in keys},
+    }
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -209,24 +271,32 @@ def _write_key_file(path: Path, primary: str, keys: Mapping[str, bytes], *, repl
 def _create_key_file(path: Path) -> None:
     kid = new_key_id()
     with contextlib.suppress(FileExistsError):
-        _write_key_file(path, kid, {kid: secrets.token_bytes(KEY_BYTES)}, replace=False)
+        _write_key_file(path, kid, {kid: secrets.token_bytes(KEY_BYTES)}, replace=False, created={kid: _now()})
 
 
-_default: Keyring | None = None
+_defaults: dict[Path | str, Keyring] = {}
 _default_lock = threading.Lock()
 
 
-def default_keyring() -> Keyring:
-    """The process's keyring, from the environment (loaded once)."""
-    global _default
+def default_keyring(database_url: str | None = None) -> Keyring:
+    """The process's keyring for the database at `database_url` (default: `DATABASE_URL`'s), loaded once per key
+    source through `storage.sealing.open_keyring`: the server and every CLI command find the same key file."""
+    from accessgov.storage.sealing import open_keyring
+
+    value = (os.environ.get(ENV_KEY) or "").strip()
+    source: Path | str = value or key_file_path(os.environ, database_url)
     with _default_lock:
-        if _default is None:
-            _default = Keyring.from_env()
-        return _default
+        keyring = _defaults.get(source)
+        if keyring is None:
+            keyring = _defaults[source] = open_keyring(database_url)
+        return keyring
 
 
 def reset_default_keyring(keyring: Keyring | None = None) -> None:
-    """Forget (or replace) the process's keyring: after the environment changed, and in tests."""
-    global _default
+    """Forget the process's keyrings (after the environment changed, and in tests), or make `keyring` the one for
+    the current environment's key source."""
     with _default_lock:
-        _default = keyring
+        _defaults.clear()
+        if keyring is not None:
+            value = (os.environ.get(ENV_KEY) or "").strip()
+            _defaults[value or keyring.path or key_file_path()] = keyring

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +27,9 @@ class PageTokenCodec:
     """Issues and verifies page tokens: signed, bound to a collection, versioned, with an optional max age.
 
     `secret` is the server's key (at least 32 random bytes recommended; every worker needs the same one); tokens
-    signed with one of `previous` (keys rotated out, still in their grace) verify too. `set_keys` swaps them.
+    signed with one of `previous` (keys rotated out, still in their grace) verify too, each until its Unix time in
+    `previous_until` (checked per token, so a grace ends when it says, whenever the keys were last loaded; no
+    entry: no end). `set_keys` swaps them.
     Tokens older than `max_age_seconds` are rejected (``None``: they never expire); so are tokens issued more
     than `clock_skew_seconds` in the future. `clock` returns the current Unix time (injectable for tests).
     """
@@ -39,19 +42,24 @@ class PageTokenCodec:
         clock: Callable[[], float] = time.time,
         clock_skew_seconds: int = 300,
         previous: Sequence[bytes] = (),
+        previous_until: Sequence[float] = (),
     ) -> None:
         if max_age_seconds is not None and max_age_seconds <= 0:
             raise ValueError("max_age_seconds must be positive or None")
-        self.set_keys(secret, previous)
-        self.max_age_seconds = max_age_seconds
         self.clock = clock
+        self.set_keys(secret, previous, previous_until)
+        self.max_age_seconds = max_age_seconds
         self.clock_skew_seconds = clock_skew_seconds
 
-    def set_keys(self, secret: bytes, previous: Sequence[bytes] = ()) -> None:
-        """Sign with `secret` from now on; accept tokens signed with `previous` too."""
+    def set_keys(self, secret: bytes, previous: Sequence[bytes] = (), previous_until: Sequence[float] = ()) -> None:
+        """Sign with `secret` from now on; accept tokens signed with `previous` too, each until its `previous_until`
+        Unix time (when given)."""
         if not isinstance(secret, bytes | bytearray) or not secret or not all(previous):
             raise ValueError("the page token secret must be non-empty bytes")
+        if previous_until and len(previous_until) != len(previous):
+            raise ValueError("previous_until needs one time per previous key")
         self._secret, self._previous = bytes(secret), tuple(bytes(key) for key in previous)
+        self._until = tuple(previous_until) or (math.inf,) * len(self._previous)
         # The label absorbed once per key: a token's MAC copies this state instead of keying a new HMAC (OpenSSL
         # looks the digest up and pads the key on every `hmac.new`).
         self._keyed = {key: hmac.new(key, _MAC_LABEL, hashlib.sha256) for key in (self._secret, *self._previous)}
@@ -118,7 +126,13 @@ class PageTokenCodec:
         # carried: the token format stays as it was, and a rotated-out key costs one more HMAC at most).
         if hmac.compare_digest(mac, self._mac(collection, signed)):
             return True
-        return any(hmac.compare_digest(mac, self._mac(collection, signed, key)) for key in self._previous)
+        if not self._previous:
+            return False
+        now = self.clock()
+        return any(
+            now < until and hmac.compare_digest(mac, self._mac(collection, signed, key))
+            for key, until in zip(self._previous, self._until, strict=True)
+        )
 
     def _mac(self, collection: str, signed: bytes, key: bytes | None = None) -> bytes:
         """HMAC-SHA256(key, label | len(collection) | collection | signed), truncated."""

@@ -8,14 +8,17 @@ Sealed values: `listeners.hmac_secret_sealed`, `listeners.previous_hmac_secret_s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from accessgov.keys import Keyring, default_keyring, is_sealed, open_sealed, seal
-from accessgov.keys.secretbox import key_id_of
+from accessgov.keys import Keyring, KeyringError, default_keyring, is_sealed, open_sealed, seal
+from accessgov.keys.keyring import ENV_KEY_FILE, key_source
+from accessgov.keys.secretbox import SealedValueError, key_id_of
 
 PAGE_TOKEN_KEYS = "page_token_keys"
 LEGACY_PAGE_TOKEN_SECRET = "page_token_secret"
@@ -151,3 +154,74 @@ def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> in
         connection.execute(_settings.insert().values(key=LEGACY_PAGE_TOKEN_SECRET, value=keys.current.hex()))
         changed += 1
     return changed + _rewrite(connection, keyring, unseal)
+
+
+def open_keyring(database_url: str | None = None, env: Mapping[str, str] = os.environ) -> Keyring:
+    """The keyring for the database at `database_url` (default: `DATABASE_URL`'s), by the one rule of
+    `keyring.key_source`: what the server and every CLI command use. A key file is created on first use, but
+    never beside a database that already holds sealed values: a new key could not open them, and a second key
+    file would silently split the secrets between two keys (the usual cause: another working directory or
+    another `ACCESSGOV_SECRET_KEY_FILE`)."""
+    path, why = key_source(env, database_url)
+    if path is not None and not path.exists():
+        if database_url is None:
+            from accessgov.storage.engine import database_url_from_env
+
+            database_url = database_url_from_env(env)
+        sealed = sealed_key_ids_at(database_url)
+        if sealed:
+            raise KeyringError(
+                f"no key file at {path} ({why}), but the database holds values sealed under key(s) "
+                f"{', '.join(sorted(sealed))}: point {ENV_KEY_FILE} at the key file that holds them "
+                "(a new key could not open them; none was created)"
+            )
+    return Keyring.from_env(env, database_url)
+
+
+def sealed_key_ids_at(database_url: str) -> set[str]:
+    """The key ids the database's sealed values are under (none before its tables exist)."""
+    from accessgov.storage.engine import create_engine
+
+    # Read-only (SQLite: a deferred transaction): the caller may hold the write lock, e.g. the first listener of a
+    # seed being sealed in the transaction that creates it.
+    engine = create_engine(database_url, read_only=True)
+    try:
+        with engine.connect() as connection:
+            if not sa.inspect(connection).has_table("listeners"):
+                return set()
+            return referenced_key_ids(connection)
+    finally:
+        engine.dispose()
+
+
+@dataclass(frozen=True)
+class SealedValue:
+    """One stored sealed value, for `accessgov keys doctor`: where it is, its key id, and why it does not open."""
+
+    where: str
+    key_id: str
+    problem: str | None
+
+
+def check_sealed_values(connection: Connection, keyring: Keyring) -> list[SealedValue]:
+    """Every sealed value, opened with `keyring` (nothing is written): which open and which do not, and why."""
+    stored: list[tuple[str, str, bytes]] = []
+    for row in _listener_rows(connection):
+        for column, label in zip(_LISTENER_COLUMNS, ("secret", "previous secret"), strict=True):
+            if getattr(row, column):
+                stored.append((f"listener {row.id} ({label})", getattr(row, column), listener_ad(row.id)))
+    setting = connection.execute(sa.select(_settings.c.value).where(_settings.c.key == PAGE_TOKEN_KEYS)).scalar()
+    if setting:
+        stored.append((f"setting {PAGE_TOKEN_KEYS}", setting, setting_ad(PAGE_TOKEN_KEYS)))
+    found = []
+    for where, value, ad in stored:
+        if not is_sealed(value):
+            found.append(SealedValue(where, "-", "stored in plaintext (`accessgov migrate` seals it)"))
+            continue
+        try:
+            open_sealed(keyring, value, ad)
+            problem = None
+        except (KeyringError, SealedValueError) as error:
+            problem = str(error)
+        found.append(SealedValue(where, key_id_of(value), problem))
+    return found

@@ -45,9 +45,10 @@ def test_two_servers_enforce_one_limit_through_redis(redis_url: str, tmp_path: P
         "ACCESSGOV_REDIS_URL": redis_url,
         "ACCESSGOV_AUTH_FAILURE_LIMIT": "4/3 seconds",
         "ACCESSGOV_TRUSTED_PROXIES": "127.0.0.0/8",
+        "ACCESSGOV_LIMITER_TIMEOUT_MS": "5000",  # a loaded machine must not make this test fail open
     }
-    # A client address of its own (documentation range, random): no other run on this Redis shares its counter.
-    source = {"X-Forwarded-For": f"2001:db8::{secrets.token_hex(2)}:{secrets.token_hex(2)}"}
+    # A client /64 of its own (documentation range, random): no other run on this Redis shares its counter.
+    source = {"X-Forwarded-For": f"2001:db8:{secrets.token_hex(2)}:{secrets.token_hex(2)}::1"}
     guess = {"Authorization": "Bearer guessed-token", **source}
     valid = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}", **source}
     with (
@@ -58,13 +59,15 @@ def test_two_servers_enforce_one_limit_through_redis(redis_url: str, tmp_path: P
     ):
         assert [a.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]
         assert [b.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]
-        # Four failures in all, two on each server: both refuse now.
+        # Four failures in all, two on each server: both refuse this address's next guess now; its valid token
+        # verifies first and is never refused.
         for client in (a, b):
-            refused = client.get(ENTITLEMENTS, headers=valid)
+            assert client.get(ENTITLEMENTS, headers=valid).status_code == 200
+            refused = client.get(ENTITLEMENTS, headers=guess)
             assert refused.status_code == 429, refused.text
             assert refused.json()["code"] == "TOO_MANY_FAILED_ATTEMPTS"
             retry_after = int(refused.headers["retry-after"])
             assert 1 <= retry_after <= 3
         time.sleep(retry_after)
-        assert a.get(ENTITLEMENTS, headers=valid).status_code == 200
+        assert a.get(ENTITLEMENTS, headers=guess).status_code == 401
         assert b.get(ENTITLEMENTS, headers=valid).status_code == 200

@@ -93,3 +93,42 @@ def test_a_worker_that_has_not_reloaded_yet_accepts_tokens_of_the_new_key(tmp_pa
                 assert next_token(a, resumed.json()["nextPageToken"]).status_code == 200  # B signs with it too now
                 forged = next_token(b, token[:-2] + ("AA" if not token.endswith("AA") else "BB"))
                 assert forged.status_code == 400 and forged.json()["code"] == "INVALID_PAGE_TOKEN"
+
+
+def test_a_grace_ends_on_time_on_a_server_that_does_not_reload(tmp_path: Path) -> None:
+    """Server B learns of the rotation once (a token of the new key) and then would not reload for an hour: the
+    rotated-out key still stops verifying when its grace ends, checked per token."""
+    with seeded_database(tmp_path) as (url, sessions):
+        config = ServerConfig(database_url=url, **NO_FAILURE_LIMITS)
+        fast = create_app(config, page_keys_reload_seconds=RELOAD)
+        slow = create_app(config, page_keys_reload_seconds=3600)
+        with serve(fast) as fast_url, serve(slow) as slow_url:
+            auth = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}
+            with httpx.Client(base_url=fast_url, headers=auth) as a, httpx.Client(base_url=slow_url, headers=auth) as b:
+                old_token = next_token(b).json()["nextPageToken"]
+                grace = timedelta(seconds=1)
+                rotate(sessions, grace)
+                ends = time.time() + grace.total_seconds()
+                assert next_token(b, next_token(a).json()["nextPageToken"]).status_code == 200  # B reloaded
+                assert next_token(b, old_token).status_code == 200  # in its grace
+                time.sleep(max(0.0, ends - time.time()) + 0.2)
+                rejected = next_token(b, old_token)
+                assert rejected.status_code == 400 and rejected.json()["code"] == "INVALID_PAGE_TOKEN"
+
+
+def test_a_rotation_without_grace_reaches_a_default_server_within_seconds(tmp_path: Path) -> None:
+    """With the default reload interval, `page-keys rotate --grace 0` ends the old key's tokens within a few
+    seconds (it was up to 30), on every server; the deadline here is generous for a loaded machine."""
+    with seeded_database(tmp_path) as (url, sessions):
+        app = create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))
+        with serve(app) as base_url, httpx.Client(base_url=base_url) as client:
+            client.headers["Authorization"] = f"Bearer {DEMO_ADMIN_TOKEN}"
+            old_token = next_token(client).json()["nextPageToken"]
+            with sessions.begin() as session:
+                page_keys.rotate(session, datetime.now(UTC), timedelta(0))
+            deadline = time.monotonic() + 15
+            while next_token(client, old_token).status_code == 200:
+                assert time.monotonic() < deadline, "the rotated-out key still verifies"
+                time.sleep(0.2)
+            rejected = next_token(client, old_token)
+            assert rejected.status_code == 400 and rejected.json()["code"] == "INVALID_PAGE_TOKEN"

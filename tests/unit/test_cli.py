@@ -67,7 +67,8 @@ def test_durations() -> None:
     assert parse_duration("30m") == timedelta(minutes=30)
     assert parse_duration("3600s") == parse_duration("3600") == timedelta(hours=1)
     assert parse_duration("0") == timedelta(0)
-    for bad in ("", "-1h", "1w", "1.5h", "h"):
+    assert parse_duration("1.5h") == timedelta(minutes=90)
+    for bad in ("", "-1h", "1w", "1.5.0h", "h", "99999999999h"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_duration(bad)
 

@@ -57,10 +57,13 @@ class Error:
     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the operation's limit (64 KB for webhooks). |
     | `REQUEST_HEADERS_TOO_LARGE` | 431 | A header line, the number of header lines or the whole request head exceeds
     the server's limits. |
-    | `TOO_MANY_FAILED_ATTEMPTS` | 429 | Too many failed authentications from this address or for this credential; see
-    `Retry-After`. |
+    | `TOO_MANY_FAILED_ATTEMPTS` | 429 | Too many failed authentications from this source address (an IPv6 address
+    counts by its /64); see `Retry-After`. A credential that verifies is never refused. |
     | `SERVICE_UNAVAILABLE` | 503 | The server is overloaded (its connection cap is reached) or shutting down, or its
     database cannot be reached; retry later. |
+    | `KEY_UNAVAILABLE` | 503 | A stored secret this request needs (a webhook listener's signing secret) is sealed under
+    a key the server does not have: an operator's key file or `ACCESSGOV_SECRET_KEY` is incomplete (`accessgov keys
+    doctor`); retry later. |
     | `NOT_READY` | 503 | Readiness probe (internal): the database is unreachable or not migrated to the newest schema.
     |
     | `INTERNAL` | 500 | A fault of the server, never of the request. |

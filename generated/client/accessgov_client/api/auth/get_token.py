@@ -95,8 +95,9 @@ def sync_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
-    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
-    body: RFC 6749 has no error for it); the secret is not checked until then.
+    Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
+    body:
+    RFC 6749 has no error for it); the right secret is never refused.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -142,8 +143,9 @@ def sync(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
-    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
-    body: RFC 6749 has no error for it); the secret is not checked until then.
+    Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
+    body:
+    RFC 6749 has no error for it); the right secret is never refused.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -184,8 +186,9 @@ async def asyncio_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
-    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
-    body: RFC 6749 has no error for it); the secret is not checked until then.
+    Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
+    body:
+    RFC 6749 has no error for it); the right secret is never refused.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-
@@ -229,8 +232,9 @@ async def asyncio(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
-    Too many wrong secrets from one address or for one client is 429 with `Retry-After` (and the `Error`
-    body: RFC 6749 has no error for it); the secret is not checked until then.
+    Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
+    body:
+    RFC 6749 has no error for it); the right secret is never refused.
 
     Args:
         body (OAuthTokenRequest): OAuth2 client-credentials grant (RFC 6749 section 4.4), form-

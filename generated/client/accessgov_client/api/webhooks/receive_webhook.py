@@ -115,10 +115,11 @@ def sync_detailed(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
-    with
-    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
-    authentication (401), then idempotency on
+    address (403 when the listener restricts CIDR ranges), then authentication (401; 429 with `Retry-
+    After`
+    instead once this source address has sent too many bad signatures or tokens: a signature or token
+    that
+    verifies is never refused), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -186,10 +187,11 @@ def sync(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
-    with
-    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
-    authentication (401), then idempotency on
+    address (403 when the listener restricts CIDR ranges), then authentication (401; 429 with `Retry-
+    After`
+    instead once this source address has sent too many bad signatures or tokens: a signature or token
+    that
+    verifies is never refused), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -252,10 +254,11 @@ async def asyncio_detailed(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
-    with
-    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
-    authentication (401), then idempotency on
+    address (403 when the listener restricts CIDR ranges), then authentication (401; 429 with `Retry-
+    After`
+    instead once this source address has sent too many bad signatures or tokens: a signature or token
+    that
+    verifies is never refused), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
@@ -321,10 +324,11 @@ async def asyncio(
 
     Processing order: request shape (headers, timestamp window, event ID, body size and JSON), then
     source
-    address (403 when the listener restricts CIDR ranges), then the failed-authentication limits (429
-    with
-    `Retry-After` once this address or listener has seen too many bad signatures or tokens), then
-    authentication (401), then idempotency on
+    address (403 when the listener restricts CIDR ranges), then authentication (401; 429 with `Retry-
+    After`
+    instead once this source address has sent too many bad signatures or tokens: a signature or token
+    that
+    verifies is never refused), then idempotency on
     `Webhook-Event-Id` (409 for a replay within 7 days), then the automation: the event record and a
     queued
     automation run are committed together, the 200 names the run, and the run executes after the
