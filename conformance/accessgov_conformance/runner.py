@@ -39,7 +39,7 @@ class RunState:
     salt: int = field(default_factory=run_salt)
     token_cache: dict[str, str] = field(default_factory=dict)
     history: list[Exchange] = field(default_factory=list)
-    schema_statuses: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    schema_statuses: dict[tuple[str, str], list[int]] | None = None  # None: the schema part did not run
     options: dict[str, object] = field(default_factory=dict)
     walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
 

@@ -65,3 +65,17 @@ def test_the_docs_table_lists_every_rule_as_registered() -> None:
     for rule in all_rules():
         assert rule.id in rows, rule.id
         assert rows[rule.id].endswith("| yes |" if rule.mock else "| n/a |"), rule.id
+
+
+def test_a_schema_part_answered_only_429_is_no_evidence(tmp_path: Path) -> None:
+    import httpx
+    from accessgov_conformance import spec
+    from accessgov_conformance.registry import RULES
+    from accessgov_conformance.runner import RunState, run_rule
+
+    with httpx.Client(transport=FakeTarget().transport()) as client:
+        state = RunState(fake_config(tmp_path), 1, client)
+        state.schema_statuses = {operation: [429, 429] for operation in spec.OPERATIONS}
+        result = run_rule(RULES["EV-OPS-001"], state)
+    assert result.verdict == Verdict.NO_EVIDENCE
+    assert "Schemathesis: GET /api/v1/apps/{app_id}/entitlements got no 2xx (429 x2)" in result.reason
