@@ -14,6 +14,10 @@ from collections.abc import Callable
 from scripts.diffcheck.model import REQUEST, Finding
 
 _SCHEMA = re.compile(r"^(?P<context>[^`]*)`(?P<path>[^`]+)`: (?P<text>.+?)(?: \((?P<direction>request|response)\))?$")
+# The deprecation and stability checks put the direction after the path: "`Task.note` (response): deprecated".
+_SCHEMA_DIRECTION_FIRST = re.compile(
+    r"^(?P<context>[^`]*)`(?P<path>[^`]+)` \((?P<direction>request|response)\): (?P<text>.+)$"
+)
 _INLINE = re.compile(r"^(?P<where>request body|response \S+) (?P<media>\S+?)(?:\.(?P<field>[A-Za-z_$\[].*))?$")
 
 # keyword -> (what it limits, unit) for the bound rules.
@@ -24,6 +28,8 @@ _UNITS = {
     "minItems": "items",
     "maxProperties": "entries",
     "minProperties": "entries",
+    "maxContains": "matching items",
+    "minContains": "matching items",
     "maximum": "",
     "minimum": "",
     "exclusiveMaximum": "",
@@ -36,6 +42,8 @@ _BOUND_VERB = {
     "minItems": "must now hold at least {n} {unit}",
     "maxProperties": "may now hold up to {n} {unit}",
     "minProperties": "must now hold at least {n} {unit}",
+    "maxContains": "may now hold up to {n} {unit}",
+    "minContains": "must now hold at least {n} {unit}",
     "maximum": "may now be up to {n}",
     "minimum": "must now be at least {n}",
     "exclusiveMaximum": "must now be below {n}",
@@ -48,6 +56,8 @@ _BOUND_SET = {
     "minItems": "must now hold at least {n} {unit}",
     "maxProperties": "is now limited to {n} {unit}",
     "minProperties": "must now hold at least {n} {unit}",
+    "maxContains": "may now hold at most {n} {unit}",
+    "minContains": "must now hold at least {n} {unit}",
     "maximum": "may now be at most {n}",
     "minimum": "must now be at least {n}",
     "exclusiveMaximum": "must now be below {n}",
@@ -60,6 +70,8 @@ _BOUND_GONE = {
     "minItems": "no longer has a minimum number of items",
     "maxProperties": "no longer has a maximum number of entries",
     "minProperties": "no longer has a minimum number of entries",
+    "maxContains": "no longer has a maximum number of matching items",
+    "minContains": "no longer has a minimum number of matching items",
     "maximum": "no longer has a maximum",
     "minimum": "no longer has a minimum",
     "exclusiveMaximum": "no longer has an exclusive maximum",
@@ -139,6 +151,22 @@ _SCHEMA_RULES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
     (re.compile(r"^(?P<kw>anyOf|oneOf) member `(?P<old>[^`]*)` removed$"), "{s} may no longer be `{old}` ({kw})"),
     (re.compile(r"^additionalProperties narrowed$"), "{s} now restricts its additional properties"),
     (re.compile(r"^additionalProperties widened$"), "{s} now allows more additional properties"),
+    (re.compile(r"^allOf member `(?P<new>[^`]*)` added$"), "{s} must now also match `{new}` (allOf)"),
+    (re.compile(r"^allOf member `(?P<old>[^`]*)` removed$"), "{s} no longer has to match `{old}` (allOf)"),
+    (re.compile(r"^`const` `(?P<new>.*)` added$"), "{s} must now be `{new}` (const)"),
+    (re.compile(r"^`const` `(?P<old>.*)` removed$"), "{s} is no longer fixed to `{old}` (const)"),
+    (
+        re.compile(r"^`const` changed from `(?P<old>.*)` to `(?P<new>.*)`$"),
+        "{s} must now be `{new}` (was `{old}`; const)",
+    ),
+    (
+        re.compile(r"^`(?P<kw>[^`]+)` changed from `(?P<old>.*)` to `(?P<new>.*)`$"),
+        "{s} changed `{kw}` from `{old}` to `{new}`",
+    ),
+    (re.compile(r"^`(?P<kw>[^`]+)` `(?P<new>.*)` added$"), "{s} now has `{kw}` `{new}`"),
+    (re.compile(r"^`(?P<kw>[^`]+)` `(?P<old>.*)` removed$"), "{s} no longer has `{kw}` `{old}`"),
+    (re.compile(r"^`(?P<kw>[^`]+)` entry `(?P<name>[^`]*)` added$"), "{s} now has a `{kw}` entry `{name}`"),
+    (re.compile(r"^`(?P<kw>[^`]+)` entry `(?P<name>[^`]*)` removed$"), "{s} no longer has the `{kw}` entry `{name}`"),
     (re.compile(r"^removed$"), "{s} removed"),
     (re.compile(r"^new (?P<req>required|optional) property$"), "new {req} {s}"),
     (re.compile(r"^now required$"), "{s} is now required"),
@@ -218,7 +246,7 @@ def phrase(finding: Finding, *, shared: bool = False) -> str:
         match = pattern.match(message)
         if match:
             return _capitalise(template(match) if callable(template) else template.format(**match.groupdict()))
-    schema = _SCHEMA.match(message)
+    schema = _SCHEMA_DIRECTION_FIRST.match(message) or _SCHEMA.match(message)
     if schema is None:
         return _capitalise(message)
     direction = schema["direction"] or ("request" if finding.check.startswith(("request", "new-")) else "response")
