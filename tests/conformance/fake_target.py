@@ -356,6 +356,8 @@ class FakeTarget:
             raise Refusal(413, "PAYLOAD_TOO_LARGE")
         try:
             body = json.loads(request.content)
+            if self.broken("WH-JSON-002") and not isinstance(body, dict):  # "JSON" taken to mean an object
+                raise ValueError("not an object")
         except ValueError:
             if not self.broken("WH-JSON-001"):
                 raise Refusal(400, "INVALID_JSON") from None

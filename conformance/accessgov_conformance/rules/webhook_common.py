@@ -160,6 +160,21 @@ def body_not_json(ctx: Context) -> None:
 
 
 @rule(
+    "WH-JSON-002",
+    family=FAMILY,
+    title="Any JSON value is a valid body",
+    text="Correctly signed bodies that are JSON but not objects (an array, a string, null) are accepted (200).",
+    spec="spec/components/schemas/WebhookPayload.yaml",
+    seed="Events (the event payload is the JSON body; field names defined by the sender)",
+    mock=True,
+)
+def any_json_value(ctx: Context) -> None:
+    listener = any_listener(ctx)
+    for body in (b'[1,"two",{"three":3}]', b'"text"', b"null"):
+        accepted(ctx, ctx.deliver(listener, body=body), what=f"body {body.decode()}")
+
+
+@rule(
     "WH-SIZE-001",
     family=FAMILY,
     title="A body of exactly 64 KB is accepted",
