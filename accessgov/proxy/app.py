@@ -8,11 +8,19 @@ status, a content type or required header the contract does not promise, a body 
 request the contract says is invalid. Each violation is one JSON log line (logger `accessgov.proxy`) and
 counted; `GET /__proxy/violations` reports the counts. With `errors=True` a violating response is replaced by
 a 502 whose body lists the violations (the response is then buffered instead of streamed).
+
+Edges: a request body over the contract's limit (64 KB for every operation documenting a 413, else `max_body`)
+is answered 413 without being forwarded or buffered further; the report answers loopback peers only, or, when
+the proxy was given a token (`ACCESSGOV_PROXY_TOKEN`), whoever sends `Authorization: Bearer <token>`; violations
+name what failed and where (a JSON pointer, a parameter name), never the value sent; an unreachable upstream is a
+generic 502 `Error`, its exception logged, not answered. Every answer of the proxy's own is the contract's `Error`.
 """
 
 from __future__ import annotations
 
 import collections
+import hmac
+import ipaddress
 import json
 import logging
 import zlib
@@ -50,6 +58,7 @@ MAX_CHECKED_BODY = 4 * 1024 * 1024  # larger responses are streamed through with
 SMALL_BODY = 256 * 1024  # buffered and sent in one piece; larger bodies are streamed
 REPORT_PATH = "/__proxy/violations"
 RECENT = 100
+DEFAULT_MAX_BODY = 1024 * 1024  # requests to operations whose contract states no limit, and to unknown paths
 
 
 class Violations:
@@ -85,10 +94,20 @@ class Violations:
 class ValidationProxy:
     """`ValidationProxy(upstream_url, Contract(bundle), errors=False)`: an ASGI app."""
 
-    def __init__(self, upstream: str, contract: Contract, *, errors: bool = False) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        contract: Contract,
+        *,
+        errors: bool = False,
+        max_body: int = DEFAULT_MAX_BODY,
+        report_token: str | None = None,
+    ) -> None:
         self.upstream = httpx.URL(upstream.rstrip("/"))
         self.contract = contract
         self.errors = errors
+        self.max_body = max_body
+        self.report_token = report_token or None
         self.violations = Violations()
         self._pool: httpcore.AsyncConnectionPool | None = None
 
@@ -112,20 +131,44 @@ class ValidationProxy:
         if scope["type"] != "http":
             return
         if scope["path"] == REPORT_PATH and scope["method"] == "GET":
-            await _send_json(send, 200, self.violations.report())
+            await self._report(scope, send)
             return
         await self._forward(scope, receive, send)
 
+    async def _report(self, scope: Scope, send: Send) -> None:
+        """The counts, for loopback peers only, or for the holder of the proxy's token when it was given one."""
+        if self.report_token is not None:
+            scheme, _, token = _header(scope, b"authorization").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                token.strip().encode(), self.report_token.encode()
+            ):
+                await _send_error(send, 401, "UNAUTHENTICATED", "the violations report needs the proxy's token")
+                return
+        elif not _loopback(scope):
+            await _send_error(send, 403, "PERMISSION_DENIED", "the violations report answers loopback clients only")
+            return
+        await _send_json(send, 200, self.violations.report())
+
     async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await _read_body(receive)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        context = {"method": scope["method"], "path": scope["path"]}
         found = self.contract.find(scope["method"], scope["path"])
+        context: dict[str, Any] = {"method": scope["method"]}
         operation: OperationContract | None = None
-        invalid_request = False
+        path_params: dict[str, str] = {}
+        limit = self.max_body
         if found is not None:
             operation, path_params = found
-            context["operation"] = operation.operation_id
+            context.update(path=operation.path, operation=operation.operation_id)
+            limit = operation.max_body or self.max_body
+        body = await _read_body(receive, limit, headers.get("content-length", ""))
+        if body is None:
+            if operation is not None:
+                self.violations.record("request", Problem("request.body_size", f"body over {limit} bytes"), context)
+            message = f"the request body exceeds {limit} bytes"
+            await _send_error(send, 413, "PAYLOAD_TOO_LARGE", message, location="body", close=True)
+            return
+        invalid_request = False
+        if operation is not None:
             query = dict(_query(scope))
             for problem in operation.check_request(path_params, query, headers, body):
                 invalid_request = True
@@ -147,8 +190,12 @@ class ValidationProxy:
             async with self.pool.stream(scope["method"], url, headers=forwarded, content=body) as response:
                 await self._relay(response, operation, invalid_request, context, send)
         except (httpcore.NetworkError, httpcore.TimeoutException, httpcore.ProtocolError) as error:
-            # Only before the response started: once it has, the connection to the client is broken anyway.
-            await _send_json(send, 502, {"code": "UPSTREAM_UNREACHABLE", "message": f"{type(error).__name__}: {error}"})
+            # Only before the response started: once it has, the connection to the client is broken anyway. The
+            # exception is the proxy's business (its log), not the client's.
+            log.warning(
+                "upstream %s unreachable for %s: %s: %s", self.upstream, scope["method"], type(error).__name__, error
+            )
+            await _send_error(send, 502, "UPSTREAM_UNREACHABLE", "the upstream server could not be reached")
 
     async def _relay(
         self,
@@ -170,7 +217,8 @@ class ValidationProxy:
             body = b"".join([chunk async for chunk in response.aiter_stream()])
             entries = self._check(operation, status, headers, body, invalid_request, context) if operation else []
             if entries and self.errors:
-                await _send_json(send, 502, {"code": "CONTRACT_VIOLATION", "violations": entries})
+                message = "the upstream's response violates the contract"
+                await _send_json(send, 502, {"code": "CONTRACT_VIOLATION", "message": message, "violations": entries})
                 return
             await send({"type": "http.response.start", "status": status, "headers": raw_headers})
             await send({"type": "http.response.body", "body": body})
@@ -211,7 +259,12 @@ def _decoded(body: bytes | None, headers: dict[str, str]) -> bytes | None:
     if body is None or encoding == "identity":
         return body
     if encoding in ("gzip", "deflate"):
-        return zlib.decompress(body, wbits=47)  # 47: gzip or zlib header, detected
+        inflater = zlib.decompressobj(wbits=47)  # 47: gzip or zlib header, detected
+        try:
+            decoded = inflater.decompress(body, MAX_CHECKED_BODY)
+        except zlib.error:
+            return b"\x00"  # not what it says it is: checked as a body no schema accepts
+        return None if inflater.unconsumed_tail else decoded  # beyond what is checked: as a large body
     return None  # an encoding we cannot undo: status, type and headers are still checked
 
 
@@ -219,17 +272,51 @@ def _query(scope: Scope) -> list[tuple[str, str]]:
     return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
 
 
-async def _read_body(receive: Receive) -> bytes:
+async def _read_body(receive: Receive, limit: int, declared: str) -> bytes | None:
+    """The request body, or None as soon as it is known to exceed `limit` (declared or received): nothing more of it
+    is kept or read."""
+    if declared.isdigit() and int(declared) > limit:
+        return None
     parts = []
+    size = 0
     while True:
         message = await receive()
-        parts.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
         if not message.get("more_body", False):
             return b"".join(parts)
 
 
-async def _send_json(send: Send, status: int, value: Any) -> None:
+def _header(scope: Scope, name: bytes) -> str:
+    return next((value.decode("latin-1") for key, value in scope["headers"] if key == name), "")
+
+
+def _loopback(scope: Scope) -> bool:
+    client = scope.get("client")
+    try:
+        address = ipaddress.ip_address(client[0]) if client else None
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address is not None and address.is_loopback
+
+
+async def _send_error(
+    send: Send, status: int, code: str, message: str, *, location: str | None = None, close: bool = False
+) -> None:
+    """The contract's `Error` body, for what the proxy answers itself."""
+    details = [{"location": location, "reason": message}] if location else []
+    await _send_json(send, status, {"code": code, "message": message, "details": details}, close=close)
+
+
+async def _send_json(send: Send, status: int, value: Any, *, close: bool = False) -> None:
     body = json.dumps(value, sort_keys=True).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:  # the rest of the request body was not read
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

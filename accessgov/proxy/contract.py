@@ -3,6 +3,9 @@
 Requests are checked for what the contract asks of a client (credentials present for one security requirement,
 parameters, body); responses for what it promises (status documented, content type, required headers, body
 valid against the response schema). Each check returns human-readable problems, empty when all is well.
+
+A problem names what failed and where (the schema keyword, a parameter or header name, a JSON pointer), never the
+value: request values may be secrets (a client secret in a form, a token), and response values too.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -24,6 +27,9 @@ from accessgov.http.fastcheck import Check, compile_check
 BUNDLE_URI = "urn:accessgov:proxy-bundle"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 INTEGER = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
+# The body limit of every operation documenting a 413 (components/responses/PayloadTooLarge: 65,536 bytes).
+CONTRACT_MAX_BODY = 64 * 1024
+SCHEMA_VALUE_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,15 @@ def _escape(part: str) -> str:
     return part.replace("~", "~0").replace("/", "~1")
 
 
+def _failed(error: ValidationError) -> str:
+    """What a value failed, without the value: `maxLength 1024 at /comment` (the keyword's value is the schema's)."""
+    expected = repr(error.validator_value)
+    if len(expected) > SCHEMA_VALUE_CHARS:
+        expected = expected[:SCHEMA_VALUE_CHARS] + "..."
+    where = "/" + "/".join(_escape(str(part)) for part in error.absolute_path)
+    return f"fails {error.validator} {expected} at {where}"
+
+
 class OperationContract:
     """What one operation accepts and answers."""
 
@@ -81,6 +96,7 @@ class OperationContract:
         base = f"/paths/{_escape(path)}/{method}"
         self.operation_id: str = op.get("operationId", f"{method.upper()} {path}")
         self.method = method.upper()
+        self.path = path
         self.regex = re.compile("^" + re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(path)) + "$")
         self.parameters: list[tuple[dict[str, Any], Draft202012Validator]] = []
         for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
@@ -124,6 +140,7 @@ class OperationContract:
                 if _deref(doc, header).get("required", False)
             }
             self.responses[str(status)] = {"content": content, "headers": headers}
+        self.max_body: int | None = CONTRACT_MAX_BODY if "413" in self.responses else None
 
     def check_request(
         self, path_params: dict[str, str], query: dict[str, str], headers: dict[str, str], body: bytes
@@ -152,7 +169,7 @@ class OperationContract:
                 value = raw == "true"
             error = best_match(validator.iter_errors(value))
             if error is not None:
-                problems.append(Problem("request.parameter", f"{where} parameter {name}: {error.message}"))
+                problems.append(Problem("request.parameter", f"{where} parameter {name} {_failed(error)}"))
         problems.extend(self._check_request_body(headers.get("content-type", ""), body))
         return problems
 
@@ -161,14 +178,12 @@ class OperationContract:
             return []
         media = content_type.split(";")[0].strip().lower()
         if media not in self.body:
-            return [
-                Problem("request.content_type", f"Content-Type {media or '(none)'} is not one of {list(self.body)}")
-            ]
+            return [Problem("request.content_type", f"Content-Type is not one of {list(self.body)}")]
         if media == "application/json":
             try:
                 value = json.loads(body)
-            except ValueError as error:
-                return [Problem("request.body", f"not valid JSON: {error}")]
+            except (ValueError, RecursionError) as error:  # a position, never the text
+                return [Problem("request.body", f"not valid JSON ({type(error).__name__})")]
         elif media == "application/x-www-form-urlencoded":
             value = dict(parse_qsl(body.decode("latin-1")))
         else:
@@ -176,7 +191,7 @@ class OperationContract:
         error = best_match(self.body[media].iter_errors(value))
         if error is None:
             return []
-        return [Problem("request.body", f"/{'/'.join(map(str, error.absolute_path))}: {error.message}")]
+        return [Problem("request.body", f"body {_failed(error)}")]
 
     def check_response(self, status: int, headers: dict[str, str], body: bytes | None) -> list[Problem]:
         """`body` None: not buffered (too large to check); the status, content type and headers still are."""
@@ -193,7 +208,7 @@ class OperationContract:
                 continue
             error = best_match(validator.iter_errors(headers[name]))
             if error is not None:
-                problems.append(Problem("response.header", f"header {name}: {error.message}"))
+                problems.append(Problem("response.header", f"header {name} {_failed(error)}"))
         content = spec["content"]
         media = headers.get("content-type", "").split(";")[0].strip().lower()
         if not content:
@@ -201,8 +216,9 @@ class OperationContract:
                 problems.append(Problem("response.body", f"status {status} documents no body, got {len(body)} bytes"))
             return problems
         if media not in content:
+            shown = media if media in ("", "text/plain", "text/html", "application/json") else "another type"
             problems.append(
-                Problem("response.content_type", f"Content-Type {media or '(none)'} not in {list(content)}")
+                Problem("response.content_type", f"Content-Type {shown or '(none)'} not in {list(content)}")
             )
             return problems
         checks = content[media]
@@ -211,14 +227,13 @@ class OperationContract:
         try:
             value = jsoncodec.loads(body)  # orjson where it reads exactly what json would
         except (ValueError, RecursionError) as error:
-            return [*problems, Problem("response.body", f"not valid JSON: {error}")]
+            return [*problems, Problem("response.body", f"not valid JSON ({type(error).__name__})")]
         is_valid, validator = checks
         if is_valid(value):  # a compiled predicate where possible; jsonschema only words the error
             return problems
         error = best_match(validator.iter_errors(value))
         if error is not None:
-            at = "/" + "/".join(map(str, error.absolute_path))
-            problems.append(Problem("response.body", f"{at}: {error.message}"))
+            problems.append(Problem("response.body", f"body {_failed(error)}"))
         return problems
 
 
