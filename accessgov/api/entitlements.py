@@ -1,53 +1,21 @@
-"""`GET /api/v1/apps/{app_id}/entitlements`: the pagination convention, by declaration."""
+"""`GET /api/v1/apps/{app_id}/entitlements`: keyset pages under signed page tokens (`accessgov.paging`), read by
+`storage.entitlements.EntitlementPages`."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, Text, bindparam, cast, select, true
-from sqlalchemy.engine import Dialect
-
 from accessgov.errors import NotFound
 from accessgov.http.context import RequestContext
 from accessgov.paging import PageTokenCodec, page_response, parse_page_request
 from accessgov.paging.errors import PageTokenError
 from accessgov.storage.database import Database
+from accessgov.storage.entitlements import EntitlementPages
 from accessgov.storage.parsed_documents import ParsedDocuments
-from accessgov.storage.prepared import PreparedQuery, json_column
-from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
-# Documents as stored text (a no-op on SQLite): they are parsed on the event loop (see
-# `ListEntitlementsHandler.__call__`), never by psycopg on a reader thread.
-_COLUMNS = select(AppEntitlement.id, cast(AppEntitlement.document, Text).label("document")).where(
-    AppEntitlement.app_id == bindparam("app_id")
-)
-# Keyset paging on the (app_id, id) primary key: a range scan whatever the depth, never OFFSET.
-FIRST_ROWS = _COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit"))
-NEXT_ROWS = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
-APP_DOCUMENT = select(cast(App.document, Text)).where(App.id == bindparam("app_id"))
-
-
-def _with_app(page: Select[Any]) -> Select[Any]:
-    """`page` with the app's document on every row, in one statement: none when there is no such app (404), one
-    row of NULLs when the page is empty."""
-    rows = page.subquery()
-    return (
-        select(cast(App.document, Text), rows.c.id, rows.c.document)
-        .select_from(App.__table__.outerjoin(rows, true()))
-        .where(App.id == bindparam("app_id"))
-        .order_by(rows.c.id)
-    )
-
-
-FIRST_PAGE = _with_app(FIRST_ROWS)
-NEXT_PAGE = _with_app(NEXT_ROWS)
-DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
-    DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
-)
 TYPE_PREFIX = "type.googleapis.com/svc.api.app.v1"
 APP_PATH = "$.expanded[0]"  # where `expanded` holds the app: first
-Rows = list[tuple[str, str]]
 
 
 class _Entitlement(NamedTuple):
@@ -76,33 +44,6 @@ _ENTITLEMENTS = ParsedDocuments(max_text_chars=4 * 2**20, derive=_entitlement)
 _APPS = ParsedDocuments(max_text_chars=2**20)
 
 
-class _PageReads:
-    """The app's document and one page of its entitlements (id, document text), or None without such an app.
-
-    PostgreSQL: one statement (`_with_app`), a single round trip on a connection of the loop's
-    (`Database.fetch`). SQLite: the app, then the page, on the loop's connection; the join's plan materialises the
-    page and sorts it in a temporary b-tree, 52 us against 18 us for the two statements (25 entitlements). Each
-    reads its own snapshot there: the app only decides the 404 and leads `expanded`, and a page never depends on
-    the app's document.
-    """
-
-    def __init__(self, dialect: Dialect) -> None:
-        self.joined = dialect.name != "sqlite"
-        self.first = PreparedQuery(FIRST_PAGE if self.joined else FIRST_ROWS, dialect)
-        self.next = PreparedQuery(NEXT_PAGE if self.joined else NEXT_ROWS, dialect)
-        self.app = PreparedQuery(APP_DOCUMENT, dialect)
-
-    async def read(self, db: Database, values: dict[str, Any]) -> tuple[str, Rows] | None:
-        query = self.next if "after" in values else self.first
-        if self.joined:
-            found = await db.fetch(query, **values)
-            if not found:
-                return None
-            return found[0][0], [(key, text) for _app, key, text in found if key is not None]
-        app = await db.fetch(self.app, app_id=values["app_id"])
-        return (app[0][0], await db.fetch(query, **values)) if app else None
-
-
 class ListEntitlementsHandler:
     """Keyset-paged entitlements of one app, ordered by id; tokens are bound to the app's collection."""
 
@@ -114,9 +55,7 @@ class ListEntitlementsHandler:
         # Re-reads the page-token keys (rate-limited); True when they changed. A token signed by a key another
         # worker already uses after a rotation is then verified here too, instead of failing until our reload.
         self.refresh_keys = refresh_keys
-        dialect = db.read_engine.dialect
-        self.pages = _PageReads(dialect)
-        self.directory_document = PreparedQuery(DIRECTORY_DOCUMENT, dialect)
+        self.pages = EntitlementPages(db)
 
     async def __call__(self, ctx: RequestContext) -> tuple[int, dict[str, Any]]:
         app_id = ctx.path_params["app_id"]
@@ -143,7 +82,7 @@ class ListEntitlementsHandler:
             values["after"] = after
         # The app (the 404 check and the first related object of `expanded`) and the page, whose size + 1 rows
         # tell whether more remain.
-        found = await self.pages.read(self.db, values)
+        found = await self.pages.read(values)
         if found is None:
             raise NotFound(f"no app with id {app_id!r}")
         app_text, rows = found
@@ -168,11 +107,7 @@ class ListEntitlementsHandler:
     def _expand_looking_up(
         self, connection: Any, app: dict[str, Any] | None, documents: list[dict[str, Any]]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return _expand(lambda kind, object_id: self._directory(connection, kind, object_id), app, documents)
-
-    def _directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
-        rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
-        return json_column(rows[0][0]) if rows else None
+        return _expand(lambda kind, object_id: self.pages.directory(connection, kind, object_id), app, documents)
 
 
 class Expansion:

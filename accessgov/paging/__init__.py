@@ -25,24 +25,16 @@ collection the token is bound to (e.g. ``apps/app-1/entitlements`` plus a hash o
 before the mac. The collection is not stored in the token, so a token of another collection simply fails
 verification. The version byte lets the format evolve: a decoder rejects versions it does not know.
 
-A list operation gets all of this by declaration (see `ListOperation`)::
+A list operation's handler parses the request, reads its page and builds the response (see
+`accessgov.api.entitlements`; its statements are in `accessgov.storage.entitlements`)::
 
-    ENTITLEMENTS = ListOperation(
-        "apps/{app_id}/entitlements",
-        order_by=(AppEntitlement.id,),
-        serialize=lambda entitlement: {"appEntitlement": entitlement.document},
-    )
-
-    def handle(ctx):
-        listing = ENTITLEMENTS.bind(codec, app_id=ctx.path_params["app_id"])
-        request = listing.parse(ctx.query.get("page_size"), ctx.query.get("page_token"))  # PagingError -> 400
-        with sessions() as session:
-            stmt = select(AppEntitlement).where(AppEntitlement.app_id == listing.params["app_id"])
-            return 200, listing.page(session, stmt, request)  # {"list": [...], "nextPageToken": "..."}
+    request = parse_page_request(page_size, page_token, codec=codec, collection=collection)  # PagingError -> 400
+    rows = ...  # up to request.size + 1 rows after request.cursor, in key order
+    cursor = (key of rows[request.size - 1],) if len(rows) > request.size else None
+    return page_response(items, cursor, codec=codec, collection=collection)  # {"list": [...], "nextPageToken": ...}
 """
 
 from accessgov.paging.errors import PageSizeError, PageTokenError, PagingError
-from accessgov.paging.keyset import keyset_condition, keyset_page, keyset_statement
 from accessgov.paging.limits import (
     DEFAULT_MAX_AGE_SECONDS,
     DEFAULT_PAGE_SIZE,
@@ -53,7 +45,6 @@ from accessgov.paging.limits import (
     Cursor,
     CursorValue,
 )
-from accessgov.paging.operation import BoundListOperation, ListOperation
 from accessgov.paging.request import PageRequest, parse_page_request
 from accessgov.paging.response import Page, page_response
 from accessgov.paging.size import clamp_page_size
@@ -66,10 +57,8 @@ __all__ = [
     "MAX_TOKEN_CHARS",
     "MIN_PAGE_SIZE",
     "TOKEN_VERSION",
-    "BoundListOperation",
     "Cursor",
     "CursorValue",
-    "ListOperation",
     "Page",
     "PageRequest",
     "PageSizeError",
@@ -78,9 +67,6 @@ __all__ = [
     "PagingError",
     "clamp_page_size",
     "collection_key",
-    "keyset_condition",
-    "keyset_page",
-    "keyset_statement",
     "page_response",
     "parse_page_request",
 ]

@@ -1,4 +1,5 @@
-"""App entitlements: keyset reads (never OFFSET) and bulk inserts fast enough to seed millions of rows."""
+"""App entitlements: the list operation's keyset pages (never OFFSET) and bulk inserts fast enough to seed millions of
+rows."""
 
 from __future__ import annotations
 
@@ -8,30 +9,18 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import exists, func, insert, select
+from sqlalchemy import Select, Text, bindparam, cast, exists, func, insert, select, true
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
-from accessgov.storage.schema import App, AppEntitlement
+from accessgov.storage.database import Database
+from accessgov.storage.prepared import PreparedQuery, json_column
+from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 
 # Rows per executemany batch (not PostgreSQL, which uses COPY): amortises round trips, bounds memory.
 INSERT_BATCH_SIZE = 5000
-
-
-def entitlements_after(session: Session, app_id: str, after_id: str | None, limit: int) -> list[AppEntitlement]:
-    """Up to `limit` entitlements of `app_id` with id > `after_id` (from the start when None), by id.
-
-    A range scan of the (app_id, id) primary key: the cost does not grow with the position, and rows
-    inserted between pages neither repeat nor hide rows that already existed.
-    """
-    if limit < 1:
-        raise ValueError("limit must be at least 1")
-    stmt = select(AppEntitlement).where(AppEntitlement.app_id == app_id)
-    if after_id is not None:
-        stmt = stmt.where(AppEntitlement.id > after_id)
-    return list(session.scalars(stmt.order_by(AppEntitlement.id).limit(limit)))
 
 
 def _rows(app_id: str, docs: Iterable[Mapping[str, Any]], now: datetime) -> Iterator[dict[str, Any]]:
@@ -107,3 +96,72 @@ def count_entitlements(session: Session, app_id: str) -> int:
 def app_exists(session: Session, app_id: str) -> bool:
     """Whether `app_id` is a known app (the entitlement list of an unknown app is a 404, not empty)."""
     return bool(session.scalar(select(exists().where(App.id == app_id))))
+
+
+# Documents as stored text (a no-op on SQLite): they are parsed on the event loop (see
+# `api.entitlements`), never by psycopg on a reader thread.
+_COLUMNS = select(AppEntitlement.id, cast(AppEntitlement.document, Text).label("document")).where(
+    AppEntitlement.app_id == bindparam("app_id")
+)
+# Keyset paging on the (app_id, id) primary key: a range scan whatever the depth, never OFFSET.
+FIRST_ROWS = _COLUMNS.order_by(AppEntitlement.id).limit(bindparam("limit"))
+NEXT_ROWS = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppEntitlement.id).limit(bindparam("limit"))
+APP_DOCUMENT = select(cast(App.document, Text)).where(App.id == bindparam("app_id"))
+
+
+def _with_app(page: Select[Any]) -> Select[Any]:
+    """`page` with the app's document on every row, in one statement: none when there is no such app (404), one
+    row of NULLs when the page is empty."""
+    rows = page.subquery()
+    return (
+        select(cast(App.document, Text), rows.c.id, rows.c.document)
+        .select_from(App.__table__.outerjoin(rows, true()))
+        .where(App.id == bindparam("app_id"))
+        .order_by(rows.c.id)
+    )
+
+
+FIRST_PAGE = _with_app(FIRST_ROWS)
+NEXT_PAGE = _with_app(NEXT_ROWS)
+DIRECTORY_DOCUMENT = select(DirectoryObject.document).where(
+    DirectoryObject.kind == bindparam("kind"), DirectoryObject.id == bindparam("object_id")
+)
+Rows = list[tuple[str, str]]
+
+
+class EntitlementPages:
+    """The reads of the list operation: the app's document and one page of its entitlements (id, document text), or
+    None without such an app; the directory objects an entitlement names.
+
+    PostgreSQL: one statement (`_with_app`), a single round trip on a connection of the loop's
+    (`Database.fetch`). SQLite: the app, then the page, on the loop's connection; the join's plan materialises the
+    page and sorts it in a temporary b-tree, 52 us against 18 us for the two statements (25 entitlements). Each
+    reads its own snapshot there: the app only decides the 404 and leads `expanded`, and a page never depends on
+    the app's document.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        dialect = db.read_engine.dialect
+        self.joined = dialect.name != "sqlite"
+        self.first = PreparedQuery(FIRST_PAGE if self.joined else FIRST_ROWS, dialect)
+        self.next = PreparedQuery(NEXT_PAGE if self.joined else NEXT_ROWS, dialect)
+        self.app = PreparedQuery(APP_DOCUMENT, dialect)
+        self.directory_document = PreparedQuery(DIRECTORY_DOCUMENT, dialect)
+
+    async def read(self, values: dict[str, Any]) -> tuple[str, Rows] | None:
+        """`values`: `app_id`, `limit` and, after the first page, `after` (the last id of the previous page)."""
+        db = self.db
+        query = self.next if "after" in values else self.first
+        if self.joined:
+            found = await db.fetch(query, **values)
+            if not found:
+                return None
+            return found[0][0], [(key, text) for _app, key, text in found if key is not None]
+        app = await db.fetch(self.app, app_id=values["app_id"])
+        return (app[0][0], await db.fetch(query, **values)) if app else None
+
+    def directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
+        """A directory object's document on a DBAPI connection of `Database.read_raw`, or None."""
+        rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
+        return json_column(rows[0][0]) if rows else None

@@ -1,4 +1,4 @@
-"""Keyset paging of app entitlements and their bulk insert."""
+"""Keyset paging of app entitlements (the statements the list operation runs) and their bulk insert."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import directory, entitlements
+from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.schema import AppEntitlement
 from tests.storage.conftest import NOW
 
 APP = "app-github"
@@ -17,6 +19,14 @@ APP = "app-github"
 
 def doc(n: int, app_id: str = APP) -> dict[str, Any]:
     return {"id": f"ent-{n:07d}", "appId": app_id, "displayName": f"Entitlement {n}", "slug": f"e-{n}"}
+
+
+def page_after(session: Session, app_id: str, after: str | None, limit: int) -> list[str]:
+    """The ids of one page as the list operation reads them (`FIRST_ROWS`/`NEXT_ROWS`, prepared for the dialect)."""
+    dialect = session.get_bind().dialect
+    statement, values = (entitlements.FIRST_ROWS, {}) if after is None else (entitlements.NEXT_ROWS, {"after": after})
+    dbapi = session.connection().connection.driver_connection
+    return [key for key, _text in PreparedQuery(statement, dialect).run(dbapi, app_id=app_id, limit=limit, **values)]
 
 
 def walk(
@@ -27,11 +37,11 @@ def walk(
     after: str | None = None
     while True:
         with sessions() as session:
-            page = entitlements.entitlements_after(session, APP, after, page_size)
+            page = page_after(session, APP, after, page_size)
         if not page:
             return seen
-        seen += [row.id for row in page]
-        after = page[-1].id
+        seen += page
+        after = page[-1]
         if between_pages:
             between_pages(after)
 
@@ -44,8 +54,9 @@ def test_walk_returns_every_entitlement_once_in_order(sessions: sessionmaker[Ses
     assert ids == [f"ent-{n:07d}" for n in range(1, 2501)]
     with sessions() as session:
         assert entitlements.count_entitlements(session, APP) == 2500
-        first = entitlements.entitlements_after(session, APP, None, 1)[0]
-        assert first.document == doc(1)
+        assert page_after(session, APP, None, 1) == ["ent-0000001"]
+        first = session.get(AppEntitlement, (APP, "ent-0000001"))
+        assert first is not None and first.document == doc(1)
         assert first.created_at == NOW
 
 
@@ -77,14 +88,9 @@ def test_after_an_id_that_does_not_exist(sessions: sessionmaker[Session]) -> Non
     with sessions.begin() as session:
         entitlements.insert_entitlements(session, APP, [doc(n) for n in (10, 20, 30)])
     with sessions() as session:
-        assert [r.id for r in entitlements.entitlements_after(session, APP, "ent-0000015", 10)] == [
-            "ent-0000020",
-            "ent-0000030",
-        ]
-        assert entitlements.entitlements_after(session, APP, "ent-0000030", 10) == []
-        assert entitlements.entitlements_after(session, "app-none", None, 10) == []
-        with pytest.raises(ValueError, match="limit"):
-            entitlements.entitlements_after(session, APP, None, 0)
+        assert page_after(session, APP, "ent-0000015", 10) == ["ent-0000020", "ent-0000030"]
+        assert page_after(session, APP, "ent-0000030", 10) == []
+        assert page_after(session, "app-none", None, 10) == []
 
 
 def test_order_is_bytewise(sessions: sessionmaker[Session]) -> None:
@@ -110,10 +116,7 @@ def test_insert_rejects_bad_documents_and_duplicates(sessions: sessionmaker[Sess
         entitlements.insert_entitlements(session, APP, [doc(4)])
         session.commit()
     with sessions() as session:  # each failed call left nothing behind
-        assert [row.id for row in entitlements.entitlements_after(session, APP, None, 10)] == [
-            "ent-0000001",
-            "ent-0000004",
-        ]
+        assert page_after(session, APP, None, 10) == ["ent-0000001", "ent-0000004"]
 
 
 def test_app_exists_and_entitlement_lookup(sessions: sessionmaker[Session]) -> None:
