@@ -3,14 +3,23 @@ idempotency per listener, processing order, source CIDR ranges."""
 
 from __future__ import annotations
 
+from ..config import Listener
 from ..context import Context
-from ..registry import rule
+from ..registry import NotApplicable, rule
 from ._webhook import SEED_ERRORS, SEED_HEADERS, WH, accepted, any_listener, uuid_v1
 
 FAMILY = "webhook"
 WINDOW_INSIDE = 298  # seconds; 2 s short of the 300 s limit, for the clock reads and the request's latency
 WINDOW_OUTSIDE = 302
 MAX_BODY = 64 * 1024
+
+
+def _outside(ctx: Context) -> Listener:
+    """A listener whose CIDR ranges exclude the kit's address (HMAC or JWT)."""
+    found = [item for item in ctx.config.listeners if not item.source_allowed]
+    if not found:
+        raise NotApplicable("the configuration names no listener whose CIDR ranges exclude the kit's address")
+    return found[0]
 
 
 def _padded_body(size: int) -> bytes:
@@ -316,12 +325,8 @@ def unknown_listener(ctx: Context) -> None:
     seed="Authentication > IP restriction",
 )
 def cidr_refused(ctx: Context) -> None:
-    listener = ctx.config.listeners_by("hmac", source_allowed=False) + ctx.config.listeners_by(
-        "jwt", source_allowed=False
-    )
-    if not listener:
-        ctx.listener("hmac", source_allowed=False)  # raises NotApplicable
-    ctx.expect(ctx.deliver(listener[0]), 403, code="SOURCE_NOT_ALLOWED")
+    listener = _outside(ctx)
+    ctx.expect(ctx.deliver(listener), 403, code="SOURCE_NOT_ALLOWED")
 
 
 @rule(
@@ -333,12 +338,8 @@ def cidr_refused(ctx: Context) -> None:
     seed="Endpoints > Inbound webhook listener (processing order)",
 )
 def cidr_before_auth(ctx: Context) -> None:
-    listener = ctx.config.listeners_by("hmac", source_allowed=False) + ctx.config.listeners_by(
-        "jwt", source_allowed=False
-    )
-    if not listener:
-        ctx.listener("hmac", source_allowed=False)
-    ctx.expect(ctx.deliver(listener[0], sign_body=b'{"other":1}'), 403, code="SOURCE_NOT_ALLOWED")
+    listener = _outside(ctx)
+    ctx.expect(ctx.deliver(listener, sign_body=b'{"other":1}'), 403, code="SOURCE_NOT_ALLOWED")
 
 
 @rule(
@@ -352,7 +353,5 @@ def cidr_before_auth(ctx: Context) -> None:
 def cidr_allowed(ctx: Context) -> None:
     restricted = [item for item in ctx.config.listeners if item.cidr_restricted and item.source_allowed]
     if not restricted:
-        from ..registry import NotApplicable
-
         raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
     accepted(ctx, ctx.deliver(restricted[0]))
