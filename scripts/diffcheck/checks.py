@@ -131,8 +131,10 @@ def _schema_family(direction: str, prefix: str) -> None:
     _add(f"{prefix}-dependent-required-changed", B, "dependentRequired entry changed")
     _add(f"{prefix}-content-media-type-changed", B, "contentMediaType changed")
     _add(f"{prefix}-content-encoding-changed", B, "contentEncoding changed")
-    _add(f"{prefix}-all-of-added", N, "allOf member added (the merged schema is compared for its effect)")
-    _add(f"{prefix}-all-of-removed", N, "allOf member removed (the merged schema is compared for its effect)")
+    _add(f"{prefix}-all-of-added", _by_direction(d, B, N), "allOf member added that constrains more")
+    _add(f"{prefix}-all-of-removed", _by_direction(d, W, N), "allOf member removed that constrained more")
+    _add(f"{prefix}-all-of-added-annotation-only", N, "allOf member added that constrains nothing new")
+    _add(f"{prefix}-all-of-removed-annotation-only", N, "allOf member removed that constrained nothing else")
     _add(f"{prefix}-x-extensible-enum-value-removed", _by_direction(d, B, N), "x-extensible-enum value removed")
     _add(f"{prefix}-x-extensible-enum-value-added", N, "x-extensible-enum value added")
 
@@ -164,6 +166,7 @@ _add("response-property-became-optional", B, "response property no longer always
 _add("response-property-became-required", N, "response property now always sent")
 _add("response-property-became-write-only", B, "response property now writeOnly (no longer sent)")
 _add("response-property-became-not-write-only", N, "response property no longer writeOnly")
+_add("response-required-property-became-not-write-only", W, "required response property no longer writeOnly (now sent)")
 
 # Operations and paths.
 _add("endpoint-added", N, "operation added")

@@ -807,6 +807,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
                     check = (
                         "response-property-became-write-only" if h_hidden else "response-property-became-not-write-only"
                     )
+                    if not h_hidden and name in h.required:  # now always sent: a client may not expect it
+                        check = "response-required-property-became-not-write-only"
                 self.emit(check, f"{label}: {'now' if h_hidden else 'no longer'} {hidden} ({where.direction})", at)
             if b_hidden or h_hidden:
                 continue

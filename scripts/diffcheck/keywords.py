@@ -12,22 +12,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scripts.diffcheck.checks import ENTRIES, PRESENCE
-from scripts.diffcheck.resolve import ANNOTATIONS, View, member_key
+from scripts.diffcheck.resolve import ANNOTATIONS, View, member_key, reference, strip, view
 
 if TYPE_CHECKING:
     from scripts.diffcheck.compare import Where
     from scripts.diffcheck.model import Pointer
     from scripts.diffcheck.resolve import Document
 
-_VALUES = frozenset({"const"})  # PRESENCE keywords that hold a value, not a subschema
+_VALUES = frozenset({"const"})
+_MISSING = object()  # PRESENCE keywords that hold a value, not a subschema
 
 
 def _show(value: Any) -> str:
     return f"`{value!r}`" if isinstance(value, (dict, list)) else f"`{value}`"
 
 
-def _annotation_only(node: Any) -> bool:
-    return isinstance(node, dict) and not (set(node) - ANNOTATIONS - {"deprecated", "readOnly", "writeOnly"})
+def _adds_nothing(doc: Document, member: Any, other: Document, merged: View) -> bool:
+    """Whether everything `member` constrains is already in `merged` (the other side's merged schema)."""
+    part = view(doc, member, ())
+    for keyword, value in part.keywords.items():
+        if keyword not in ANNOTATIONS and strip(value) != strip(merged.keywords.get(keyword, _MISSING)):
+            return False
+    for name, (sub, _) in part.properties.items():
+        if name not in merged.properties:
+            return False
+        theirs = other.deref(merged.properties[name][0], ())[0]
+        if strip(doc.deref(sub, ())[0]) != strip(theirs):
+            return False
+    return part.required <= merged.required and not part.unions and part.enum is None
 
 
 class KeywordChecks:
@@ -110,13 +122,24 @@ class KeywordChecks:
                 self.schema(be[name], b_at, he[name], h_at, where.to(f" ({keyword} {name})"))
 
     def _all_of(self, prefix: str, b: View, h: View, where: Where) -> None:
-        """allOf members added or removed; one that only annotates (description, title...) changes nothing."""
-        base = {member_key(self.base, m): m for m in b.all_of if not _annotation_only(m)}
-        head = {member_key(self.head, m): m for m in h.all_of if not _annotation_only(m)}
-        for key in base.keys() - head.keys():
-            self._say(f"{prefix}-all-of-removed", where, f"allOf member `{key}` removed", h.pointer)
+        """allOf members added or removed, graded by what they constrain: a member whose every keyword,
+        property and required name the other side's merged schema already has (or that only annotates) is
+        `*-annotation-only`; any other one narrows (added) or widens (removed) what is valid."""
+        base = {member_key(self.base, m): m for m in b.all_of}
+        head = {member_key(self.head, m): m for m in h.all_of}
+        # An inline member edited in place is the same member (the merged schema grades the edit), not a swap.
+        for bm, hm in zip(b.all_of, h.all_of, strict=False):
+            if reference(bm) is None and reference(hm) is None:
+                base.pop(member_key(self.base, bm), None)
+                head.pop(member_key(self.head, hm), None)
+        for key in sorted(base.keys() - head.keys()):
+            inert = _adds_nothing(self.base, base[key], self.head, h)
+            check = f"{prefix}-all-of-removed" + ("-annotation-only" if inert else "")
+            self._say(check, where, f"allOf member `{key}` removed", h.pointer)
         for key in sorted(head.keys() - base.keys()):
-            self._say(f"{prefix}-all-of-added", where, f"allOf member `{key}` added", h.at("allOf"))
+            inert = _adds_nothing(self.head, head[key], self.base, b)
+            check = f"{prefix}-all-of-added" + ("-annotation-only" if inert else "")
+            self._say(check, where, f"allOf member `{key}` added", h.at("allOf"))
 
     def _extensible_enum(self, prefix: str, b: View, h: View, where: Where) -> None:
         bx, hx = b.keywords.get("x-extensible-enum"), h.keywords.get("x-extensible-enum")

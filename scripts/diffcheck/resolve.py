@@ -178,15 +178,16 @@ def member_key(doc: Document, node: Any) -> str:
             return f"type {json.dumps(node.get('type'))} {node.get('format', '')}".strip()
         if "const" in node:
             return f"const {json.dumps(node['const'])}"
-    text = json.dumps(_strip(node), sort_keys=True)
+    text = json.dumps(strip(node), sort_keys=True)
     return "content " + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _strip(node: Any) -> Any:
+def strip(node: Any) -> Any:
+    """`node` without the keywords that only annotate, at any depth (for comparing what schemas mean)."""
     if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k not in ANNOTATIONS}
+        return {k: strip(v) for k, v in node.items() if k not in ANNOTATIONS}
     if isinstance(node, list):
-        return [_strip(v) for v in node]
+        return [strip(v) for v in node]
     return node
 
 

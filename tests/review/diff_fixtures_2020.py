@@ -51,8 +51,11 @@ def keyword_cases(prefix: str) -> dict[str, Case]:
         prefix, content, {**content, "contentEncoding": "base32"}
     )
     part = {"$ref": "#/components/schemas/Item"}
-    cases[f"{prefix}-all-of-added"] = _schema_case(prefix, s, {**s, "allOf": [part]}, {**s, "allOf": [{"title": "x"}]})
+    note = {"allOf": [{"title": "x"}]}
+    cases[f"{prefix}-all-of-added"] = _schema_case(prefix, s, {**s, "allOf": [part]}, {**s, **note})
     cases[f"{prefix}-all-of-removed"] = _schema_case(prefix, {**s, "allOf": [part]}, s)
+    cases[f"{prefix}-all-of-added-annotation-only"] = _schema_case(prefix, s, {**s, **note}, {**s, "allOf": [part]})
+    cases[f"{prefix}-all-of-removed-annotation-only"] = _schema_case(prefix, {**s, **note}, s)
     ext = {**s, "x-extensible-enum": ["A", "B"]}
     cases[f"{prefix}-x-extensible-enum-value-removed"] = _schema_case(
         prefix, ext, {**s, "x-extensible-enum": ["A"]}, {**s, "x-extensible-enum": ["A", "B", "C"]}
@@ -191,6 +194,15 @@ def _undeclared(name: str) -> Any:
     return _edit(lambda d: schemas(d)["ItemInput"].setdefault("required", []).append(name))
 
 
+def _item_value(schema: Doc, required: bool) -> Any:
+    def edit(doc: Doc) -> None:
+        item = schemas(doc)["Item"]
+        item["properties"]["value"] = schema
+        item["required"] = ["id", "value"] if required else ["id"]
+
+    return _edit(edit)
+
+
 def media_and_webhook_cases() -> dict[str, Case]:
     """Loosely typed bodies, renamed response media types, webhooks, undeclared required names."""
     xml, json_ = "application/xml", "application/json"
@@ -214,4 +226,9 @@ def media_and_webhook_cases() -> dict[str, Case]:
         "webhook-added": Case(_noop, _webhook, _reword_op),
         "webhook-removed": Case(_webhook, _edit(lambda d: d.pop("webhooks")), _reword_op),
         "request-property-undeclared-became-required": Case(_noop, _undeclared("other"), _undeclared("value")),
+        "response-required-property-became-not-write-only": Case(
+            _item_value({"type": "string", "writeOnly": True}, required=True),
+            _item_value({"type": "string"}, required=True),
+            _item_value({"type": "string"}, required=False),
+        ),
     }
