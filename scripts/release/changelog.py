@@ -51,6 +51,7 @@ class Entry:
     operations: tuple[str, ...] = ()
     merge: _Merge | None = None
     tokens: list[str] = field(default_factory=list)
+    accepted: list[str] = field(default_factory=list)  # the reasons of the accepted-findings entries
 
     def render(self, *, reach: bool) -> str:
         text = self.text
@@ -63,6 +64,8 @@ class Entry:
             why = "; ".join(dict.fromkeys(TYPED_CLIENT_BREAKING[c] for c in self.checks if c in TYPED_CLIENT_BREAKING))
             line += f" ({why})" if why else ""
             line += " — " + ", ".join(f"`{c}`" for c in dict.fromkeys(self.checks))
+            if self.accepted:
+                line += f" (accepted: {'; '.join(dict.fromkeys(self.accepted))})"
         if reach and self.operations:
             line += "; reaches " + ", ".join(f"`{op}`" for op in self.operations)
         return line + ("" if line.endswith(".") else ".")
@@ -92,6 +95,8 @@ def _entries(findings: list[Finding], *, shared: bool) -> list[Entry]:
         key = (kind(finding), template, operations)
         entry = merged.setdefault(key, Entry(kind(finding), template, [], operations, merge))
         entry.checks.append(finding.check)
+        if finding.acceptance is not None:
+            entry.accepted.append(finding.acceptance.reason)
         if token is not None:
             entry.tokens.append(token)
     order = list(Kind)

@@ -16,6 +16,7 @@ import datetime
 import sys
 from pathlib import Path
 
+from scripts.diffcheck.accepted import DEFAULT_ACCEPTED
 from scripts.release.changelog import HEADER, insert, render
 from scripts.release.classify import Kind, kind, relevant, required_bump
 from scripts.release.contract import Change, change
@@ -58,7 +59,11 @@ def verdict(found: Change) -> tuple[bool, str]:
         f"minimum next version: {suggestion(base, bump)}",
     ]
     breaking = [f for f in findings if kind(f) is Kind.BREAKING]
-    lines += [f"  breaking: {f.check}: {f.message}" for f in breaking[:20]]
+    lines += [
+        f"  breaking: {f.check}: {f.message}"
+        + (" (accepted in make diff; still needs the bump)" if f.acceptance else "")
+        for f in breaking[:20]
+    ]
     if len(breaking) > 20:
         lines.append(f"  ... and {len(breaking) - 20} more (make changelog lists them all)")
     ok = allowed(base, head, bump)
@@ -85,10 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         command = sub.add_parser(name, help=text)
         command.add_argument("base", help="git ref, spec directory, bundled file, or `none`")
         command.add_argument("--head", help="spec directory or bundled file instead of the working tree's spec/")
+        command.add_argument("--accepted", type=Path, default=DEFAULT_ACCEPTED, help="accepted findings (make diff's)")
     changelog = sub.choices["changelog"]
     changelog.add_argument("--out", type=Path, help="prepend the section to this file (Keep a Changelog)")
     changelog.add_argument("--version", help="section heading [VERSION] - DATE instead of [Unreleased]")
     changelog.add_argument("--date", help="the section's date (default: today)")
     args = parser.parse_args(argv)
-    found = change(args.base, args.head)
+    found = change(args.base, args.head, accepted=args.accepted)
     return _changelog(args, found) if args.command == "changelog" else _check(found)

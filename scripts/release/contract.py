@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scripts.bundle import DEFAULT_ROOT, bundle
+from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, apply_accepted, load_accepted
 from scripts.diffcheck.cli import bundle_at_ref, load_file
 from scripts.diffcheck.compare import compare
-from scripts.diffcheck.config import DEFAULT_CONFIG, load_severities
+from scripts.diffcheck.config import DEFAULT_CONFIG, load_config
 from scripts.diffcheck.model import Finding
 
 EMPTY_REF = "none"  # BASE=none: compare with a contract that has no operations yet (a first release)
@@ -59,7 +61,17 @@ def _without_version(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def change(base: str | Path, head: str | Path | None = None, config: Path = DEFAULT_CONFIG) -> Change:
-    """Compare `base` with `head` (the working tree's `spec/` when None) under the contract's severities."""
+def change(
+    base: str | Path,
+    head: str | Path | None = None,
+    config: Path = DEFAULT_CONFIG,
+    accepted: Path = DEFAULT_ACCEPTED,
+    today: dt.date | None = None,
+) -> Change:
+    """Compare `base` with `head` (the working tree's `spec/` when None) as `make diff` does: the same config
+    (severities, policies, deprecation periods) and the accepted findings marked (they still count as breaking)."""
+    settings, today = load_config(config), today or dt.date.today()
     base_doc, head_doc = load(base), load_head(head)
-    return Change(base_doc, head_doc, compare(base_doc, head_doc, load_severities(config)))
+    findings = compare(base_doc, head_doc, settings.severities, settings, today)
+    apply_accepted(findings, load_accepted(accepted), today)
+    return Change(base_doc, head_doc, findings)

@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from scripts.diffcheck.model import Finding, Severity
 from scripts.release.changelog import HEADER, insert
-from scripts.release.classify import Kind, kind
 from scripts.release.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -169,10 +167,28 @@ def test_a_description_change_needs_a_patch_and_no_change_needs_none(
     assert check(*pair(tmp_path / "b", lambda doc: None), capsys)[0] == 0
 
 
-def test_an_accepted_breaking_finding_still_needs_the_major() -> None:
-    finding = Finding("response-required-property-removed", Severity.BREAKING, "`Task.id`: removed (response)", ())
-    finding.acceptance = object()  # what the accepted-findings file of `make diff` attaches; kind ignores it
-    assert kind(finding) is Kind.BREAKING
+def test_an_accepted_breaking_finding_still_needs_the_major(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    accepted = tmp_path / "accepted.yaml"
+    entry = {
+        "check": "response-required-property-removed",
+        "operation": "GET /api/v1/tasks/{task_id}",
+        "reason": "ids move to the URL",
+        "expires": "2099-12-31",
+    }
+    accepted.write_text(yaml.safe_dump({"accepted": [entry]}), encoding="utf-8")
+
+    def drop_id(doc: Doc) -> None:
+        task = doc["components"]["schemas"]["Task"]
+        del task["properties"]["id"]
+        task["required"].remove("id")
+
+    base, head = pair(tmp_path, drop_id)
+    code = main(["check", str(base), "--head", str(head), "--accepted", str(accepted)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "(accepted in make diff; still needs the bump)" in out
+    assert main(["changelog", str(base), "--head", str(head), "--accepted", str(accepted)]) == 0
+    assert "`response-required-property-removed` (accepted: ids move to the URL); reaches" in capsys.readouterr().out
 
 
 def test_changelog_groups_by_operation_and_marks_what_breaks_a_typed_client(
@@ -181,7 +197,7 @@ def test_changelog_groups_by_operation_and_marks_what_breaks_a_typed_client(
     def edits(doc: Doc) -> None:
         new_state(doc)
         longer_comment(doc)
-        doc["paths"]["/api/v1/tasks/{task_id}"]["get"]["deprecated"] = True
+        doc["paths"]["/api/v1/tasks/{task_id}"]["get"].update({"deprecated": True, "x-sunset": "2099-12-31"})
 
     base, head = pair(tmp_path, edits)
     assert main(["changelog", str(base), "--head", str(head)]) == 0
@@ -191,7 +207,7 @@ def test_changelog_groups_by_operation_and_marks_what_breaks_a_typed_client(
     assert sections["`POST /api/v1/tasks/{task_id}/action/restart`"] == (
         "- Request field `comment` may now be up to 4,000 characters (was 1,000).\n"
     )
-    assert sections["`GET /api/v1/tasks/{task_id}`"] == "- **Deprecated:** Operation deprecated.\n"
+    assert sections["`GET /api/v1/tasks/{task_id}`"] == "- **Deprecated:** Operation deprecated (sunset 2099-12-31).\n"
     assert sections["Shared by several operations"] == (
         "- ⚠️ **Breaking:** Response field `Task.state` has a new value `PAUSED` (a typed client rejects the value"
         " it does not know) — `response-property-enum-value-added`; reaches `GET /api/v1/tasks/{task_id}`,"
