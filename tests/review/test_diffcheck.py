@@ -165,16 +165,17 @@ def test_allof_parts_are_merged(base: dict[str, Any]) -> None:
         request["allOf"] = [{"type": "object", "properties": {"comment": comment}}]
 
     # Only the membership is reported (info): the merged schema accepts exactly what it did.
-    assert [f.check for f in findings(base, split)] == ["request-property-all-of-added"]
+    assert [f.check for f in findings(base, split)] == ["request-property-all-of-added-annotation-only"]
 
     def split_and_narrow(d: dict[str, Any]) -> None:
         split(d)
         schema(d, "TaskActionsServiceRestartRequest")["allOf"][0]["properties"]["comment"]["maxLength"] = 10
 
+    # The member now constrains more than the base did: its addition narrows the request, as the bound does.
     assert [f.check for f in findings(base, split_and_narrow)] == [
         "request-property-max-length-decreased",
-        "api-version-not-bumped",
         "request-property-all-of-added",
+        "api-version-not-bumped",
     ]
 
 
