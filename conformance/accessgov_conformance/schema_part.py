@@ -15,7 +15,7 @@ import accessgov_client
 
 from . import spec
 
-DEFAULTS = {"--max-examples": "25", "--phases": "examples,coverage,fuzzing,stateful", "--workers": "1"}
+DEFAULTS = {"--max-examples": "15", "--phases": "examples,coverage,fuzzing,stateful", "--workers": "1"}
 
 
 @dataclass
