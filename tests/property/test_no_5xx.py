@@ -1,6 +1,8 @@
 """No client input gets a 5xx: every operation of the contract, fed arbitrary JSON bodies, header values and
 query values, answers 2xx or 4xx, and every 4xx body is the contract's Error (RFC 6749's on the token endpoint).
-Signed deliveries with arbitrary JSON are accepted and their runs finish without stopping the runner."""
+Signed deliveries with arbitrary JSON are accepted and their runs finish without stopping the runner. The JSON
+texts Python's parsers disagree on (`json_texts`: lone surrogates, numbers no double holds, nesting near the
+limits, duplicate keys) and extra header lines are sent as text, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -26,11 +28,15 @@ from accessgov.paging.limits import TOKEN_VERSION
 from accessgov.storage import events, page_keys
 from accessgov.webhooks.signing import hmac_headers
 from tests.property.conftest import Served
+from tests.property.json_texts import header_sets, json_texts, restart_texts
+
+pytestmark = pytest.mark.slow  # a server on SQLite and on PostgreSQL
 
 BUNDLE = load_bundle()
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
 OAUTH_ERROR = Draft202012Validator({"$ref": "#/components/schemas/OAuthError", "components": BUNDLE["components"]})
 ADMIN = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}
+JSON_ADMIN = {**ADMIN, "Content-Type": "application/json"}
 TASK_ID = demo.build().tasks[0]["id"]
 APP = "app-github"
 COLLECTION = f"apps/{APP}/entitlements"
@@ -92,7 +98,7 @@ def check(response: httpx.Response, error: Draft202012Validator = ERROR) -> None
 def forged_token(secret: bytes, cursor: Any, issued_at: float) -> str:
     """A page token signed with the server's key over any JSON as the cursor (the codec only signs valid ones)."""
     codec = PageTokenCodec(secret)
-    signed = struct.pack(">BQ", TOKEN_VERSION, int(issued_at)) + dump(cursor)
+    signed = struct.pack(">BQ", TOKEN_VERSION, int(issued_at)) + json.dumps(cursor).encode()  # \u escapes
     raw = signed + codec._mac(COLLECTION, signed)
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
@@ -139,6 +145,8 @@ def test_list_entitlements_never_5xx(client: httpx.Client, page_size: str | None
 @given(cursor=odd_cursors | json_values, age=st.sampled_from([0, 60, 10**6, -(10**6)]))
 @example(cursor=[[1]], age=0)
 @example(cursor=["a", 2], age=0)
+@example(cursor=["\ud800", "x"], age=0)
+@example(cursor=["a", "\udfff"], age=0)
 def test_signed_page_tokens_with_odd_cursors_never_5xx(
     client: httpx.Client, page_secret: bytes, cursor: Any, age: int
 ) -> None:
@@ -226,3 +234,57 @@ def test_any_authorization_never_5xx(client: httpx.Client, authorization: str, r
         check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=b"{}", headers=headers))
     else:
         check(client.get(f"/api/v1/apps/{APP}/entitlements", headers=headers))
+
+
+NEW_SETTINGS = settings(SETTINGS, max_examples=30)
+
+
+@NEW_SETTINGS
+@given(text=restart_texts)
+@example(text='{"comment": "\\ud800"}')
+@example(text='{"comment": "ok", "comment": "\\udfff"}')
+@example(text='{"comment": "' + "[" * 10 + '", "expandMask": ' + "[" * 5000 + "]" * 5000 + "}")
+def test_restart_json_texts_never_5xx(client: httpx.Client, text: str) -> None:
+    check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=text.encode(), headers=JSON_ADMIN))
+
+
+@NEW_SETTINGS
+@given(text=json_texts)
+@example(text='{"orderId": "\\ud800"}')
+@example(text="[1e400, -0, 1e-400, " + "9" * 100 + "]")
+@example(text="[" * 254 + "]" * 254)
+@example(text='{"a": 1, "a": "\\ude00"}')
+def test_signed_webhook_json_texts_never_5xx(client: httpx.Client, text: str) -> None:
+    raw = text.encode()
+    response = client.post(
+        f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}", content=raw, headers=hmac_headers(DEMO_HMAC_SECRET, raw)
+    )
+    check(response)
+    assert response.status_code in (200, 400, 409), response.text[:300]
+    if _lone_surrogate(text):  # valid JSON text, but not Unicode text: refused whole, nothing stored
+        assert response.status_code == 400 and response.json()["code"] == "INVALID_JSON", response.text[:300]
+
+
+def _lone_surrogate(text: str) -> bool:
+    """Whether json reads `text` to a value holding a surrogate code point (no UTF-8 encoding exists for it)."""
+    try:
+        json.dumps(json.loads(text), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
+@NEW_SETTINGS
+@given(extra=header_sets)
+@example(extra=[("x-forwarded-for", "::1, 10.0.0.1, not-an-address"), ("accept", "text/html")])
+@example(extra=[("x-request-id", "x" * 60), ("prefer", "seed=--1")])
+def test_header_sets_never_5xx(client: httpx.Client, extra: list[tuple[str, str]]) -> None:
+    raw = [(name.encode(), value.encode("latin-1")) for name, value in extra]
+    check(client.get(f"/api/v1/apps/{APP}/entitlements", headers=[*_raw(ADMIN), *raw]))
+    check(client.post(f"/api/v1/tasks/{TASK_ID}/action/restart", content=b"{}", headers=[*_raw(JSON_ADMIN), *raw]))
+
+
+def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(name.encode(), value.encode()) for name, value in headers.items()]
