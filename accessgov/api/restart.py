@@ -8,32 +8,19 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import Session
-
 from accessgov.domain import expand, permissions, restart
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ApiError, ErrorCode, NotFound, PermissionDenied
 from accessgov.http.context import RequestContext
 from accessgov.jsoncodec import GrowingArrays
 from accessgov.storage import directory, tasks
-from accessgov.storage.database import Database
+from accessgov.storage.database import Database, Dialect
 from accessgov.storage.statement_steps import Steps, drive, drive_async
 
 
 def _rfc3339(moment: datetime) -> str:
     """`moment` (UTC) as RFC 3339 with seconds and `Z`; isoformat is several times cheaper than strftime."""
     return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
-
-
-def _lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]:
-    def lookup(kind: str, object_id: str, task: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        if kind == "app_entitlement":
-            member = next(iter((task.get("type") or {}).values()), {})
-            return directory.get_entitlement(session, member.get("appId", ""), object_id)
-        return directory.get_document(session, kind, object_id)
-
-    return lookup
 
 
 # Each restart appends one step to the task's history: its text is extended, not written again. Sized to hold the
@@ -162,7 +149,9 @@ class RestartHandler:
         updated = restarted.task
         expanded, path_fields = [], {}
         if wanted:
-            expanded, path_fields = await self.db.read(lambda session: expand.expand(updated, wanted, _lookup(session)))
+            expanded, path_fields = await self.db.read(
+                lambda session: expand.expand(updated, wanted, directory.task_lookup(session))
+            )
         task_view = {
             "task": {
                 **updated,

@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, unquote_plus
 
-from sqlalchemy.orm import Session
-
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
 from accessgov.http.responses import JSONResponse
@@ -106,14 +104,8 @@ class TokenEndpoint:
         client_id, secret = authenticated
         now = datetime.fromtimestamp(self.clock(), UTC)
 
-        def issue(session: Session) -> str | None:
-            roles = credentials.verify_oauth_client(session, client_id, secret)
-            if roles is None:
-                return None
-            token, _expires = credentials.issue_access_token(session, client_id, roles, now, ttl=self.ttl_seconds)
-            return token
-
-        token = await self.db.write(issue)
+        ttl = self.ttl_seconds
+        token = await self.db.write(lambda session: credentials.issue_for_client(session, client_id, secret, now, ttl))
         if token is None:
             if self.limiter:  # the secret was checked first: 429 instead of 401 once this address failed too often
                 await self.limiter.failed(self.limiter.address(ctx), "oauth-client:" + client_id)

@@ -37,12 +37,6 @@ def add_api_token(
     return row
 
 
-def lookup_api_token(session: Session, token: str) -> list[str] | None:
-    """The roles of an API token, or None when it is unknown."""
-    row = session.get(ApiToken, hash_secret(token))
-    return None if row is None else list(row.roles)
-
-
 def add_oauth_client(session: Session, client_id: str, client_secret: str, roles: Iterable[str]) -> OAuthClient:
     """Register a client-credentials client (or replace its secret and roles). The caller commits."""
     if not client_id or not client_secret:
@@ -78,12 +72,16 @@ def issue_access_token(
     return token, expires_at
 
 
-def lookup_access_token(session: Session, token: str, now: datetime) -> list[str] | None:
-    """The roles of an access token that has not expired at `now`, else None."""
-    row = session.get(OAuthAccessToken, hash_secret(token))
-    if row is None or row.expires_at <= now:
+def issue_for_client(
+    session: Session, client_id: str, client_secret: str, now: datetime, ttl: int = DEFAULT_ACCESS_TOKEN_TTL
+) -> str | None:
+    """The client-credentials grant's write: a new access token for the client with its roles, or None when the
+    client is unknown or the secret wrong. The caller commits."""
+    roles = verify_oauth_client(session, client_id, client_secret)
+    if roles is None:
         return None
-    return list(row.roles)
+    token, _expires = issue_access_token(session, client_id, roles, now, ttl=ttl)
+    return token
 
 
 def revoke_access_tokens(session: Session, client_id: str) -> int:

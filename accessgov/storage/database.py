@@ -59,7 +59,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import Dialect as Dialect  # re-exported: a `BatchUnit` is handed the dialect
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.errors import ApiError, ErrorCode, ServiceUnavailable

@@ -3,7 +3,7 @@ looked up by id; plus the entitlement lookups the task expansion needs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -24,6 +24,7 @@ __all__ = [
     "put_documents",
     "put_policy",
     "put_user",
+    "task_lookup",
 ]
 
 # Kind names as the task expansion uses them.
@@ -40,6 +41,19 @@ def get_document(session: Session, kind: str, object_id: str) -> dict[str, Any] 
     model = KINDS.get(kind)
     row = session.get(DirectoryObject, (kind, object_id)) if model is None else session.get(model, object_id)
     return None if row is None else row.document
+
+
+def task_lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]:
+    """`lookup(kind, object_id, task)` for `domain.expand`: an app entitlement under the app of the task's type,
+    any other kind by id."""
+
+    def lookup(kind: str, object_id: str, task: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        if kind == "app_entitlement":
+            member = next(iter((task.get("type") or {}).values()), {})
+            return get_entitlement(session, member.get("appId", ""), object_id)
+        return get_document(session, kind, object_id)
+
+    return lookup
 
 
 def put_document(session: Session, kind: str, document: Mapping[str, Any]) -> None:

@@ -12,15 +12,20 @@ from accessgov.storage import credentials
 from accessgov.storage.schema import ApiToken, OAuthAccessToken, OAuthClient
 from tests.storage.conftest import NOW
 
+TOKENS = ("tok-admin", "tok-viewer", "tok-unknown")
+
 
 def test_api_tokens(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
         credentials.add_api_token(session, "tok-admin", "admin", ["admin"], now=NOW)
         credentials.add_api_token(session, "tok-viewer", "viewer", ["viewer", "auditor"])
     with sessions() as session:
-        assert credentials.lookup_api_token(session, "tok-admin") == ["admin"]
-        assert credentials.lookup_api_token(session, "tok-viewer") == ["viewer", "auditor"]
-        assert credentials.lookup_api_token(session, "tok-unknown") is None
+        assert credentials.lookup_api_token_hash(session, credentials.hash_secret("tok-admin")) == ["admin"]
+        assert credentials.lookup_api_token_hash(session, credentials.hash_secret("tok-viewer")) == [
+            "viewer",
+            "auditor",
+        ]
+        assert credentials.lookup_api_token_hash(session, credentials.hash_secret("tok-unknown")) is None
         assert credentials.list_api_token_names(session) == ["admin", "viewer"]
         stored = session.scalars(sa.select(ApiToken.token_hash)).all()
     assert hashlib.sha256(b"tok-admin").hexdigest() in stored
@@ -42,6 +47,20 @@ def test_oauth_client_verification(sessions: sessionmaker[Session]) -> None:
         assert credentials.verify_oauth_client(session, "client-1", "n3w") == ["admin"]
 
 
+def test_issue_for_client(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        credentials.add_oauth_client(session, "client-1", "s3cret", ["automation"])
+    with sessions.begin() as session:
+        assert credentials.issue_for_client(session, "client-1", "wrong", NOW) is None
+        assert credentials.issue_for_client(session, "client-2", "s3cret", NOW) is None
+        token = credentials.issue_for_client(session, "client-1", "s3cret", NOW, ttl=60)
+    assert token is not None
+    with sessions() as session:
+        found = credentials.lookup_access_token_hash(session, credentials.hash_secret(token))
+        assert found is not None and found[0] == ["automation"]
+        assert session.scalar(sa.select(sa.func.count()).select_from(OAuthAccessToken)) == 1
+
+
 def test_access_tokens_expire(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
         token, expires_at = credentials.issue_access_token(session, "client-1", ["automation"], NOW, ttl=3600)
@@ -49,11 +68,12 @@ def test_access_tokens_expire(sessions: sessionmaker[Session]) -> None:
     assert expires_at == NOW + timedelta(hours=1)
     assert len(token) >= 43 and token != short
     with sessions() as session:
-        assert credentials.lookup_access_token(session, token, NOW) == ["automation"]
-        assert credentials.lookup_access_token(session, token, expires_at - timedelta(seconds=1)) == ["automation"]
-        assert credentials.lookup_access_token(session, token, expires_at) is None
-        assert credentials.lookup_access_token(session, short, NOW + timedelta(minutes=2)) is None
-        assert credentials.lookup_access_token(session, "not-a-token", NOW) is None
+        # Expired or not: the caller compares the expiry (`storage.caches`).
+        assert credentials.lookup_access_token_hash(session, credentials.hash_secret(token)) == (
+            ["automation"],
+            expires_at,
+        )
+        assert credentials.lookup_access_token_hash(session, credentials.hash_secret("not-a-token")) is None
     with sessions.begin() as session:
         assert credentials.purge_expired_tokens(session, NOW + timedelta(minutes=2)) == 1
     with sessions() as session:
