@@ -71,7 +71,10 @@ def dumps_bytes(value: Any) -> bytes:
         return orjson.dumps(value, default=_orjson_default)
     except (orjson.JSONEncodeError, TypeError):
         encoded = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_default)
-        return encoded.encode("utf-8")
+        # A lone surrogate (orjson's refusal) can only sit inside a JSON string, where backslashreplace writes it as
+        # its own `\uXXXX` escape: valid JSON for the same value, never a UnicodeEncodeError (a 500) on a response
+        # quoting a client's string.
+        return encoded.encode("utf-8", "backslashreplace")
 
 
 def dumps(value: Any) -> str:

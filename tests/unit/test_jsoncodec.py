@@ -112,3 +112,11 @@ def test_the_restart_history_texts_survive_tasks_restarted_in_turn(monkeypatch: 
     for key, history in histories.items():  # one more restart of each, in turn
         arrays.dumps(key, [*history, dict(step)])
     assert whole == [1] * len(histories)  # the new step alone, every time
+
+
+@pytest.mark.parametrize("value", ["\ud800", {"\udfff": ["a\ud83db", 2**70]}, ["x" * 3, "\ude00\ud83d"]])
+def test_a_lone_surrogate_is_written_as_its_json_escape(value: Any) -> None:
+    # orjson refuses it and UTF-8 cannot hold it: written as \\uXXXX, read back to the same value, never an error.
+    written = jsoncodec.dumps_bytes(value)
+    assert b"\\u" in written
+    assert json.loads(written) == value
