@@ -20,7 +20,10 @@ if TYPE_CHECKING:
     from scripts.diffcheck.resolve import Document
 
 _VALUES = frozenset({"const"})
-_MISSING = object()  # PRESENCE keywords that hold a value, not a subschema
+_MISSING = object()
+_KEYWORDS = frozenset(
+    {*PRESENCE, *ENTRIES, "prefixItems", "contentMediaType", "contentEncoding", "x-extensible-enum"}
+)  # PRESENCE keywords that hold a value, not a subschema
 
 
 def _show(value: Any) -> str:
@@ -55,6 +58,8 @@ class KeywordChecks:
         def _say(self, check: str, where: Where, text: str, pointer: Pointer) -> None: ...
 
     def _keywords_2020(self, prefix: str, b: View, h: View, where: Where) -> None:
+        if not b.all_of and not h.all_of and _KEYWORDS.isdisjoint(b.keywords) and _KEYWORDS.isdisjoint(h.keywords):
+            return  # most schemas use none of them: skip the walk
         missing = object()
         for keyword, frag in PRESENCE.items():
             bv, hv = b.keywords.get(keyword, missing), h.keywords.get(keyword, missing)

@@ -85,11 +85,12 @@ class Document:
 
 def reference(node: Any) -> str | None:
     """The `$ref` of a schema, else its `$dynamicRef` (followed like a `$ref`: the bundle has one scope)."""
-    if isinstance(node, dict):
-        for key in ("$ref", "$dynamicRef"):
-            if isinstance(node.get(key), str):
-                return node[key]
-    return None
+    if not isinstance(node, dict):
+        return None
+    ref = node.get("$ref")
+    if not isinstance(ref, str):
+        ref = node.get("$dynamicRef")
+    return ref if isinstance(ref, str) else None
 
 
 def ref_pointer(ref: str) -> Pointer:
@@ -221,7 +222,7 @@ def _parts(doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer])
 def view(doc: Document, node: Any, pointer: Pointer) -> View:
     """Merge `node` into one `View` (first part to set a keyword wins; properties and required are united)."""
     result = View(pointer)
-    own, _ = doc.deref(node, pointer)
+    own = node if not isinstance(node, dict) or "allOf" in node else doc.deref(node, pointer)[0]
     if isinstance(own, dict) and isinstance(own.get("allOf"), list):
         result.all_of = list(own["allOf"])
     for part, part_ptr in _parts(doc, node, pointer, frozenset()):
