@@ -77,3 +77,13 @@ def test_an_unreachable_target_fails_with_no_evidence(tmp_path: Path) -> None:
     argv = ["run", "--config", str(config), "--checks", "conformance", "--report-dir", str(tmp_path / "r")]
     assert cli.main([*argv, "--only", "PG-404-001", "--timeout", "2"]) == 1
     assert "| PG-404-001 | NO EVIDENCE |" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
+
+
+def test_schemathesis_options_pass_through_over_the_kits_defaults(tmp_path: Path) -> None:
+    from accessgov_conformance.schema_part import command
+
+    line = command("http://x", tmp_path / "spec.json", 7, tmp_path, ["--max-examples", "3", "--phases=examples"])
+    assert line[line.index("--seed") + 1] == "7" and line.count("--max-examples") == 1 and "--phases" not in line
+    assert line[-3:] == ["--max-examples", "3", "--phases=examples"]
+    assert "--output-sanitize" in line and "ignored_auth" not in line
+    assert "ignored_auth" in command("http://x", tmp_path, 1, tmp_path, [], mock=True)

@@ -31,6 +31,7 @@ def schemathesis_checks(ctx: Context) -> None:
         Path(str(options["report_dir"])) / "schemathesis",
         list(options.get("passthrough", [])),  # type: ignore[call-overload]
         Path(str(options["spec"])),
+        mock=ctx.config.is_mock,
     )
     ctx.run.schema_statuses = result.statuses
     if result.failures:
