@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
@@ -26,8 +25,6 @@ from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
 
 EVENT_RETENTION = timedelta(days=7)
-# Backends with INSERT ... ON CONFLICT DO NOTHING; others fall back to catching the key violation.
-ON_CONFLICT_DIALECTS = frozenset({"postgresql", "sqlite"})
 QUEUED, RUNNING, SUCCEEDED, SKIPPED, FAILED = "QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"
 # A run whose runner died this many times is given up as FAILED rather than claimed forever.
 MAX_ATTEMPTS = 5
@@ -118,23 +115,9 @@ def _prepared(dialect: Dialect) -> _Statements:
 _PREPARED: dict[str, _Statements] = {}
 
 
-def _claim_event(session: Session, listener_id: str, event_id: str, now: datetime) -> bool:
-    """Insert the event record unless it exists; True when this call inserted it. For backends without
-    ON CONFLICT (`record_deliveries` decides SQLite's and PostgreSQL's in batches): the key violation itself,
-    caught in a savepoint so the transaction survives."""
-    values = {"listener_id": listener_id, "event_id": event_id, "received_at": now}
-    try:
-        with session.begin_nested():
-            session.execute(insert(_EVENTS).values(values))
-    except IntegrityError:
-        if session.get(WebhookEvent, (listener_id, event_id)) is None:
-            raise  # not a duplicate: some other constraint
-        return False
-    return True
-
-
 class Delivery(NamedTuple):
-    """One verified event to record: the arguments of `record_delivery`."""
+    """One verified event to record; `skip_reason` (unpublished automation, disabled trigger) records its run as
+    SKIPPED instead of queued."""
 
     listener_id: str
     event_id: str
@@ -143,35 +126,10 @@ class Delivery(NamedTuple):
     skip_reason: str | None = None
 
 
-def record_delivery(
-    session: Session,
-    *,
-    listener_id: str,
-    event_id: str,
-    payload: Any,
-    now: datetime,
-    skip_reason: str | None = None,
-) -> DeliveryResult:
-    """Record event `event_id` for `listener_id` and queue its automation run, exactly once.
-
-    With `skip_reason` (unpublished automation, disabled trigger) the run is recorded as SKIPPED instead of
-    queued. A concurrent delivery of the same event waits on the first one's uncommitted row and then sees
-    the conflict. The caller's transaction commits both rows or neither.
-    """
-    return record_deliveries(session, [Delivery(listener_id, event_id, payload, now, skip_reason)])[0]
-
-
-def record_deliveries(session: Session, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """`record_delivery` for each of `deliveries`, in order (a repeated event in the list is a duplicate):
-    `record_batch` in the session's transaction on SQLite and PostgreSQL; other backends, one event at a time."""
-    connection = session.connection()
-    if connection.dialect.name not in ON_CONFLICT_DIALECTS:
-        return [_record_one(session, delivery) for delivery in deliveries]
-    return record_batch(connection.connection.driver_connection, connection.dialect, deliveries)
-
-
 def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """`record_deliveries` on a DBAPI connection inside the caller's transaction (the writer's batch unit).
+    """Record each of `deliveries` (its event and its automation run, exactly once per listener and event id; a
+    repeated event in the list is a duplicate), in order, on a DBAPI connection inside the caller's transaction
+    (the writer's batch unit).
 
     On SQLite the transaction holds the database's write lock from its start (`BEGIN IMMEDIATE`), so one
     look-up of the events already recorded and two multi-row inserts decide the whole batch: measured at a
@@ -203,7 +161,7 @@ def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[De
 
 
 async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """`record_deliveries` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits
+    """`record_batch` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits
     (`storage.loop_batches`)."""
     query, runs, rows = _claims(_prepared(dialect), deliveries)
     return _claimed(runs, await query.execute_many_returning_async(connection, rows))
@@ -286,15 +244,6 @@ def _run_values(delivery: Delivery) -> dict[str, Any]:
         "lease_until": None,
         "finished_at": delivery.now if skipped else None,
     }
-
-
-def _record_one(session: Session, delivery: Delivery) -> DeliveryResult:
-    if not _claim_event(session, delivery.listener_id, delivery.event_id, delivery.now):
-        return DeliveryResult(accepted=False)
-    run = _run_values(delivery)
-    connection = session.connection()
-    _prepared(connection.dialect).insert_run.execute(connection.connection.driver_connection, **run)
-    return _accepted(run)
 
 
 def _expired(now: datetime) -> Any:
@@ -467,15 +416,6 @@ def purge_events(session: Session, *, now: datetime, retention: timedelta = EVEN
     returns how many. Runs are kept. The caller commits."""
     result = session.execute(delete(WebhookEvent).where(WebhookEvent.received_at < now - retention))
     return result.rowcount
-
-
-def event_seen(session: Session, listener_id: str, event_id: str) -> bool:
-    """Whether an event record exists (diagnostics; deliveries must use `record_delivery`)."""
-    return session.get(WebhookEvent, (listener_id, event_id)) is not None
-
-
-def get_run(session: Session, run_id: str) -> AutomationRun | None:
-    return session.get(AutomationRun, run_id)
 
 
 def list_runs(

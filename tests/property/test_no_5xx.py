@@ -25,7 +25,8 @@ from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HM
 from accessgov.http.engine import load_bundle
 from accessgov.paging import PageTokenCodec
 from accessgov.paging.limits import TOKEN_VERSION
-from accessgov.storage import events, page_keys
+from accessgov.storage import page_keys
+from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks.signing import hmac_headers
 from tests.property.conftest import Served
 from tests.property.json_texts import header_sets, json_texts, restart_texts
@@ -216,7 +217,7 @@ def test_signed_deliveries_are_accepted_and_their_runs_finish(client: httpx.Clie
     deadline = time.monotonic() + RUN_WITHIN
     while True:
         with server.sessions() as session:
-            run = events.get_run(session, run_id)
+            run = session.get(AutomationRun, run_id)
             status = run.status if run else None
         if status in FINAL:
             return

@@ -8,8 +8,8 @@ from pathlib import Path
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID
-from accessgov.storage import events
 from tests.harness import seeded_database, serve
+from tests.support import deliveries
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -19,7 +19,7 @@ def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
 
         def deliver(event_id: str, at: datetime) -> None:
             with sessions.begin() as session:
-                events.record_delivery(
+                deliveries.record_delivery(
                     session, listener_id=DEMO_HMAC_LISTENER_ID, event_id=event_id, payload={}, now=at
                 )
 
@@ -28,5 +28,5 @@ def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
         with serve(create_app(ServerConfig(database_url=url), clock=NOW.timestamp)):
             pass
         with sessions() as session:
-            assert not events.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")
-            assert events.event_seen(session, DEMO_HMAC_LISTENER_ID, "recent")
+            assert not deliveries.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")
+            assert deliveries.event_seen(session, DEMO_HMAC_LISTENER_ID, "recent")

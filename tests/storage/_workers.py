@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from accessgov.storage import events
 from accessgov.storage.engine import create_engine, session_factory
+from tests.support import deliveries
 
 
 def deliver(
@@ -24,7 +24,7 @@ def deliver(
         barrier.wait(timeout=60)
         for _ in range(attempts):
             with sessions.begin() as session:
-                result = events.record_delivery(
+                result = deliveries.record_delivery(
                     session, listener_id=listener_id, event_id=event_id, payload={"n": 1}, now=now
                 )
             outcomes.append(result.accepted)

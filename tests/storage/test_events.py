@@ -17,6 +17,7 @@ from accessgov.storage.engine import create_engine, session_factory
 from accessgov.storage.schema import AutomationRun, Listener, WebhookEvent
 from tests.storage import _workers
 from tests.storage.conftest import NOW, MakeListener
+from tests.support import deliveries
 
 EVENT = "7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
 PAYLOAD = {"user": {"email": "ada@example.com"}, "action": "created"}
@@ -31,7 +32,7 @@ def deliver(
     skip_reason: str | None = None,
 ) -> events.DeliveryResult:
     with sessions.begin() as session:
-        return events.record_delivery(
+        return deliveries.record_delivery(
             session, listener_id=listener_id, event_id=event_id, payload=PAYLOAD, now=now, skip_reason=skip_reason
         )
 
@@ -59,11 +60,11 @@ def test_first_delivery_is_accepted_and_queues_a_run(
     assert result.accepted and not result.duplicate
     assert (result.status, result.reason) == ("QUEUED", None)
     with sessions() as session:
-        stored = events.get_run(session, result.run_id or "")
+        stored = session.get(AutomationRun, result.run_id or "")
         assert stored is not None
         assert (stored.status, stored.context, stored.outputs, stored.created_at) == ("QUEUED", PAYLOAD, {}, NOW)
         assert (stored.attempts, stored.finished_at) == (0, None)
-        assert events.event_seen(session, listener.id, EVENT)
+        assert deliveries.event_seen(session, listener.id, EVENT)
 
 
 def test_skipped_delivery_is_recorded_finished(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
@@ -72,7 +73,7 @@ def test_skipped_delivery_is_recorded_finished(sessions: sessionmaker[Session], 
     assert (result.status, result.reason) == ("SKIPPED", "trigger disabled")
     assert claim(sessions) == []  # nothing to run
     with sessions() as session:
-        stored = events.get_run(session, result.run_id or "")
+        stored = session.get(AutomationRun, result.run_id or "")
         assert stored is not None and stored.finished_at == NOW
 
 
@@ -101,7 +102,7 @@ def test_a_failed_transaction_keeps_nothing_and_the_retry_is_accepted(
 ) -> None:
     listener = make_listener()
     with pytest.raises(RuntimeError, match="crashed"), sessions.begin() as session:
-        events.record_delivery(session, listener_id=listener.id, event_id=EVENT, payload=PAYLOAD, now=NOW)
+        deliveries.record_delivery(session, listener_id=listener.id, event_id=EVENT, payload=PAYLOAD, now=NOW)
         raise RuntimeError("crashed before commit")
     assert count(sessions, WebhookEvent) == 0
     assert count(sessions, AutomationRun) == 0
@@ -109,19 +110,6 @@ def test_a_failed_transaction_keeps_nothing_and_the_retry_is_accepted(
 
 
 def test_unknown_listener_is_an_error_not_a_duplicate(sessions: sessionmaker[Session]) -> None:
-    with pytest.raises(IntegrityError):
-        deliver(sessions, "no-such-listener")
-
-
-def test_constraint_fallback_detects_duplicates(
-    sessions: sessionmaker[Session], make_listener: MakeListener, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The path for backends without ON CONFLICT: the key violation itself, caught in a savepoint."""
-    monkeypatch.setattr(events, "ON_CONFLICT_DIALECTS", frozenset())
-    listener = make_listener()
-    assert deliver(sessions, listener.id).accepted
-    assert deliver(sessions, listener.id).duplicate
-    assert count(sessions, AutomationRun) == 1
     with pytest.raises(IntegrityError):
         deliver(sessions, "no-such-listener")
 
@@ -140,7 +128,7 @@ def test_claimed_runs_are_leased_and_finished_once(
     assert finish(sessions, runs[0])
     assert not finish(sessions, runs[0])  # finished already: never recorded twice
     with sessions() as session:
-        stored = events.get_run(session, runs[0].id)
+        stored = session.get(AutomationRun, runs[0].id)
         assert stored is not None and (stored.status, stored.outputs) == ("SUCCEEDED", {"ok": True})
 
 
@@ -323,7 +311,7 @@ def test_a_batch_of_deliveries_is_decided_event_by_event(
     first, second = make_listener(), make_listener()
     deliver(sessions, first.id, EVENT)
     with sessions.begin() as session:
-        results = events.record_deliveries(session, mixed_batch(first.id, second.id))
+        results = deliveries.record_deliveries(session, mixed_batch(first.id, second.id))
     assert_decided_event_by_event(sessions, results)
     assert len({result.run_id for result in results if result.accepted}) == 3
     assert {run.event_id for run in claim(sessions)} == {EVENT, FRESH}
@@ -335,7 +323,7 @@ def test_a_batch_with_an_unknown_listener_raises_like_one_delivery(
     listener = make_listener()
     with pytest.raises(IntegrityError), sessions.begin() as session:
         batch = [events.Delivery(listener.id, EVENT, PAYLOAD, NOW), events.Delivery("wh_gone", EVENT, PAYLOAD, NOW)]
-        events.record_deliveries(session, batch)
+        deliveries.record_deliveries(session, batch)
     assert count(sessions, WebhookEvent) == 0
 
 

@@ -32,10 +32,12 @@ from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_DISABLED_LISTENER_ID, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage import events, listeners
 from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
 from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.storage.conftest import fresh_schema, postgres_admin  # noqa: F401  (a fixture)
+from tests.support import deliveries
 from tests.support.clocks import ServerClock
 from tests.support.jwks import JwksServer, closed_port_url
 from tests.support.keys import Keys, make_keys
@@ -84,7 +86,7 @@ class Env:
         deadline = time.monotonic() + timeout
         while True:
             with self.sessions() as session:
-                run = events.get_run(session, run_id)
+                run = session.get(AutomationRun, run_id)
             if run is not None and run.status in ("SUCCEEDED", "FAILED", "SKIPPED"):
                 return run
             assert time.monotonic() < deadline, f"run {run_id} still {run.status if run else 'missing'}"
@@ -680,7 +682,7 @@ def test_event_ids_are_accepted_again_after_the_seven_day_purge(env: Env) -> Non
     with env.sessions.begin() as session:
         assert events.purge_events(session, now=datetime.now(UTC) + timedelta(days=8)) >= 1
     with env.sessions() as session:
-        assert not events.event_seen(session, env.ids["hmac"], headers["Webhook-Event-Id"])
+        assert not deliveries.event_seen(session, env.ids["hmac"], headers["Webhook-Event-Id"])
     runs = len(env.runs("hmac"))
     expect(post(env.url("hmac"), BODY, headers), 200)
     assert len(env.runs("hmac")) == runs + 1  # runs are kept by the purge; a new one was added

@@ -20,8 +20,10 @@ from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.storage import events
 from accessgov.storage.ids import utcnow
+from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
 from tests.harness import seeded_database, serve
+from tests.support import deliveries
 
 REPO = Path(__file__).resolve().parents[2]
 BODY = b'{"orderId": "A-7"}'
@@ -29,7 +31,7 @@ BODY = b'{"orderId": "A-7"}'
 
 def statuses(sessions: sessionmaker[Session], run_ids: list[str]) -> list[str]:
     with sessions() as session:
-        return [run.status for run in (events.get_run(session, run_id) for run_id in run_ids) if run is not None]
+        return [run.status for run in (session.get(AutomationRun, run_id) for run_id in run_ids) if run is not None]
 
 
 @contextlib.contextmanager
@@ -77,7 +79,7 @@ def test_a_separate_worker_runs_what_the_server_queued(tmp_path: Path) -> None:
         with worker(url, "--batch", "2") as process:
             wait_until_succeeded(process, sessions, run_ids)
         with sessions() as session:
-            outputs = [run.outputs for run in map(lambda i: events.get_run(session, i), run_ids) if run]
+            outputs = [run.outputs for run in map(lambda i: session.get(AutomationRun, i), run_ids) if run]
         assert outputs == [{"received": True, "orderId": "A-7"}] * 5
         listed = subprocess.run(
             [sys.executable, "-m", "accessgov.cli", "runs", "stats"],
@@ -97,7 +99,7 @@ def test_runs_of_a_worker_killed_mid_batch_are_taken_over_once(tmp_path: Path) -
         now = utcnow()
         with sessions.begin() as session:
             for n in range(3):
-                events.record_delivery(
+                deliveries.record_delivery(
                     session, listener_id=DEMO_HMAC_LISTENER_ID, event_id=f"ev-{n}", payload={"orderId": n}, now=now
                 )
         with sessions.begin() as session:  # the worker that dies: claims, then is gone
@@ -110,6 +112,6 @@ def test_runs_of_a_worker_killed_mid_batch_are_taken_over_once(tmp_path: Path) -
         with sessions.begin() as session:
             assert not events.finish_run(session, dead[0], status="FAILED", reason="late", outputs={}, now=utcnow())
         with sessions() as session:
-            runs = [run for run in map(lambda i: events.get_run(session, i), run_ids) if run]
+            runs = [run for run in map(lambda i: session.get(AutomationRun, i), run_ids) if run]
             assert [(run.status, run.attempts) for run in runs] == [("SUCCEEDED", 2)] * 3
             assert [run.outputs["orderId"] for run in runs] == ["0", "1", "2"]
