@@ -13,8 +13,6 @@ from pathlib import Path
 
 import accessgov_client
 
-from . import spec
-
 DEFAULTS = {"--max-examples": "15", "--phases": "examples,coverage,fuzzing,stateful", "--workers": "1"}
 
 
@@ -94,6 +92,3 @@ def junit_failures(report_dir: Path) -> list[str]:
                     text = (child.text or child.get("message") or "").strip()
                     found.append(f"{case.get('name')}: {text}")
     return found
-
-
-__all__ = ["SchemaRun", "command", "run", "spec"]
