@@ -15,14 +15,16 @@ STAMP := $(VENV)/.installed
 # created again (scripts/venv.sh) and everything reinstalled.
 VENV_STATE := $(shell bash scripts/venv.sh state '$(PYTHON)' '$(VENV)')
 VENV_REBUILD := $(if $(filter ok,$(VENV_STATE)),,venv-rebuild)
+# Processes the test lanes run on (pytest-xdist); PYTEST_ARGS=... adds pytest options (-k, -x, a path).
 PYTEST_WORKERS ?= 2
+PYTEST_ARGS ?=
 BUNDLE := generated/openapi.yaml
 HOST ?= 127.0.0.1
 PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -124,8 +126,8 @@ contract: $(STAMP) ## Conformance kit (conformance/) vs the reference server (st
 contract-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
 
-contract-selftest: $(STAMP) ## Prove the contract suite catches deliberately broken servers
-	$(PY) -m scripts.contract --selftest --seed 1 --max-examples 10 --report-dir build/contract
+contract-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
+	$(PY) -m scripts.selftest.run $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
 	$(PY) -m scripts.bench_paging $(ARGS)
@@ -161,7 +163,11 @@ test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(BIN)/ruff check accessgov scripts tests
 	$(BIN)/ruff format --check accessgov scripts tests
 	$(PY) -m scripts.check_generated
-	$(BIN)/pytest -q
+	$(PY) -m scripts.check_services
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+test-fast: $(STAMP) ## The inner loop, under a minute: tests not marked slow/postgres, in process (PYTEST_ARGS=...)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)
 
 clean: ## Remove the venv, caches and local data
 	rm -rf $(VENV) build data .pytest_cache .ruff_cache
