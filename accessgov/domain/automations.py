@@ -72,13 +72,3 @@ class Automation:
                 value = str(value)  # JSON (and the database's JSON column) has no NaN or Infinity
             outputs[step.name] = value
         return SUCCEEDED, None, outputs
-
-
-def run_automation(
-    *, published: bool, enabled: bool, steps: Sequence[Mapping[str, str]], payload: Any
-) -> tuple[str, str | None, dict[str, Any]]:
-    """Run the steps now (tools and tests; the server queues runs for `accessgov.runner`)."""
-    reason = skip_reason(published=published, enabled=enabled)
-    if reason:
-        return SKIPPED, reason, {}
-    return Automation.compile(steps).run(payload)

@@ -3,8 +3,8 @@
 Every operation of the contract becomes a route. Before a handler runs, the request is checked against
 the operation as the spec declares it: credentials for schemes that have an authenticator (401), path,
 query and header parameters (400, with the parameter's `x-error-code` when it has one), body size (413),
-content type and JSON syntax and schema (400). An operation without a registered handler answers with its
-first documented success example, which makes the app a mock server of the contract ("stub mode").
+content type and JSON syntax and schema (400). Every operation has its handler (the mock of the contract is
+`generated/stub_server`).
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ from accessgov.errors import (
     quoted,
     shortened,
 )
-from accessgov.http.bearer import bearer_token
 from accessgov.http.body import parse_json_body, read_limited_body
-from accessgov.http.context import DEFAULT_MAX_BODY_BYTES, Authenticator, HandlerSpec, RequestContext
+from accessgov.http.context import Authenticator, HandlerSpec, RequestContext
 from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
 from accessgov.http.fastcheck import Check, compile_check
@@ -55,8 +54,6 @@ __all__ = [
     "build_app",
     "load_bundle",
     "operations_from_bundle",
-    "require_bearer",
-    "stub_authenticators",
 ]
 
 log = logging.getLogger(__name__)
@@ -187,7 +184,7 @@ class _Operation:
         self,
         entry: dict[str, Any],
         registry: Registry,
-        handler: HandlerSpec | None,
+        handler: HandlerSpec,
         authenticators: Mapping[str, Authenticator],
         in_flight: InFlight,
     ) -> None:
@@ -245,8 +242,6 @@ class _Operation:
         await self._authenticate(ctx)
         self._check_parameters(ctx)
         await self._read_body(ctx)
-        if self.handler is None:
-            return self._stub_response()
         result = await self.handler.func(ctx)
         if isinstance(result, Response):
             return result
@@ -335,7 +330,7 @@ class _Operation:
         body_spec = self.entry["body"]
         if body_spec is None:
             return
-        limit = self.handler.max_body_bytes if self.handler else DEFAULT_MAX_BODY_BYTES
+        limit = self.handler.max_body_bytes
         declared = ctx.header("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(ErrorCode.PAYLOAD_TOO_LARGE, f"the request body exceeds {limit} bytes")
@@ -345,7 +340,7 @@ class _Operation:
             raise InvalidRequest(
                 ErrorCode.INVALID_ARGUMENT, "the client disconnected before sending the whole body", location="body"
             ) from None
-        if self.handler is not None and not self.handler.parse_body:
+        if not self.handler.parse_body:
             return
         media = (ctx.header("content-type") or "").split(";")[0].strip().lower()
         if not ctx.raw_body and not body_spec["required"]:
@@ -367,33 +362,28 @@ class _Operation:
             at = shortened(at, QUOTED_CHARS)
             raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {_message(error)}", location="body", name=at)
 
-    def _stub_response(self) -> Response:
-        for status, response in sorted(self.entry["responses"].items()):
-            if status.startswith("2"):
-                return JSONResponse(response["example"], status_code=int(status))
-        return Response(status_code=204)
-
 
 def build_app(
     operations: list[dict[str, Any]],
     doc: dict[str, Any],
-    handlers: Mapping[str, HandlerSpec] | None = None,
+    handlers: Mapping[str, HandlerSpec],
     *,
     authenticators: Mapping[str, Authenticator] | None = None,
     lifespan: Any = None,
     in_flight: InFlight | None = None,
 ) -> Starlette:
-    """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`."""
-    handlers = dict(handlers or {})
-    unknown = set(handlers) - {entry["operation_id"] for entry in operations}
-    if unknown:
+    """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`, each by its handler."""
+    operation_ids = {entry["operation_id"] for entry in operations}
+    if unknown := set(handlers) - operation_ids:
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
+    if missing := operation_ids - set(handlers):
+        raise ValueError(f"operations without a handler: {sorted(missing)}")
     registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
     in_flight = in_flight or InFlight()
     endpoints = [
         (
             entry,
-            _Operation(entry, registry, handlers.get(entry["operation_id"]), authenticators or {}, in_flight).endpoint,
+            _Operation(entry, registry, handlers[entry["operation_id"]], authenticators or {}, in_flight).endpoint,
         )
         for entry in operations
     ]
@@ -407,13 +397,3 @@ def build_app(
         exception_handlers={HTTPException: http_exception, Exception: unexpected},
         lifespan=lifespan,
     )
-
-
-def require_bearer(ctx: RequestContext) -> str:
-    """The token of `Authorization: Bearer <token>`, or 401."""
-    return bearer_token(ctx.header("authorization"))
-
-
-def stub_authenticators() -> dict[str, Authenticator]:
-    """Stub mode only checks that a bearer token is present; the reference server verifies it."""
-    return {"bearerAuth": require_bearer, "oauth": require_bearer}

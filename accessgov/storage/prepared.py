@@ -94,10 +94,6 @@ class PreparedQuery:
         finally:
             cursor.close()
 
-    async def execute_async(self, connection: Any, **values: Any) -> tuple[Any, ...] | None:
-        """`execute` on a psycopg `AsyncConnection`."""
-        return await self.execute_params_async(connection, self.params(values))
-
     async def execute_params_async(
         self, connection: Any, params: Sequence[Any] | Mapping[str, Any]
     ) -> tuple[Any, ...] | None:

@@ -3,15 +3,19 @@ one `Authorization` header, so one authenticator serving both checks the token o
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
+import pytest
 
 from accessgov.domain.permissions import Principal
-from accessgov.http.context import RequestContext
+from accessgov.http.context import HandlerSpec, RequestContext
 from accessgov.http.engine import build_app, load_bundle, operations_from_bundle
 from accessgov.observability.access_log import AccessLogMiddleware
 from tests.harness import serve
 
 PAGE = "/api/v1/apps/app-github/entitlements"  # security: one requirement naming bearerAuth and oauth
+LIST = "svc.api.app.v1.AppEntitlementsService.List"
 
 
 class CountingAuthenticator:
@@ -23,12 +27,22 @@ class CountingAuthenticator:
         return Principal("caller", ("admin",))
 
 
+async def answer(ctx: RequestContext) -> tuple[int, dict[str, str]]:
+    return 200, {"operation": ctx.operation_id}
+
+
+def every_operation_answering(operations: list[dict[str, Any]]) -> dict[str, HandlerSpec]:
+    return {entry["operation_id"]: HandlerSpec(answer) for entry in operations}
+
+
 def calls_per_request(authenticators: dict[str, CountingAuthenticator]) -> list[int]:
     doc = load_bundle()
-    app = build_app(operations_from_bundle(doc), doc, {}, authenticators=authenticators)
+    operations = operations_from_bundle(doc)
+    app = build_app(operations, doc, every_operation_answering(operations), authenticators=authenticators)
     with serve(app) as base_url:
         response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t"})
-    assert response.status_code == 200, response.text  # the operation's example: no handler is plugged in
+    assert response.status_code == 200, response.text
+    assert response.json() == {"operation": LIST}
     return [authenticator.calls for authenticator in authenticators.values()]
 
 
@@ -51,7 +65,10 @@ def test_an_unexpected_error_is_the_contracts_500_with_the_request_id() -> None:
     still through the access log (its request id on the answer), and leaves the server serving."""
     broken = BrokenAuthenticator()
     doc = load_bundle()
-    app = build_app(operations_from_bundle(doc), doc, {}, authenticators={"bearerAuth": broken, "oauth": broken})
+    operations = operations_from_bundle(doc)
+    app = build_app(
+        operations, doc, every_operation_answering(operations), authenticators={"bearerAuth": broken, "oauth": broken}
+    )
     app.add_middleware(AccessLogMiddleware, log=False)
     with serve(app) as base_url:
         response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t", "X-Request-Id": "req-500"})
@@ -60,3 +77,14 @@ def test_an_unexpected_error_is_the_contracts_500_with_the_request_id() -> None:
     assert response.json() == {"code": "INTERNAL", "message": "internal error"}
     assert response.headers["x-request-id"] == "req-500"
     assert unknown.status_code == 404 and unknown.json()["code"] == "NOT_FOUND"
+
+
+def test_every_operation_needs_its_handler() -> None:
+    doc = load_bundle()
+    operations = operations_from_bundle(doc)
+    handlers = every_operation_answering(operations)
+    del handlers[LIST]
+    with pytest.raises(ValueError, match="operations without a handler: .*AppEntitlementsService.List"):
+        build_app(operations, doc, handlers)
+    with pytest.raises(ValueError, match="operations the spec does not have"):
+        build_app(operations, doc, {**every_operation_answering(operations), "nope": HandlerSpec(answer)})
