@@ -3,6 +3,7 @@ one `Authorization` header, so one authenticator serving both checks the token o
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -84,7 +85,7 @@ def test_every_operation_needs_its_handler() -> None:
     operations = operations_from_bundle(doc)
     handlers = every_operation_answering(operations)
     del handlers[LIST]
-    with pytest.raises(ValueError, match="operations without a handler: .*AppEntitlementsService.List"):
+    with pytest.raises(ValueError, match=re.escape(f"operations without a handler: {[LIST]}")):
         build_app(operations, doc, handlers)
     with pytest.raises(ValueError, match="operations the spec does not have"):
         build_app(operations, doc, {**every_operation_answering(operations), "nope": HandlerSpec(answer)})
