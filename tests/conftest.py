@@ -19,13 +19,38 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression  # pytest's own -m grammar; no public equivalent
 
 _created: list[str] = []
 
 TESTS = Path(__file__).resolve().parent
 # Every test under these starts a server process, a fresh virtualenv, Schemathesis or hypothesis runs over HTTP,
 # a browser or npm: the full lane only.
-SLOW_DIRECTORIES = frozenset({"bench", "contract", "property", "sdk", "server"})
+SLOW_DIRECTORIES = frozenset({"bench", "contract", "generated", "mock", "property", "sdk", "server"})
+# Files and tests elsewhere that start processes (the CLI, workers, git, npm, Chromium) or took over ~2 s of CPU
+# (`pytest --durations`, 2026-11-26): a node id prefix each. A whole file is not even collected by the fast lane.
+SLOW_TESTS = (
+    "tests/review/test_diffcheck.py",
+    "tests/review/test_docs.py",
+    "tests/review/test_redocly_lint.py",
+    "tests/spec/test_seed_coverage.py",
+    "tests/unit/test_cli.py",
+    "tests/webhooks/test_worker.py",
+    "tests/overlays/test_overlay_engine.py::test_check_mode_fails_with_a_diff_on_stale_variants",
+    "tests/overlays/test_overlay_engine.py::test_variants_regenerate_byte_identically",
+    "tests/service/test_failure_limits.py::test_an_unreachable_limiter_store_fails_open",
+    "tests/service/test_page_key_rotation.py::test_a_worker_that_has_not_reloaded_yet_accepts_tokens_of_the_new_key",
+    "tests/service/test_purge.py::test_old_event_records_are_purged_at_startup",
+    "tests/spec/test_bundle.py::test_bundling_twice_gives_identical_bytes",
+    "tests/storage/test_events.py::test_concurrent_processes_deliver_once",
+    "tests/unit/test_cel_conversion.py::test_any_json_document_converts_as_celpy_converts_it",
+    "tests/unit/test_json_fast_path.py::test_any_document_reads_as_json_reads_it",
+    "tests/unit/test_json_fast_path.py::test_documents_read_together_as_each_reads_alone",
+    "tests/unit/test_jsoncodec.py::test_a_growing_array_is_written_as_a_fresh_dumps_writes_it",
+    "tests/unit/test_request_metrics.py::test_the_same_samples_as_a_counter_and_a_histogram",
+    "tests/webhooks/test_listener_http.py::test_cli_",
+    "tests/webhooks/test_listener_http.py::test_worker_processes_share_one_sqlite_file",
+)
 # Fixtures whose use means a PostgreSQL server (tests/storage/conftest.py).
 POSTGRES_FIXTURES = frozenset({"postgres_admin"})
 
@@ -42,11 +67,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def _slow_deselected(config: pytest.Config) -> bool:
+    """Whether `-m` leaves out the tests marked `slow` (as `make test-fast` does)."""
+    markexpr = config.getoption("markexpr", "") or ""
+    return bool(markexpr) and not Expression.compile(markexpr).evaluate(lambda name: name == "slow")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not even collect `SLOW_DIRECTORIES` and the files of `SLOW_TESTS` when their tests are deselected:
+    collecting them costs seconds (Schemathesis builds its tests from the bundle at collection)."""
+    relative = collection_path.relative_to(TESTS.parent).as_posix() if collection_path.is_relative_to(TESTS) else ""
+    slow = (collection_path.parent == TESTS and collection_path.name in SLOW_DIRECTORIES) or relative in SLOW_TESTS
+    if slow and _slow_deselected(config):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of `SLOW_DIRECTORIES` `slow` and those that reach PostgreSQL `postgres`."""
+    """Mark the tests of `SLOW_DIRECTORIES` and `SLOW_TESTS` `slow`, and those that reach PostgreSQL `postgres`."""
     for item in items:
         relative = Path(str(item.path)).resolve().relative_to(TESTS)
-        if relative.parts[0] in SLOW_DIRECTORIES:
+        if relative.parts[0] in SLOW_DIRECTORIES or item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
         if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.postgres)

@@ -374,8 +374,9 @@ def test_missing_required_claim_is_rejected(
         ("aud", ["https://elsewhere.example"]),
         ("htm", "GET"),
         ("htm", "post"),
-        ("jti", str(uuid.uuid4())),
-        ("jti", str(uuid.uuid1())),
+        # Fixed values: xdist's workers must collect the same parameter ids.
+        ("jti", "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"),  # another event's id (v4)
+        ("jti", "747bb2ae-e9bd-11f1-a645-02fc00000001"),  # a v1 UUID
         ("jti", 42),
         ("htb_s256", sha256_b64url(BODY + b" ")),
         ("htb_s256", sha256_b64url(BODY) + "="),
