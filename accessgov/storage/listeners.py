@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
-from accessgov.keys import Keyring, default_keyring, open_sealed, seal
+from accessgov.keys import Keyring, open_sealed, seal
 from accessgov.storage import ids
 from accessgov.storage.schema import AUTH_METHODS, Listener
-from accessgov.storage.sealing import listener_ad
+from accessgov.storage.sealing import keyring_of, listener_ad
 
 DEFAULT_ROTATION_GRACE = timedelta(hours=24)
 
@@ -60,7 +60,7 @@ def create_listener(
     new_id = listener_id or ids.listener_id()
     sealed = None
     if auth_method == "HMAC" and hmac_secret:
-        sealed = seal(keyring or default_keyring(), hmac_secret, listener_ad(new_id))
+        sealed = seal(keyring or keyring_of(session), hmac_secret, listener_ad(new_id))
     listener = Listener(
         id=new_id,
         auth_method=auth_method,
@@ -138,7 +138,7 @@ def rotate_secret(
         session,
         listener_id,
         now,
-        hmac_secret_sealed=seal(keyring or default_keyring(), new_secret, listener_ad(listener_id)),
+        hmac_secret_sealed=seal(keyring or keyring_of(session), new_secret, listener_ad(listener_id)),
         # Same row, same associated data: the sealed current secret becomes the previous one as it is.
         previous_hmac_secret_sealed=listener.hmac_secret_sealed if keep else None,
         previous_secret_expires_at=now + grace if keep else None,
@@ -148,7 +148,7 @@ def rotate_secret(
 def secrets_of(listener: Listener, keyring: Keyring | None = None) -> tuple[str | None, str | None]:
     """(current, previous) plaintext HMAC secrets; previous is None when absent (its expiry is the caller's to
     check against `previous_secret_expires_at`)."""
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(object_session(listener))
     ad = listener_ad(listener.id)
     current = open_sealed(keyring, listener.hmac_secret_sealed, ad) if listener.hmac_secret_sealed else None
     previous = (

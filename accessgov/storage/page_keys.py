@@ -14,9 +14,9 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from accessgov.keys import Keyring, default_keyring, open_sealed, seal
+from accessgov.keys import Keyring, open_sealed, seal
 from accessgov.storage import settings
-from accessgov.storage.sealing import PAGE_TOKEN_KEYS, setting_ad
+from accessgov.storage.sealing import PAGE_TOKEN_KEYS, keyring_of, setting_ad
 
 KEY_BYTES = 32
 
@@ -63,12 +63,12 @@ def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
     stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
     if stored is None:
         return None
-    return PageKeys.from_json(open_sealed(keyring or default_keyring(), stored, setting_ad(PAGE_TOKEN_KEYS)))
+    return PageKeys.from_json(open_sealed(keyring or keyring_of(session), stored, setting_ad(PAGE_TOKEN_KEYS)))
 
 
 def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys:
     """The stored keys, generating the first on first use (the first of several starting workers wins)."""
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(session)
     settings.insert_if_absent(
         session, PAGE_TOKEN_KEYS, seal(keyring, PageKeys.first().to_json(), setting_ad(PAGE_TOKEN_KEYS))
     )
@@ -80,7 +80,7 @@ def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys
 
 def rotate(session: Session, now: datetime, grace: timedelta, keyring: Keyring | None = None) -> PageKeys:
     """A new current key; the old one verifies for `grace` more (0: tokens it signed stop working at once)."""
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(session)
     keys = load_or_create(session, keyring).rotated(now, grace)
     _store(session, keys, keyring)
     return keys
@@ -88,7 +88,7 @@ def rotate(session: Session, now: datetime, grace: timedelta, keyring: Keyring |
 
 def purge_expired(session: Session, now: datetime, keyring: Keyring | None = None) -> int:
     """Drop previous keys past their grace; returns how many."""
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(session)
     stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
     if stored is None:
         return 0

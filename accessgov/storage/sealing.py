@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from accessgov.keys import Keyring, KeyringError, default_keyring, is_sealed, open_sealed, seal
 from accessgov.keys.keyring import ENV_KEY_FILE, key_source
@@ -94,7 +95,7 @@ def seal_plaintext_secrets(connection: Connection, keyring: Keyring | None = Non
     )
     if not pending:
         return 0
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(connection)
     changed = 0
     if legacy is not None:
         from accessgov.storage.page_keys import PageKeys
@@ -139,7 +140,7 @@ def referenced_key_ids(connection: Connection) -> set[str]:
 
 def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> int:
     """The downgrade: back to plaintext (listener secrets; the page-token key as the old hex setting)."""
-    keyring = keyring or default_keyring()
+    keyring = keyring or keyring_of(connection)
 
     def unseal(ring: Keyring, value: str, ad: bytes) -> str | None:
         return open_sealed(ring, value, ad) if is_sealed(value) else None
@@ -154,6 +155,16 @@ def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> in
         connection.execute(_settings.insert().values(key=LEGACY_PAGE_TOKEN_SECRET, value=keys.current.hex()))
         changed += 1
     return changed + _rewrite(connection, keyring, unseal)
+
+
+def keyring_of(bind: Session | Connection | None) -> Keyring:
+    """The process's keyring for the database `bind` talks to (by the one rule of `open_keyring`), so a value is
+    sealed with the key file of the database it is written to, whatever `DATABASE_URL` says; the environment's
+    without a bind."""
+    if bind is None:
+        return default_keyring()
+    url = bind.get_bind().url if isinstance(bind, Session) else bind.engine.url
+    return default_keyring(url.render_as_string(hide_password=False))
 
 
 def open_keyring(database_url: str | None = None, env: Mapping[str, str] = os.environ) -> Keyring:
