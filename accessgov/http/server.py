@@ -235,13 +235,16 @@ class _LimitedConnection(h11.Connection):
     def _check(self, event: h11.Request) -> None:
         limits = self.limits
         headers = event.headers
+        longest = total = len(event.target)
+        for name, value in headers:  # one pass: the longest line and the total
+            size = len(name) + len(value)
+            total += size
+            longest = max(longest, size)
         if len(headers) > limits.count:
             problem = f"more than {limits.count} header lines"
-        elif len(event.target) > limits.line_bytes:
-            problem = f"the request line exceeds {limits.line_bytes} bytes"
-        elif any(len(name) + len(value) > limits.line_bytes for name, value in headers):
-            problem = f"a header line exceeds {limits.line_bytes} bytes"
-        elif len(event.target) + sum(len(name) + len(value) for name, value in headers) > limits.head_bytes:
+        elif longest > limits.line_bytes:
+            problem = f"the request line or a header line exceeds {limits.line_bytes} bytes"
+        elif total > limits.head_bytes:
             # h11's own bound is on a head still incomplete: one that arrived whole is parsed whatever its size.
             problem = f"the request head exceeds {limits.head_bytes} bytes"
         else:
@@ -374,7 +377,8 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """How `accessgov serve` listens; every field has an `ACCESSGOV_*` variable and a command-line option."""
+    """How `accessgov serve` listens; every field has an `ACCESSGOV_*` variable and, but for the head limits, a
+    command-line option."""
 
     host: str = "127.0.0.1"
     port: int = 8080
