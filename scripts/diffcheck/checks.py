@@ -148,6 +148,8 @@ for _direction in (REQUEST, RESPONSE):
     _add(f"{_direction}-property-deprecated-sunset-missing", B, "property deprecated without the x-sunset required")
     _add(f"{_direction}-property-deprecated-sunset-invalid", B, "property deprecated with an unreadable x-sunset")
     _add(f"{_direction}-property-sunset-date-too-small", B, "property's x-sunset sooner than the grace period")
+    _add(f"{_direction}-property-stability-decreased", B, "property's x-stability-level lowered")
+    _add(f"{_direction}-property-stability-increased", N, "property's x-stability-level raised")
 
 # Properties of objects, by direction.
 _add("new-required-request-property", B, "new required request property")

@@ -712,6 +712,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         if where.location == "property":
             label = f"{where.context}`{where.path}` ({where.direction})"
             self.deprecation(property_checks(where.direction), label, b.keywords, h.keywords, h.pointer, self._level)
+            self.stability_change(prefix, label, b.keywords, h.keywords, h.pointer)
         elif bdep != hdep:
             check = f"{prefix}-deprecated" if hdep else f"{prefix}-reactivated"
             self._say(

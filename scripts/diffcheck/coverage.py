@@ -16,7 +16,7 @@ from pathlib import Path
 
 from scripts.diffcheck.checks import CHECKS
 from scripts.diffcheck.config import DiffConfig, load_config
-from scripts.diffcheck.oasdiff import ours_for, rule_levels
+from scripts.diffcheck.oasdiff import ours_for, rule_levels, why_not
 
 LEVEL = {"ERR": "breaking", "WARN": "warning", "INFO": "info"}
 
@@ -24,7 +24,7 @@ LEVEL = {"ERR": "breaking", "WARN": "warning", "INFO": "info"}
 def verdict(oasdiff_id: str, level: str, config: DiffConfig) -> tuple[str, str | None]:
     ours = ours_for(oasdiff_id)
     if ours is None:
-        return "not covered", None
+        return f"not covered: {why_not(oasdiff_id)}", None
     severity = config.severities.get(ours, CHECKS[ours].severity).value
     if severity == LEVEL[level]:
         return "agrees", ours
@@ -38,7 +38,7 @@ def table(repo: Path, config: DiffConfig) -> str:
     rows, counts = [], Counter()
     for oasdiff_id, level in sorted(rule_levels(repo).items()):
         status, ours = verdict(oasdiff_id, level, config)
-        counts[status.split(" (")[0].split(" `")[0]] += 1
+        counts[status.split(" (")[0].split(" `")[0].split(":")[0]] += 1
         counts["covered"] += ours is not None
         rows.append(f"| `{oasdiff_id}` | {level} | {f'`{ours}`' if ours else '—'} | {status} |")
     head = [

@@ -170,7 +170,9 @@ class LifecycleChecks:
                 f"{label}: x-stability-level {bad.get('x-stability-level')!r} is not one of draft, alpha, beta, stable"
             )
             self.emit("api-invalid-stability-level", text, (*at, "x-stability-level") if h_level == INVALID else at)
-        elif b_level is None or h_level is None:  # a level set or dropped is not a change of level (oasdiff)
+        elif b_level is None or h_level is None or rank(b_level) < rank(self.config.stability_level):
+            # A level set or dropped is no change of level, and leaving one below the threshold is not reported
+            # (oasdiff).
             return
         elif rank(h_level) < rank(b_level):
             self.emit(

@@ -53,10 +53,57 @@ RENAMES = (
 )
 
 
+# oasdiff's finer names for one of our checks (same direction and grading).
+SUFFIXES = (
+    ("-list-of-types-narrowed", "-type-specialized"),
+    ("-list-of-types-widened", "-type-generalized"),
+)
+SPLITS = re.compile(r"^(request|response)-(?:optional|required)-property-(became-.*)$")
+SAME = {
+    "new-request-path-parameter": "new-required-request-parameter",
+    "sunset-deleted": "api-sunset-deleted",
+}
+
+
 def ours_for(oasdiff_id: str) -> str | None:
+    """Our check that reports what the oasdiff check does, or None."""
     if oasdiff_id in CHECKS:
         return oasdiff_id
+    if oasdiff_id in SAME:
+        return SAME[oasdiff_id]
+    split = SPLITS.match(oasdiff_id)
+    if split and (candidate := f"{split[1]}-property-{split[2]}") in CHECKS:
+        return candidate
+    for old, new in SUFFIXES:
+        if oasdiff_id.endswith(old):
+            oasdiff_id = oasdiff_id[: -len(old)] + new
+            if oasdiff_id in CHECKS:
+                return oasdiff_id
     for old, new in RENAMES:
         if oasdiff_id.startswith(old) and (candidate := new + oasdiff_id[len(old) :]) in CHECKS:
             return candidate
     return None
+
+
+# Why the checks we do not cover are not covered (first matching pattern wins).
+NOT_COVERED = (
+    (r"discriminator", "discriminator changes are graded through the union members and properties they select"),
+    (r"^request-read-only-property-", "readOnly properties are not sent in requests: we skip them there"),
+    (r"write-only-property-(added|removed|became|enum)", "writeOnly properties are not sent in responses: skipped"),
+    (r"^request-.*-property-became-(not-)?write-only$", "writeOnly changes nothing a client sends: not reported"),
+    (r"^response-.*-property-became-(not-)?read-only$", "readOnly changes nothing a client reads: not reported"),
+    (r"version", "versioning is `make release-check`'s (scripts/release), not the diff's"),
+    (r"wrapped-in-one-of", "a schema wrapped in oneOf is compared through its member (unwrapped)"),
+    (r"media-type-schema-(added|removed)", "a media type without a schema accepts anything: not compared"),
+    (r"default-parameter|with-default", "a new required parameter or property is breaking, default or not"),
+    (r"request-header-property|new-required-request-header-property", "header object properties: not compared"),
+    (r"pattern-generalized", "a pattern change is `*-pattern-changed` (regular languages are not compared)"),
+    (r"api-schema-removed", "component schemas are compared where operations use them, not by name"),
+    (r"oauth-(scope|url)-changed", "reported as oauth scope added/removed and token URL changed"),
+    (r"mediatype-enum-value-removed", "media type parameters' enums are not compared"),
+    (r"response-header-type-compatible", "headers have no media type: their type changes are never loose"),
+)
+
+
+def why_not(oasdiff_id: str) -> str:
+    return next((why for pattern, why in NOT_COVERED if re.search(pattern, oasdiff_id)), "not implemented")

@@ -166,6 +166,9 @@ def lifecycle_cases() -> dict[str, Case]:
         cases[f"{p}-deprecated-sunset-invalid"] = Case(
             base, set_prop(**dep, **{"x-sunset": "soon"}), set_prop(**dep, **{"x-sunset": FAR})
         )
+        stable, beta = set_prop(**{"x-stability-level": "stable"}), set_prop(**{"x-stability-level": "beta"})
+        cases[f"{p}-stability-decreased"] = Case(stable, beta, set_prop(description="x"))
+        cases[f"{p}-stability-increased"] = Case(beta, stable, set_prop(description="x"))
         cases[f"{p}-sunset-date-too-small"] = Case(
             base, set_prop(**dep, **{"x-sunset": NEAR}), set_prop(**dep, **{"x-sunset": FAR})
         )
