@@ -10,6 +10,27 @@ from pathlib import Path
 
 DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
 TRUE = ("1", "true", "yes", "on")
+DEFAULT_DATA_DIR = Path("data")
+SQLITE_FILENAME = "accessgov.db"
+_PG_PREFIXES = ("postgres://", "postgresql://")
+
+
+def normalize_database_url(url: str) -> str:
+    """Point bare `postgres://` / `postgresql://` URLs (as hosting platforms hand them out) at psycopg 3."""
+    for prefix in _PG_PREFIXES:
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> str:
+    """`DATABASE_URL` if set, else a SQLite file `<data_dir or ./data>/accessgov.db` (directory created)."""
+    url = (env.get("DATABASE_URL") or "").strip()
+    if url:
+        return normalize_database_url(url)
+    directory = (data_dir or DEFAULT_DATA_DIR).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
 def _positive(env: Mapping[str, str], name: str, default: int) -> int:
@@ -121,8 +142,6 @@ class ServerConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> ServerConfig:
-        from accessgov.storage.engine import database_url_from_env
-
         url = database_url_from_env(env, data_dir=data_dir)
         secret = env.get("ACCESSGOV_PAGE_TOKEN_SECRET", "")
         return cls(

@@ -16,8 +16,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from accessgov.errors import ErrorCode, NotAcceptable
 from accessgov.http.context import RequestContext
+from accessgov.http.negotiation import require_acceptable
 
 BUILT_DOCS = Path(__file__).resolve().parents[2] / "build" / "docs" / "index.html"
 PUBLIC_VARIANT = "variants/public.json"
@@ -67,22 +67,3 @@ class ContractDocs:
     async def docs(self, ctx: RequestContext) -> Response:
         require_acceptable(ctx, "text/html")
         return Response(self.page, media_type="text/html; charset=utf-8")
-
-
-def acceptable(accept: str | None, media: str) -> bool:
-    """Whether an `Accept` header (RFC 9110 section 12.5.1) allows `media`; no header allows anything."""
-    if not accept or not accept.strip():
-        return True
-    kind = media.split("/")[0]
-    for item in accept.split(","):
-        media_range, *params = (part.strip().lower() for part in item.split(";"))
-        if any(param.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for param in params):
-            continue
-        if media_range in ("*/*", f"{kind}/*", media):
-            return True
-    return False
-
-
-def require_acceptable(ctx: RequestContext, media: str) -> None:
-    if not acceptable(ctx.request.headers.get("accept"), media):
-        raise NotAcceptable(ErrorCode.NOT_ACCEPTABLE, f"this resource is {media}", location="header", name="Accept")

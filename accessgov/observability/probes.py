@@ -7,35 +7,23 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import sqlalchemy as sa
-from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from accessgov.api.contract_docs import require_acceptable
 from accessgov.errors import ErrorCode, ServiceUnavailable
 from accessgov.http.context import RequestContext
+from accessgov.http.negotiation import require_acceptable
 from accessgov.observability import metrics
+from accessgov.storage import engine
 from accessgov.storage.database import Database
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT_SECONDS = 2.0
 
 
-def head_revision() -> str:
-    from alembic.script import ScriptDirectory
-
-    from accessgov.storage.engine import alembic_config
-
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    if head is None:  # pragma: no cover - the package ships its migrations
-        raise RuntimeError("no Alembic head revision")
-    return head
-
-
 class Probes:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.head = head_revision()  # read once: the code's newest schema does not change while it runs
+        self.head = engine.head_revision()  # read once: the code's newest schema does not change while it runs
 
     async def healthz(self, ctx: RequestContext) -> tuple[int, dict[str, str]]:
         require_acceptable(ctx, "application/json")
@@ -43,12 +31,8 @@ class Probes:
 
     async def readyz(self, ctx: RequestContext) -> tuple[int, dict[str, str]]:
         require_acceptable(ctx, "application/json")
-
-        def revision(session: Session) -> str | None:
-            return session.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
-
         try:
-            found = await asyncio.wait_for(self.db.read(revision), READY_TIMEOUT_SECONDS)
+            found = await asyncio.wait_for(self.db.read(engine.current_revision), READY_TIMEOUT_SECONDS)
         except Exception as error:  # unreachable, timed out, no alembic_version table: all mean "not ready"
             log.warning("readiness: the database does not answer: %s", type(error).__name__)
             raise ServiceUnavailable(ErrorCode.NOT_READY, "the database is unreachable") from None

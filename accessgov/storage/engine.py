@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,12 +13,14 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+# Configuration's (a lower layer), named here too for the storage's callers.
+from accessgov.config import database_url_from_env as database_url_from_env
+from accessgov.config import normalize_database_url as normalize_database_url
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
-DEFAULT_DATA_DIR = Path("data")
-SQLITE_FILENAME = "accessgov.db"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A writer's transactions take the write lock at once (see `_configure_sqlite`).
 SQLITE_BEGIN = "BEGIN IMMEDIATE"
@@ -29,27 +30,8 @@ SQLITE_BEGIN = "BEGIN IMMEDIATE"
 SQLITE_SYNCHRONOUS = os.environ.get("ACCESSGOV_SQLITE_SYNCHRONOUS", "FULL").upper()
 if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL", "EXTRA"):
     raise ValueError(f"ACCESSGOV_SQLITE_SYNCHRONOUS must be FULL, NORMAL or EXTRA, not {SQLITE_SYNCHRONOUS!r}")
-_PG_PREFIXES = ("postgres://", "postgresql://")
 # PostgreSQL: a pooled connection idle for longer than this is pinged before use (see `_ping_when_idle`).
 PING_AFTER_IDLE_SECONDS = 10.0
-
-
-def normalize_database_url(url: str) -> str:
-    """Point bare `postgres://` / `postgresql://` URLs (as hosting platforms hand them out) at psycopg 3."""
-    for prefix in _PG_PREFIXES:
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
-def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> str:
-    """`DATABASE_URL` if set, else a SQLite file `<data_dir or ./data>/accessgov.db` (directory created)."""
-    url = (env.get("DATABASE_URL") or "").strip()
-    if url:
-        return normalize_database_url(url)
-    directory = (data_dir or DEFAULT_DATA_DIR).resolve()
-    directory.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
 def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = False, **kwargs: Any) -> Engine:
@@ -170,6 +152,21 @@ def alembic_config(connection: Connection | None = None) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
     config.attributes["connection"] = connection
     return config
+
+
+def head_revision() -> str:
+    """The newest revision of the migrations shipped in the package."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:  # pragma: no cover - the package ships its migrations
+        raise RuntimeError("no Alembic head revision")
+    return head
+
+
+def current_revision(session: Session) -> str | None:
+    """The revision the database is migrated to (an error without Alembic's table)."""
+    return session.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def migrate(engine: Engine) -> None:
