@@ -21,6 +21,7 @@ import base64
 import json
 import random
 import re
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl
@@ -43,6 +44,9 @@ INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 # range check, and int() refuses very long digit strings.
 INTEGER_DIGITS = 18
 JSON_HEADERS = [(b"content-type", b"application/json")]
+# The contract's convention: every response, errors included, carries X-Request-Id: the client's own when it is
+# 1-128 characters of this set, else a generated one (32 hex digits), as the reference server does.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -360,6 +364,13 @@ class _Operation:
         return self.example(status, None, path_params)
 
 
+def _request_id(scope: Scope) -> str:
+    for key, value in scope["headers"]:
+        if key.lower() == b"x-request-id" and REQUEST_ID.fullmatch(value.decode("latin-1")):
+            return value.decode("latin-1")
+    return uuid.uuid4().hex
+
+
 def _resolver(doc: dict[str, Any]) -> Callable[[str], Any]:
     return lambda ref: _pointer(doc, ref)
 
@@ -440,7 +451,8 @@ class MockApp:
             status, body, headers = await self._respond(scope, receive)
         except MockError as error:
             status, body, headers = error.status, orjson.dumps(error.body), error.headers
-        raw_headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+        raw_headers = [(k.lower().encode(), v.encode()) for k, v in headers.items() if k.lower() != "x-request-id"]
+        raw_headers.append((b"x-request-id", _request_id(scope).encode()))
         if body is None:
             raw_headers = [(k, v) for k, v in raw_headers if k != b"content-type"]
             body = b""

@@ -1,5 +1,6 @@
 """The mock answers as the contract requires where a conformance check can tell (issue 29, item 4): an empty
-`client_secret` is refused, every schema-valid `page_size` is accepted (the server clamps it)."""
+`client_secret` is refused, every schema-valid `page_size` is accepted (the server clamps it), and every
+response carries `X-Request-Id` (the client's valid one echoed)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,22 @@ def test_client_credentials_in_the_body_get_a_token(mock: httpx.Client) -> None:
     response = mock.post("/auth/v1/token", data=form)
     assert response.status_code == 200
     assert response.json()["token_type"] == "Bearer"
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [(ENTITLEMENTS, BEARER), (ENTITLEMENTS, {}), ("/no/such/route", {}), ("/api/v1/webhooks/incoming/wh_1", {})],
+)
+def test_every_response_echoes_a_valid_x_request_id(mock: httpx.Client, path: str, headers: dict[str, str]) -> None:
+    method = "POST" if "webhooks" in path else "GET"
+    response = mock.request(method, path, headers={**headers, "X-Request-Id": "client.req:42-a_b"})
+    assert response.headers["x-request-id"] == "client.req:42-a_b"
+
+
+@pytest.mark.parametrize("sent", ["", "has space", "x" * 129, "semi;colon"])
+def test_an_invalid_x_request_id_is_replaced_by_a_generated_one(mock: httpx.Client, sent: str) -> None:
+    response = mock.get(ENTITLEMENTS, headers={**BEARER, "X-Request-Id": sent})
+    assert response.status_code == 200
+    assert response.headers["x-request-id"] != sent
+    assert len(response.headers["x-request-id"]) == 32
+    assert int(response.headers["x-request-id"], 16) >= 0
