@@ -23,6 +23,8 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
+import uuid
 import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -58,6 +60,8 @@ MAX_CHECKED_BODY = 4 * 1024 * 1024  # larger responses are streamed through with
 SMALL_BODY = 256 * 1024  # buffered and sent in one piece; larger bodies are streamed
 REPORT_PATH = "/__proxy/violations"
 RECENT = 100
+# What the proxy answers itself carries X-Request-Id as every answer of the contract does: the client's when valid.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
 DEFAULT_MAX_BODY = 1024 * 1024  # requests to operations whose contract states no limit, and to unknown paths
 
 
@@ -165,7 +169,9 @@ class ValidationProxy:
             if operation is not None:
                 self.violations.record("request", Problem("request.body_size", f"body over {limit} bytes"), context)
             message = f"the request body exceeds {limit} bytes"
-            await _send_error(send, 413, "PAYLOAD_TOO_LARGE", message, location="body", close=True)
+            await _send_error(
+                send, 413, "PAYLOAD_TOO_LARGE", message, location="body", close=True, request_id=_request_id(headers)
+            )
             return
         invalid_request = False
         if operation is not None:
@@ -195,7 +201,8 @@ class ValidationProxy:
             log.warning(
                 "upstream %s unreachable for %s: %s: %s", self.upstream, scope["method"], type(error).__name__, error
             )
-            await _send_error(send, 502, "UPSTREAM_UNREACHABLE", "the upstream server could not be reached")
+            message = "the upstream server could not be reached"
+            await _send_error(send, 502, "UPSTREAM_UNREACHABLE", message, request_id=_request_id(headers))
 
     async def _relay(
         self,
@@ -305,17 +312,34 @@ def _loopback(scope: Scope) -> bool:
     return address is not None and address.is_loopback
 
 
+def _request_id(headers: dict[str, str]) -> str:
+    sent = headers.get("x-request-id", "")
+    return sent if REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+
+
 async def _send_error(
-    send: Send, status: int, code: str, message: str, *, location: str | None = None, close: bool = False
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    *,
+    location: str | None = None,
+    close: bool = False,
+    request_id: str | None = None,
 ) -> None:
     """The contract's `Error` body, for what the proxy answers itself."""
     details = [{"location": location, "reason": message}] if location else []
-    await _send_json(send, status, {"code": code, "message": message, "details": details}, close=close)
+    value = {"code": code, "message": message, "details": details}
+    await _send_json(send, status, value, close=close, request_id=request_id)
 
 
-async def _send_json(send: Send, status: int, value: Any, *, close: bool = False) -> None:
+async def _send_json(
+    send: Send, status: int, value: Any, *, close: bool = False, request_id: str | None = None
+) -> None:
     body = json.dumps(value, sort_keys=True).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if request_id is not None:
+        headers.append((b"x-request-id", request_id.encode()))
     if close:  # the rest of the request body was not read
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
