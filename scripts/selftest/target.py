@@ -41,6 +41,12 @@ JWT_LISTENER_ID = "wh_selftest_jwt"
 CIDR_LISTENER_ID = "wh_selftest_cidr"
 # TEST-NET-1 (RFC 5737): never a loopback client, so the kit's requests to this listener must be refused 403.
 CIDR_ALLOWED = ("192.0.2.0/24",)
+LOOPBACK_LISTENER_ID = "wh_selftest_loopback"  # restricted to ranges that hold the kit: must be accepted
+LOOPBACK_ALLOWED = ("127.0.0.0/8", "::1/128")
+# The paging rules walk a whole collection: one of 230 entitlements (more than a clamped page of 100, ten pages
+# of the default 25) keeps each kit run short; the demo's 2,500-entitlement app would take ten times longer.
+PAGING_APP_ID = "app-selftest"
+PAGING_APP_ENTITLEMENTS = 230
 JWT_KID = "selftest"
 
 
@@ -107,10 +113,11 @@ def _demo_tasks() -> tuple[list[str], list[str], list[str]]:
 def kit_config(fixtures: Fixtures) -> str:
     """The kit's TOML configuration for this target (the base URL is given per run with --base-url)."""
     pem = fixtures.jwt_private_pem.decode()
-    hmac_listeners = [
-        (demo_seed.DEMO_HMAC_LISTENER_ID, True),
-        (SECOND_LISTENER_ID, True),
-        (CIDR_LISTENER_ID, False),
+    hmac_listeners = [  # (id, the kit's source allowed, CIDR-restricted)
+        (demo_seed.DEMO_HMAC_LISTENER_ID, True, False),
+        (SECOND_LISTENER_ID, True, False),
+        (CIDR_LISTENER_ID, False, True),
+        (LOOPBACK_LISTENER_ID, True, True),
     ]
     lines = [
         "[target]",
@@ -123,13 +130,14 @@ def kit_config(fixtures: Fixtures) -> str:
         f'restricted_token = "{demo_seed.DEMO_VIEWER_TOKEN}"',
         "",
     ]
-    for listener_id, allowed in hmac_listeners:
+    for listener_id, allowed, restricted in hmac_listeners:
         lines += [
             "[[listeners]]",
             f'id = "{listener_id}"',
             'method = "hmac"',
             f'secret = "{fixtures.hmac_secrets[listener_id]}"',
             f"source_allowed = {str(allowed).lower()}",
+            f"cidr_restricted = {str(restricted).lower()}",
             "",
         ]
     lines += ["[[listeners]]", f'id = "{JWT_LISTENER_ID}"', 'method = "jwt"', f'kid = "{JWT_KID}"']
@@ -140,10 +148,10 @@ def kit_config(fixtures: Fixtures) -> str:
         f"open_task_ids = [{opened}]",
         f'closed_task_id = "{fixtures.closed_task_ids[0]}"',
         f'deleted_task_id = "{fixtures.deleted_task_ids[0]}"',
-        f'app_id = "{demo.PAGING_APP_ID}"',
+        f'app_id = "{PAGING_APP_ID}"',
         'other_app_id = "app-okta"',
-        f"min_entitlements = {demo.PAGING_APP_ENTITLEMENTS}",
-        f"expected_entitlements = {demo.PAGING_APP_ENTITLEMENTS}",
+        f"min_entitlements = {PAGING_APP_ENTITLEMENTS}",
+        f"expected_entitlements = {PAGING_APP_ENTITLEMENTS}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -175,7 +183,7 @@ def jwks_server(document: dict[str, Any]) -> Iterator[str]:
 
 
 def _seed(database_url: str, fixtures: Fixtures) -> None:
-    from accessgov.storage import listeners
+    from accessgov.storage import directory, entitlements, listeners
     from accessgov.storage.engine import create_engine, migrate, session_factory
 
     engine = create_engine(database_url)
@@ -209,6 +217,18 @@ def _seed(database_url: str, fixtures: Fixtures) -> None:
             automation_name="Self-test CIDR listener",
             automation_steps=steps,
         )
+        listeners.create_listener(
+            session,
+            listener_id=LOOPBACK_LISTENER_ID,
+            auth_method="HMAC",
+            hmac_secret=fixtures.hmac_secrets[LOOPBACK_LISTENER_ID],
+            allowed_cidrs=LOOPBACK_ALLOWED,
+            automation_name="Self-test loopback-only listener",
+            automation_steps=steps,
+        )
+        directory.put_documents(session, "app", [{"id": PAGING_APP_ID, "displayName": "Self-test paging app"}])
+        entries = (demo.entitlement(PAGING_APP_ID, n) for n in range(1, PAGING_APP_ENTITLEMENTS + 1))
+        entitlements.insert_entitlements(session, PAGING_APP_ID, entries)
     engine.dispose()
 
 
@@ -248,8 +268,9 @@ def serve_variants(wrappers: Mapping[str, Any]) -> Iterator[tuple[dict[str, str]
             demo_seed.DEMO_HMAC_LISTENER_ID: demo_seed.DEMO_HMAC_SECRET,
             SECOND_LISTENER_ID: f"selftest-second-{uuid.uuid4().hex}",
             CIDR_LISTENER_ID: demo_seed.DEMO_HMAC_SECRET,
+            LOOPBACK_LISTENER_ID: f"selftest-loopback-{uuid.uuid4().hex}",
         },
-        allowed_cidrs={CIDR_LISTENER_ID: CIDR_ALLOWED},
+        allowed_cidrs={CIDR_LISTENER_ID: CIDR_ALLOWED, LOOPBACK_LISTENER_ID: LOOPBACK_ALLOWED},
         open_task_ids=opened,
         closed_task_ids=closed,
         deleted_task_ids=deleted,

@@ -164,6 +164,8 @@ PROBES: dict[str, Probe] = {
     "restart-closed-task-restarted": lambda t: t.restart(t.fx.closed_task_ids[0]).status_code,
     "restart-numeric-id-refused": lambda t: t.restart(_numeric(t)).status_code,
     "restart-ticket-missing": lambda t: "ticketActionId" in t.restart().json(),
+    "restart-ticket-wrong-type": lambda t: type(t.restart().json()["ticketActionId"]).__name__,
+    "restart-undocumented-status": lambda t: t.restart().status_code,
     "restart-ticket-reused": lambda t: t.restart().json()["ticketActionId"] == t.restart().json()["ticketActionId"],
     "restart-workflow-not-reset": lambda t: len(t.restart().json()["taskView"]["task"]["policy"]["next"]),
     "restart-expanded-missing": lambda t: "expanded" in t.restart(body={"expandMask": {"paths": ["*"]}}).json(),

@@ -44,6 +44,15 @@ def _without_ticket(request: Request, response: Response) -> Response:
     return response.with_json({k: v for k, v in document.items() if k != "ticketActionId"})
 
 
+def _ticket_as_number(request: Request, response: Response) -> Response:
+    document = _ok(response)
+    return response if document is None else response.with_json({**document, "ticketActionId": 123})
+
+
+def _teapot(request: Request, response: Response) -> Response:
+    return Response.error(418, "TEAPOT", "I'm a teapot")
+
+
 def _ticket_reused(_: Fixtures) -> dict[str, Handler]:
     """The action id is derived from the task: every restart of a task answers the first one's."""
     first: dict[str, str] = {}
@@ -156,6 +165,18 @@ MUTANTS = [
         "restart",
         "The 200 response has no ticketActionId.",
         on_response("restart", _without_ticket),
+    ),
+    Mutant(
+        "restart-ticket-wrong-type",
+        "restart",
+        "ticketActionId is a number, not the string the schema says.",
+        on_response("restart", _ticket_as_number),
+    ),
+    Mutant(
+        "restart-undocumented-status",
+        "restart",
+        "Every restart is answered 418, a status the operation does not document.",
+        on_response("restart", _teapot),
     ),
     Mutant(
         "restart-ticket-reused",
