@@ -36,6 +36,8 @@ KID = "fake-kid"
 APPS = {"app-big": 250, "app-small": 12}
 EXPAND = {"*", "user_id", "app_id", "app_user_id", "identity_user_id"}
 STEPS = [{"approval": {}}, {"provision": {}}]
+# An elevated sequence one approval longer: one step on, it reads as the baseline sequence.
+ELEVATED = [{"approval": {}}, *STEPS]
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 LISTENERS = {
@@ -46,7 +48,7 @@ LISTENERS = {
     "wh_inside": {"method": "hmac", "allowed": True},
 }
 TASKS = {
-    "task-open-1": {"numericId": "101", "state": "TASK_STATE_OPEN"},
+    "task-open-1": {"numericId": "101", "state": "TASK_STATE_OPEN", "elevated": True},
     "task-open-2": {"numericId": "102", "state": "TASK_STATE_OPEN"},
     "task-closed": {"numericId": "103", "state": "TASK_STATE_CLOSED"},
     "task-deleted": {"numericId": "104", "state": "TASK_STATE_OPEN", "deleted": True},
@@ -268,7 +270,8 @@ class FakeTarget:
             raise Refusal(409, "TASK_NOT_RESTARTABLE")
         self.tickets += 0 if self.broken("RS-TICKET-001") else 1
         first = 1 if self.broken("RS-FLOW-001") else 0
-        current = {"id": f"step-{self.tickets}", "state": "POLICY_STEP_STATE_ACTIVE", **STEPS[first]}
+        steps = ELEVATED if task.get("elevated") else STEPS
+        current = {"id": f"step-{self.tickets}", "state": "POLICY_STEP_STATE_ACTIVE", **steps[first]}
         view: dict[str, Any] = {
             "task": {
                 "id": task_id,
@@ -276,9 +279,9 @@ class FakeTarget:
                 "state": "TASK_STATE_OPEN",
                 "policy": {
                     "current": current,
-                    "next": STEPS[first + 1 :],
+                    "next": steps[first + 1 :],
                     "history": [],
-                    "policy": {"id": "policy-1", "policySteps": {"grant": {"steps": STEPS}}},
+                    "policy": {"id": "policy-1", "policySteps": {"grant": {"steps": STEPS}, "up": {"steps": ELEVATED}}},
                 },
             }
         }

@@ -13,6 +13,7 @@ FAMILY = "restart"
 OP = "spec/paths/api_v1_tasks_{task_id}_action_restart.yaml"
 SEED = "Endpoints > Restart a task"
 PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
+FLOW_TASKS = 6
 
 
 def _open_task(ctx: Context) -> str:
@@ -112,24 +113,30 @@ def new_ticket(ctx: Context) -> None:
     seed="States and transitions (task returns to the beginning of its current policy workflow)",
 )
 def first_step(ctx: Context) -> None:
-    task_id = _open_task(ctx)
-    task = _task(restarted(ctx, task_id), "restart")
-    instance = task.get("policy") or {}
-    current = instance.get("current")
-    if not isinstance(current, dict):
-        raise Fail("the restarted task has no current step")
-    if current.get("state") != "POLICY_STEP_STATE_ACTIVE":
-        raise Fail(f"the current step's state is {current.get('state')!r}, not POLICY_STEP_STATE_ACTIVE")
-    policy = instance.get("policy") or {}
-    sequences = [
-        [_member(step) for step in (entry or {}).get("steps") or []]
-        for entry in (policy.get("policySteps") or {}).values()
-    ]
-    if not sequences:
-        raise NotApplicable("the task's policy lists no step sequence to compare with (baseline in another policy)")
-    actual = [_member(current)] + [_member(step) for step in instance.get("next") or []]
-    if actual not in sequences:
-        raise Fail(f"current + next steps are {actual}, not a whole step sequence of the policy ({sequences})")
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    judged = 0
+    # Every configured task (up to a few): a step sequence one step on can equal another sequence of the same
+    # policy (an elevated one with an extra approval), so one task alone may not show the rule broken.
+    for task_id in ctx.config.open_task_ids[:FLOW_TASKS]:
+        instance = _task(restarted(ctx, task_id, what=f"restart {task_id}"), f"restart {task_id}").get("policy") or {}
+        current = instance.get("current")
+        if not isinstance(current, dict):
+            raise Fail(f"the restarted task {task_id} has no current step")
+        if current.get("state") != "POLICY_STEP_STATE_ACTIVE":
+            raise Fail(f"task {task_id}: the current step's state is {current.get('state')!r}, not ACTIVE")
+        policy = instance.get("policy") or {}
+        sequences = [
+            [_member(step) for step in (entry or {}).get("steps") or []]
+            for entry in (policy.get("policySteps") or {}).values()
+        ]
+        actual = [_member(current)] + [_member(step) for step in instance.get("next") or []]
+        if actual in sequences:
+            judged += 1
+        elif not policy.get("baselinePolicyId"):  # with a baseline policy the steps may be ones not shown here
+            raise Fail(f"task {task_id}: current + next steps are {actual}, not a whole step sequence {sequences}")
+    if not judged:
+        raise NotApplicable("no configured task's policy shows the step sequence it runs (baseline in another policy)")
 
 
 def _resolve_paths(result: dict[str, Any]) -> list[str]:
