@@ -1,4 +1,4 @@
-"""Server configuration, from the environment (documented in the README)."""
+"""Server configuration, from the environment (documented in docs/operations.md)."""
 
 from __future__ import annotations
 
