@@ -286,6 +286,9 @@ class Context:
             raise Fail(f"{label}the response has no X-Request-Id header (every response carries one)")
         if schema == {}:
             return exchange.response_json()
+        media_type = exchange.response_headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != JSON:
+            raise Fail(f"{label}HTTP {exchange.status} has Content-Type {media_type or 'none'!r}, not {JSON}")
         body = exchange.response_json()
         if body is None and exchange.response_body.strip() != b"null":
             raise Fail(f"{label}HTTP {exchange.status} body is not JSON: {exchange.response_body[:200]!r}")

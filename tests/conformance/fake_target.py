@@ -350,6 +350,8 @@ class FakeTarget:
         window = 250 if self.broken("WH-TS-002") else 400 if self.broken("WH-TS-003") else 300
         if abs(int(time.time()) - int(timestamp)) > window:
             raise Refusal(400, "TIMESTAMP_OUT_OF_WINDOW")
+        if event_id != event_id.lower() and self.broken("WH-EID-003"):  # upper-case hex taken for invalid
+            raise Refusal(400, "INVALID_EVENT_ID")
         if not UUID.match(event_id) and not self.broken("WH-EID-001"):
             raise Refusal(400, "INVALID_EVENT_ID")
         if UUID.match(event_id) and uuid.UUID(event_id).version != 4 and not self.broken("WH-EID-002"):

@@ -64,13 +64,17 @@ def body_credentials(ctx: Context) -> None:
     "AU-OAUTH-002",
     family=FAMILY,
     title="The token endpoint accepts HTTP Basic client authentication",
-    text="grant_type=client_credentials with the client in an Authorization: Basic header is answered 200.",
+    text="grant_type=client_credentials with the client in an Authorization: Basic header is answered 200, also "
+    "when the body names the same client_id.",
     spec=f"{TOKEN_OP}#/post/security",
     seed=SEED,
     mock=True,
 )
 def basic_credentials(ctx: Context) -> None:
-    _works(ctx, _token_request(ctx, {"grant_type": "client_credentials"}, _client(ctx)), "HTTP Basic")
+    client = _client(ctx)
+    _works(ctx, _token_request(ctx, {"grant_type": "client_credentials"}, client), "HTTP Basic")
+    form = {"grant_type": "client_credentials", "client_id": client[0]}
+    _works(ctx, _token_request(ctx, form, client), "HTTP Basic with the same client_id in the body")
 
 
 @rule(

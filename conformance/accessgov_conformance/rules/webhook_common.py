@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..config import Listener
 from ..context import Context
-from ..registry import NotApplicable, rule
+from ..registry import Fail, NotApplicable, rule
 from ._webhook import SEED_ERRORS, SEED_HEADERS, WH, accepted, any_listener, uuid_v1
 
 FAMILY = "webhook"
@@ -72,8 +72,8 @@ def missing_event_id(ctx: Context) -> None:
     "WH-HDR-003",
     family=FAMILY,
     title="Content-Type must be application/json",
-    text="A delivery whose Content-Type is not application/json is answered 400 (INVALID_CONTENT_TYPE, or "
-    "MISSING_HEADER when absent).",
+    text="A delivery whose Content-Type is text/plain is answered 400 INVALID_CONTENT_TYPE; one without "
+    "Content-Type 400 (MISSING_HEADER or INVALID_CONTENT_TYPE).",
     spec="spec/components/responses/WebhookBadRequest.yaml#/description",
     seed=SEED_HEADERS,
     mock=True,
@@ -81,6 +81,9 @@ def missing_event_id(ctx: Context) -> None:
 def wrong_content_type(ctx: Context) -> None:
     listener = any_listener(ctx)
     ctx.expect(ctx.deliver(listener, content_type="text/plain"), 400, code="INVALID_CONTENT_TYPE", what="text/plain")
+    body = ctx.expect(ctx.deliver(listener, content_type=None), 400, what="no Content-Type")
+    if body.get("code") not in ("MISSING_HEADER", "INVALID_CONTENT_TYPE"):
+        raise Fail(f"no Content-Type: Error.code is {body.get('code')!r}, not MISSING_HEADER or INVALID_CONTENT_TYPE")
 
 
 @rule(
@@ -153,6 +156,19 @@ def event_id_not_uuid(ctx: Context) -> None:
 )
 def event_id_not_v4(ctx: Context) -> None:
     ctx.expect(ctx.deliver(any_listener(ctx), event_id=uuid_v1(ctx)), 400, code="INVALID_EVENT_ID")
+
+
+@rule(
+    "WH-EID-003",
+    family=FAMILY,
+    title="An upper-case UUID v4 is a valid event id",
+    text="A Webhook-Event-Id of upper-case hex digits (the spec's pattern allows A-F) is accepted (200).",
+    spec="spec/components/parameters/WebhookEventId.yaml#/schema/pattern",
+    seed=SEED_HEADERS,
+    mock=True,
+)
+def event_id_upper_case(ctx: Context) -> None:
+    accepted(ctx, ctx.deliver(any_listener(ctx), event_id=ctx.event_id().upper()))
 
 
 @rule(
