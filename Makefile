@@ -62,8 +62,8 @@ validate: bundle ## Validate the bundle with openapi-spec-validator
 
 lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff on the code
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
-	$(BIN)/ruff check accessgov scripts tests
-	$(BIN)/ruff format --check accessgov scripts tests
+	$(BIN)/ruff check accessgov scripts tests conformance
+	$(BIN)/ruff format --check accessgov scripts tests conformance
 
 seedcheck: bundle ## Hold the bundle against every type, field and value the seed names
 	$(PY) ../shared/tools/seedcheck.py $(BUNDLE)
@@ -160,8 +160,8 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
-	$(BIN)/ruff check accessgov scripts tests
-	$(BIN)/ruff format --check accessgov scripts tests
+	$(BIN)/ruff check accessgov scripts tests conformance
+	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(PY) -m scripts.check_generated
 	$(PY) -m scripts.check_services
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
