@@ -205,16 +205,8 @@ class Context:
         headers: dict[str, str] = {"Webhook-Timestamp": ts_value, "Webhook-Event-Id": event_id}
         if content_type is not None:
             headers["Content-Type"] = content_type
-        honest = not (
-            sign_body
-            or sign_timestamp
-            or sign_event_id
-            or secret
-            or claims
-            or jwt_headers
-            or jwt_options
-            or extra_headers
-        )
+        overrides = (sign_body, sign_timestamp, sign_event_id, secret, claims, jwt_headers, jwt_options, extra_headers)
+        honest = all(value is None for value in overrides)  # b"" and "" are overrides too
         if listener.method == "hmac":
             headers["Webhook-Signature"] = hmac_signature(
                 secret or listener.secret or "",

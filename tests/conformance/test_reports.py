@@ -87,3 +87,9 @@ def test_schemathesis_options_pass_through_over_the_kits_defaults(tmp_path: Path
     assert line[-3:] == ["--max-examples", "3", "--phases=examples"]
     assert "--output-sanitize" in line and "ignored_auth" not in line
     assert "ignored_auth" in command("http://x", tmp_path, 1, tmp_path, [], mock=True)
+
+
+def test_a_deliberately_wrong_signature_is_reproduced_as_sent(tmp_path: Path) -> None:
+    results = run_fake(fake_config(tmp_path), FakeTarget(breaks={"WH-HMAC-003"}), only="WH-HMAC-003")
+    snippet = reproduce(results["WH-HMAC-003"].exchange, fake_config(tmp_path))  # type: ignore[arg-type]
+    assert "openssl" not in snippet and "webhook-signature: " in snippet  # the signature that was sent, not a fresh one
