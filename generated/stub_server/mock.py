@@ -121,7 +121,7 @@ def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 for name, raw_header in response.get("headers", {}).items():
                     header = _deref(doc, raw_header, "")[0]
                     schema_of_header = _deref(doc, header.get("schema", {}), "")[0]
-                    headers[name] = str(header.get("example", schema_of_header.get("example", "mock")))
+                    headers[name] = _header_value(header, schema_of_header)
                 if media_type:
                     headers["Content-Type"] = media_type
                 responses[str(status)] = {"examples": examples, "schema": schema, "headers": headers}
@@ -144,6 +144,16 @@ def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )
     return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
+
+
+def _header_value(header: dict[str, Any], schema: dict[str, Any]) -> str:
+    """What the mock sends for a documented response header: the one value its schema allows (`const`, a single
+    `enum`), else its example, else a placeholder."""
+    if "const" in schema:
+        return str(schema["const"])
+    if len(schema.get("enum", [])) == 1:
+        return str(schema["enum"][0])
+    return str(header.get("example", schema.get("example", "mock")))
 
 
 def _credential(scheme: dict[str, Any]) -> str:
