@@ -10,8 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from scripts import contract
-from tests.contract import broken
+from scripts.selftest import mutants
+from scripts.selftest.target import serve_variants
 
 REPO = Path(__file__).resolve().parents[2]
 ACCESSGOV = Path(sys.executable).parent / "accessgov"
@@ -49,7 +49,8 @@ def _stop(process: subprocess.Popen[str]) -> tuple[str, str]:
 
 def test_accessgov_proxy_logs_one_json_line_per_violation() -> None:
     port = _free_port()
-    with contract.reference_server(broken.teapot_on_restart) as (teapot, _env):
+    with serve_variants({"teapot": mutants.BY_ID["restart-undocumented-status"].build}) as (urls, _fixtures):
+        teapot = urls["teapot"]
         base = f"http://127.0.0.1:{port}"
         process = _started([str(ACCESSGOV), "proxy", "--upstream", teapot, "--port", str(port)], base + "/__proxy/x")
         try:
