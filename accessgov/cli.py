@@ -477,7 +477,10 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpF
 
 
 def _command(sub: Any, name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
-    return sub.add_parser(name, help=help_text, description=description or help_text, formatter_class=_Help)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=description or help_text, formatter_class=_Help
+    )
+    return parser
 
 
 def _add_serve(sub: Any) -> None:

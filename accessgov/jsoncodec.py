@@ -103,7 +103,7 @@ def loads_each(texts: Sequence[str]) -> list[Any]:
     data = ("[" + ",".join(texts) + "]").encode("utf-8")
     if has_no_long_integer(data):
         try:
-            values = orjson.loads(data)
+            values: list[Any] = orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
         else:

@@ -147,7 +147,8 @@ class RestartHandler:
         restarted: _Restarted = await self.db.write_batched(_restart_batch, request, on_loop=_restart_batch_on_loop)
         restarted.writes.publish()  # committed: the task's history may be kept for its next restart
         updated = restarted.task
-        expanded, path_fields = [], {}
+        expanded: list[dict[str, Any]] = []
+        path_fields: dict[str, str] = {}
         if wanted:
             expanded, path_fields = await self.db.read(
                 lambda session: expand.expand(updated, wanted, directory.task_lookup(session))

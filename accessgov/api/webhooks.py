@@ -80,7 +80,7 @@ class WebhookHandler:
         default), never derived from the request's Host header unless configured so."""
         if self.audience_base_url is not None:
             # The path as `request.url.path` has it (Starlette escapes these three), without a URL object.
-            path = ctx.request.scope["path"]
+            path: str = ctx.request.scope["path"]
             return self.audience_base_url + path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
         return str(ctx.request.url.replace(query=""))
 

@@ -81,7 +81,7 @@ def entitlement(app_id: str, n: int) -> dict[str, Any]:
 
 
 def _steps(*members: str) -> dict[str, Any]:
-    definitions = {
+    definitions: dict[str, dict[str, Any]] = {
         "approval": {"approverIds": ["user-0002"], "requireDistinctApprovers": False},
         "provision": {"mode": "automatic"},
         "accept": {"acceptMessage": "Accepted by policy"},
@@ -95,7 +95,7 @@ def _steps(*members: str) -> dict[str, Any]:
 
 def policies() -> list[dict[str, Any]]:
     elevated = "8f2c1c2e-7a55-4a3e-9f0e-2b7d5c1a9e40"
-    base = {
+    base: dict[str, Any] = {
         "rules": [],
         "baselinePolicyId": "",
         "postActions": [],
@@ -179,6 +179,7 @@ def _task_type(kind: str, rng: random.Random, users: list[str], closed: bool, n:
         "outcome": outcome,
         "outcomeTime": outcome_time,
     }
+    member: dict[str, Any]
     if kind == "grant":
         member = {**common, "grantDuration": rng.choice(["PT4H", "P1D", None]), "source": None}
     elif kind == "revoke":

@@ -19,7 +19,10 @@ from typing import Any
 
 import celpy
 import celpy.evaluation
+from celpy import adapter as celpy_adapter
 from celpy import celtypes
+from celpy.celparser import CELParseError
+from celpy.evaluation import CELEvalError
 
 
 def _cheap_result_casts() -> None:
@@ -59,7 +62,7 @@ def compile_expression(expression: str) -> celpy.Runner:
     environment = _INTERPRETER if _HAS_MACRO.search(expression) else _ENVIRONMENT
     try:
         return environment.program(environment.compile(expression))
-    except celpy.CELParseError as error:
+    except CELParseError as error:
         raise ExpressionError(f"cannot compile {expression!r}: {error}") from None
     except Exception as error:  # the compiler's own failures (deep nesting, odd tokens) are a bad expression too
         raise ExpressionError(f"cannot compile {expression!r}: {type(error).__name__}") from None
@@ -118,7 +121,7 @@ def json_to_cel(value: Any) -> Any:
         return _new_float(celtypes.DoubleType, value)
     if value is None:
         return None
-    return celpy.json_to_cel(value)
+    return celpy_adapter.json_to_cel(value)
 
 
 def _widen(value: Any) -> Any:
@@ -141,11 +144,11 @@ def run_program(program: celpy.Runner, variables: Mapping[str, Any], expression:
     try:
         with _EVALUATING:
             result = program.evaluate(dict(variables))
-    except celpy.CELEvalError as error:
+    except CELEvalError as error:
         raise ExpressionError(f"{expression!r} failed: {error.args[0] if error.args else error}") from None
     except (ValueError, TypeError, OverflowError, RecursionError, ArithmeticError) as error:
         raise ExpressionError(f"{expression!r} failed: {type(error).__name__}: {error}") from None
-    if isinstance(result, celpy.CELEvalError):
+    if isinstance(result, CELEvalError):
         raise ExpressionError(f"{expression!r} failed: {result.args[0] if result.args else result}")
     return _to_json(result)
 

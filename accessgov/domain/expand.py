@@ -98,7 +98,9 @@ def normalise_paths(paths: Iterable[str] | None) -> list[str]:
     return wanted
 
 
-def expand(task: Mapping[str, Any], paths: Iterable[str] | None, lookup: Lookup) -> tuple[list[dict], dict[str, str]]:
+def expand(
+    task: Mapping[str, Any], paths: Iterable[str] | None, lookup: Lookup
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Related objects for `paths` and the TaskView path fields that locate them in `expanded`.
 
     An object reached by several paths is included once; a path field is set only when something was found.

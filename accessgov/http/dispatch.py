@@ -103,7 +103,8 @@ class ContractApp(Starlette):
         if handler is None:
             return PlainTextResponse("Internal Server Error", status_code=500)
         response = handler(request, error)
-        return await response if inspect.isawaitable(response) else response  # type: ignore[return-value]
+        result: Response = await response if inspect.isawaitable(response) else response
+        return result
 
     def build_middleware_stack(self) -> ASGIApp:
         added, self.user_middleware = self.user_middleware, []

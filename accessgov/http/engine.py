@@ -68,7 +68,8 @@ INTEGER_CAP = 10**19  # stands for any integer beyond int64
 
 
 def load_bundle(path: Path = BUNDLE_PATH) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
 
 
 def _deref(doc: dict[str, Any], node: Any) -> tuple[Any, str | None]:

@@ -66,7 +66,12 @@ FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 
 def _conforms(value: str, name: str) -> bool:
-    return FORMAT_CHECKER.conforms(value, name)
+    conforms: bool = FORMAT_CHECKER.conforms(value, name)
+    return conforms
+
+
+def _is_any_type(kinds: tuple[str, ...], value: Any) -> bool:
+    return any(_is_type(kind, value) for kind in kinds)
 
 
 def _is_type(kind: str, value: Any) -> bool:
@@ -114,7 +119,7 @@ def _compile(schema: Any, resolve: Resolve, depth: int) -> Check:
         if len(kinds) == 1:  # the usual case: one call, no generator per value
             checks.append(partial(_is_type, kinds[0]))
         else:
-            checks.append(lambda value, kinds=tuple(kinds): any(_is_type(kind, value) for kind in kinds))
+            checks.append(partial(_is_any_type, tuple(kinds)))
     if "enum" in schema:
         options = list(schema["enum"])
         if not all(isinstance(option, str) for option in options):

@@ -13,6 +13,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
+from accessgov.storage.engine import rowcount
 from accessgov.storage.schema import ApiToken, OAuthAccessToken, OAuthClient
 
 DEFAULT_ACCESS_TOKEN_TTL = 3600
@@ -86,12 +87,12 @@ def issue_for_client(
 
 def revoke_access_tokens(session: Session, client_id: str) -> int:
     """Delete every access token of a client (e.g. when its secret is rotated); returns how many."""
-    return session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.client_id == client_id)).rowcount
+    return rowcount(session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.client_id == client_id)))
 
 
 def purge_expired_tokens(session: Session, now: datetime) -> int:
     """Delete access tokens expired at `now`; returns how many. The caller commits."""
-    return session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.expires_at <= now)).rowcount
+    return rowcount(session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.expires_at <= now)))
 
 
 def list_api_token_names(session: Session) -> list[str]:

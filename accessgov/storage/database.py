@@ -392,7 +392,7 @@ class _KeptSession:
         connection = self.connection
         assert connection is not None
         dialect = connection.dialect
-        dbapi = connection.connection.driver_connection
+        dbapi: Any = connection.connection.driver_connection
         try:
             dbapi.execute(SQLITE_BEGIN)
         except sqlite3.Error as error:
@@ -660,7 +660,7 @@ class Database:
         connection = getattr(self._local, "raw", None)
         if connection is None:
             connection = self.read_engine.raw_connection()
-            driver = connection.driver_connection
+            driver: Any = connection.driver_connection
             if self.backend == "postgresql":
                 driver.autocommit = True
             self._local.raw = connection
@@ -685,7 +685,8 @@ class Database:
     async def write(self, unit: Unit[T]) -> T:
         """`unit(session)` in a write transaction; returns once that transaction committed."""
         try:
-            return await self._writer.submit(unit)
+            result: T = await self._writer.submit(unit)
+            return result
         except self._unavailable as error:
             raise _service_unavailable(error) from error
 

@@ -4,7 +4,7 @@ looked up by id; plus the entitlement lookups the task expansion needs."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.orm import Session
 
@@ -27,6 +27,7 @@ __all__ = [
     "task_lookup",
 ]
 
+Document = User | App | AppUser | Policy
 # Kind names as the task expansion uses them.
 KINDS: dict[str, type[User | App | AppUser | Policy]] = {
     "user": User,
@@ -39,7 +40,11 @@ KINDS: dict[str, type[User | App | AppUser | Policy]] = {
 def get_document(session: Session, kind: str, object_id: str) -> dict[str, Any] | None:
     """The document of kind `kind` with id `object_id`; None when absent."""
     model = KINDS.get(kind)
-    row = session.get(DirectoryObject, (kind, object_id)) if model is None else session.get(model, object_id)
+    row = (
+        session.get(DirectoryObject, (kind, object_id))
+        if model is None
+        else cast(Document | None, session.get(model, object_id))  # mypy joins `type[A | B]` to their base
+    )
     return None if row is None else row.document
 
 
@@ -49,7 +54,7 @@ def task_lookup(session: Session) -> Callable[[str, str, Mapping[str, Any]], Map
 
     def lookup(kind: str, object_id: str, task: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if kind == "app_entitlement":
-            member = next(iter((task.get("type") or {}).values()), {})
+            member: Mapping[str, Any] = next(iter((task.get("type") or {}).values()), {})
             return get_entitlement(session, member.get("appId", ""), object_id)
         return get_document(session, kind, object_id)
 
@@ -62,7 +67,11 @@ def put_document(session: Session, kind: str, document: Mapping[str, Any]) -> No
     object_id = document.get("id")
     if not isinstance(object_id, str) or not object_id:
         raise ValueError(f"{kind} document without a string id")
-    row = session.get(DirectoryObject, (kind, object_id)) if model is None else session.get(model, object_id)
+    row = (
+        session.get(DirectoryObject, (kind, object_id))
+        if model is None
+        else cast(Document | None, session.get(model, object_id))  # mypy joins `type[A | B]` to their base
+    )
     if row is None:
         session.add(
             DirectoryObject(kind=kind, id=object_id, document=dict(document))

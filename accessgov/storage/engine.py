@@ -6,11 +6,11 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import Session, sessionmaker
 
 # Configuration's (a lower layer), named here too for the storage's callers.
@@ -32,6 +32,11 @@ if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL", "EXTRA"):
     raise ValueError(f"ACCESSGOV_SQLITE_SYNCHRONOUS must be FULL, NORMAL or EXTRA, not {SQLITE_SYNCHRONOUS!r}")
 # PostgreSQL: a pooled connection idle for longer than this is pinged before use (see `_ping_when_idle`).
 PING_AFTER_IDLE_SECONDS = 10.0
+
+
+def rowcount(result: Result[Any]) -> int:
+    """The rows an UPDATE or DELETE changed (`Session.execute` is typed as returning any result, without it)."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = False, **kwargs: Any) -> Engine:

@@ -69,7 +69,7 @@ def _copy_rows(connection: Connection, rows: Iterable[dict[str, Any]]) -> int:
     import psycopg  # only reached with the psycopg driver
 
     count = 0
-    driver_connection = connection.connection.driver_connection
+    driver_connection: Any = connection.connection.driver_connection
     try:
         with driver_connection.cursor() as cursor, cursor.copy(_COPY_SQL) as copy:
             for row in rows:
@@ -109,7 +109,7 @@ NEXT_ROWS = _COLUMNS.where(AppEntitlement.id > bindparam("after")).order_by(AppE
 APP_DOCUMENT = select(cast(App.document, Text)).where(App.id == bindparam("app_id"))
 
 
-def _with_app(page: Select[Any]) -> Select[Any]:
+def _with_app(page: Select[str, str]) -> Select[str, str, str]:
     """`page` with the app's document on every row, in one statement: none when there is no such app (404), one
     row of NULLs when the page is empty."""
     rows = page.subquery()

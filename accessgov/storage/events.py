@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import BindParameter, ColumnElement, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
+from accessgov.storage.engine import rowcount
 from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
 
@@ -246,7 +247,7 @@ def _run_values(delivery: Delivery) -> dict[str, Any]:
     }
 
 
-def _expired(now: datetime) -> Any:
+def _expired(now: datetime | ColumnElement[datetime]) -> Any:
     """Claimed runs whose runner's lease ran out (it died, or is too slow): claimable again."""
     return and_(_RUNS.c.status == RUNNING, _RUNS.c.lease_until < now)
 
@@ -273,7 +274,7 @@ def _runner_statements(dialect: Dialect) -> _RunnerStatements:
             _RUNS.c.attempts,
             _RUNS.c.created_at,
         )
-        limit = bindparam("limit")
+        limit: BindParameter[int] = bindparam("limit")
         selects = [
             select(*columns).where(claimable).order_by(_RUNS.c.created_at).limit(limit)
             for claimable in (_RUNS.c.status == QUEUED, _expired(bindparam("now", type_=_RUNS.c.lease_until.type)))
@@ -415,7 +416,7 @@ def purge_events(session: Session, *, now: datetime, retention: timedelta = EVEN
     """Delete event records received more than `retention` before `now` (their ids are accepted again);
     returns how many. Runs are kept. The caller commits."""
     result = session.execute(delete(WebhookEvent).where(WebhookEvent.received_at < now - retention))
-    return result.rowcount
+    return rowcount(result)
 
 
 def list_runs(

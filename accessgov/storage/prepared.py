@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from accessgov.jsoncodec import loads
 
@@ -28,7 +29,7 @@ class PreparedQuery:
     """
 
     def __init__(self, stmt: ClauseElement, dialect: Dialect) -> None:
-        compiled = stmt.compile(dialect=dialect)
+        compiled = cast(SQLCompiler, stmt.compile(dialect=dialect))  # a statement's compiler, not DDL's
         self.dialect = dialect
         self.sql = str(compiled)
         self.positional = bool(compiled.positional)

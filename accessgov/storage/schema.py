@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
@@ -77,6 +77,8 @@ def sort_key_string(length: int) -> sa.types.TypeEngine[str]:
 
 
 class Base(DeclarativeBase):
+    if TYPE_CHECKING:  # every model here maps a Table (SQLAlchemy types `__table__` as any FromClause)
+        __table__: ClassVar[sa.Table]
     metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         datetime: UTCDateTime(),

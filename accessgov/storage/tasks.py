@@ -86,7 +86,7 @@ def get_task_by_id_or_numeric(session: Session, task_id: str, *, for_update: boo
     return session.scalars(_task_query(Task.numeric_id == numeric, for_update)).one_or_none()
 
 
-def _task_query(condition: ColumnElement[bool], for_update: bool) -> Select[tuple[Task]]:
+def _task_query(condition: ColumnElement[bool], for_update: bool) -> Select[Task]:
     stmt = select(Task).where(condition)
     if for_update:
         # Refresh an instance already in the session from the locked read, or a stale copy would be saved.
@@ -221,20 +221,15 @@ def _statements(dialect: Dialect) -> _Statements:
         locking = (_BY_ID, _BY_NUMERIC, _HISTORY_OF)
         by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in locking) if lock else locking
         statements = _STATEMENTS[dialect.name] = _Statements(
-            *(
-                PreparedQuery(stmt, dialect)
-                for stmt in (
-                    by_id,
-                    by_numeric,
-                    history_of,
-                    _POLICY,
-                    _REPLACE,
-                    _INSERT_ACTION,
-                    _STEP_TEXTS,
-                    _INSERT_STEP,
-                    _DELETE_STEPS,
-                )
-            ),
+            by_id=PreparedQuery(by_id, dialect),
+            by_numeric=PreparedQuery(by_numeric, dialect),
+            history_of=PreparedQuery(history_of, dialect),
+            policy=PreparedQuery(_POLICY, dialect),
+            replace=PreparedQuery(_REPLACE, dialect),
+            insert_action=PreparedQuery(_INSERT_ACTION, dialect),
+            step_texts=PreparedQuery(_STEP_TEXTS, dialect),
+            insert_step=PreparedQuery(_INSERT_STEP, dialect),
+            delete_steps=PreparedQuery(_DELETE_STEPS, dialect),
             restart=PreparedQuery(_RESTART, dialect) if lock else None,
         )
     return statements
