@@ -126,7 +126,7 @@ Handler = Callable[[Request, Forward], Awaitable[Response]]
 
 
 async def read_body(receive: Receive) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         message = await receive()
         if message["type"] != "http.request":

@@ -24,6 +24,7 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scripts.selftest import mutants
 from scripts.selftest.mutants.base import Mutant
@@ -75,7 +76,7 @@ def kit_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths)), "NO_COLOR": "1"}
 
 
-def _drive(worker: subprocess.Popen[str], jobs: queue.Queue[dict[str, object]], answers: list[dict]) -> None:
+def _drive(worker: subprocess.Popen[str], jobs: queue.Queue[dict[str, object]], answers: list[dict[str, Any]]) -> None:
     """Feed `worker` jobs until the queue is empty; collect its answers."""
     assert worker.stdin is not None and worker.stdout is not None
     while True:
@@ -105,7 +106,7 @@ def run_once(selected: list[Mutant], *, workers: int, seed: int, report_dir: Pat
             argv = ["run", "--base-url", urls[mutant.id], "--config", str(config), "--checks", "conformance"]
             argv += ["--seed", str(seed), "--report-dir", str(reports)]
             jobs.put({"id": mutant.id, "argv": argv, "log": str(reports / "kit.log")})
-        answers: list[dict] = []
+        answers: list[dict[str, Any]] = []
         procs = [
             subprocess.Popen(
                 [sys.executable, "-m", "scripts.selftest.worker"],
