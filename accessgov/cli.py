@@ -661,7 +661,12 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     config = ServerConfig.from_env(os.environ)
-    return int(args.func(args, config) or 0)
+    from accessgov.keys import KeyringError
+
+    try:
+        return int(args.func(args, config) or 0)
+    except KeyringError as error:  # no usable key (e.g. the key file is not where the rule puts it): say so
+        return _fail(f"accessgov {args.command}: {error}")
 
 
 if __name__ == "__main__":

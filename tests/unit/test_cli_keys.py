@@ -90,3 +90,20 @@ def test_keys_doctor_fails_when_a_sealed_value_does_not_open(env: Path, capsys: 
     assert orphan.id in out
     assert stranger.primary_id in out
     assert "do not" in out
+
+
+def test_a_command_refuses_to_create_a_second_key_file(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The key file moved away from the database that holds sealed values: commands that need a key say where they
+    looked and exit 1; none creates a new key file."""
+    assert cli.main(["listeners", "create", "--auth", "hmac"]) == 0
+    (env / "secret.keys").rename(env / "moved.keys")
+    from accessgov.keys import reset_default_keyring
+
+    reset_default_keyring()
+    capsys.readouterr()
+    assert cli.main(["listeners", "create", "--auth", "hmac"]) == 1
+    assert cli.main(["keys", "doctor"]) == 1
+    output = capsys.readouterr()
+    assert str(env / "secret.keys") in output.err
+    assert "key file missing" in output.out
+    assert not (env / "secret.keys").exists()
