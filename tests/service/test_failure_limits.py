@@ -5,6 +5,7 @@ limit is only reported (a warning). Client addresses are told apart through a tr
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
+from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.demo.seed import (
     DEMO_ADMIN_TOKEN,
@@ -42,17 +44,24 @@ def address() -> str:
 JWT_DOWN = "wh_jwks_down"
 
 
+@contextlib.contextmanager
+def limited_server(data_dir: Path, window: str) -> Iterator[tuple[httpx.Client, sessionmaker[Session]]]:
+    """A server allowing 3 failures per address and 5 per credential in a moving `window`; addresses told apart by
+    X-Forwarded-For from loopback."""
+    config = {
+        "auth_failure_limit": f"3/{window}",
+        "auth_failure_limit_per_credential": f"5/{window}",
+        "trusted_proxies": ("127.0.0.0/8",),
+    }
+    with seeded_server(data_dir, **config) as (base_url, _, sessions), httpx.Client(base_url=base_url) as client:
+        yield client, sessions
+
+
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     """A server allowing 3 failures per address and 5 per credential in a 2-second moving window (plus a JWT
     listener whose JWKS nobody serves)."""
-    config = {
-        "auth_failure_limit": "3/2 seconds",
-        "auth_failure_limit_per_credential": "5/2 seconds",
-        "trusted_proxies": ("127.0.0.0/8",),
-    }
-    data_dir = tmp_path_factory.mktemp("limited")
-    with seeded_server(data_dir, **config) as (base_url, _, sessions), httpx.Client(base_url=base_url) as client:
+    with limited_server(tmp_path_factory.mktemp("limited"), "2 seconds") as (client, sessions):
         with sessions.begin() as session:
             listeners.create_listener(
                 session, listener_id=JWT_DOWN, auth_method="JWT", jwks_url=closed_port_url(), automation_name="j",
@@ -149,13 +158,7 @@ def test_webhook_bad_signatures_lead_to_429_for_the_failing_address_only(limited
 @pytest.fixture(scope="module")
 def hammered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     """Limits with a minute's window, so the attack below is past them however slowly the machine runs it."""
-    config = {
-        "auth_failure_limit": "3/minute",
-        "auth_failure_limit_per_credential": "5/minute",
-        "trusted_proxies": ("127.0.0.0/8",),
-    }
-    data_dir = tmp_path_factory.mktemp("hammered")
-    with seeded_server(data_dir, **config) as (base_url, _, _sessions), httpx.Client(base_url=base_url) as client:
+    with limited_server(tmp_path_factory.mktemp("hammered"), "minute") as (client, _sessions):
         yield client
 
 
