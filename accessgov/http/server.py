@@ -301,20 +301,28 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
         def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
             super().__init__(config, *args, **kwargs)
             self._in_head = False
-            self._head_size = 0  # bytes of the head so far (received, or counted by the callbacks)
+            self._head_size = 0  # names and values of the head's complete lines (the callbacks)
             self._header_count = 0
+            # Bytes read since the head began, but the first read's: what httptools may be buffering of a line not
+            # yet complete. Separators count here, not in `_head_size`: a line's length of slack over the limit.
+            self._head_received = 0
 
         def data_received(self, data: bytes) -> None:
             if self._in_head:
-                self._head_size += len(data)
+                self._head_received += len(data)
             super().data_received(data)
-            if self._in_head and self._head_size > self._head_bytes and not self.transport.is_closing():
+            if (
+                self._in_head
+                and self._head_received > self._head_bytes + self._line_bytes
+                and not self.transport.is_closing()
+            ):
                 self._too_large(f"the request head exceeds {self._head_bytes} bytes")
                 self.send_400_response("")
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self._in_head, self._head_size, self._header_count = True, 0, 0
+            self._in_head = True
+            self._head_size = self._header_count = self._head_received = 0
             self._arm_head()
 
         def on_url(self, url: bytes) -> None:

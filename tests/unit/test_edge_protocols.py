@@ -77,8 +77,9 @@ def log_pipe() -> Iterator[tuple[int, int]]:
     os.close(write)
 
 
-def drive(http: str, log_fd: int, data: bytes, *, limit_concurrency: int = 1000) -> Transport:
-    """Feed `data` to a new connection of the `http` protocol, in 64 KB reads, and let the loop run the app."""
+def drive(http: str, log_fd: int, data: bytes, *, limit_concurrency: int = 1000, read: int = 65536) -> Transport:
+    """Feed `data` to a new connection of the `http` protocol, in reads of `read` bytes, and let the loop run the
+    app."""
     loop = asyncio.new_event_loop()
     try:
         config = uvicorn_config(app, ServeOptions(http=http, limit_concurrency=limit_concurrency))
@@ -89,10 +90,10 @@ def drive(http: str, log_fd: int, data: bytes, *, limit_concurrency: int = 1000)
         protocol.connection_made(transport)
 
         async def feed() -> None:
-            for start in range(0, len(data), 65536):
+            for start in range(0, len(data), read):
                 if transport.closed:
                     break
-                protocol.data_received(data[start : start + 65536])
+                protocol.data_received(data[start : start + read])
             for _ in range(10):
                 await asyncio.sleep(0)
 
@@ -143,6 +144,13 @@ def test_a_request_within_the_limits_reaches_the_app(http: str, log_pipe: tuple[
     transport = drive(http, log_pipe[1], HEAD + lines(ROOM - 1) + b"X-H0: " + value + b"\r\n\r\n")
     assert answer(transport)[0] == 200, transport.written[:300]
     assert logged(log_pipe[0]) == []  # the app's own access log writes the line of a request it answered
+
+
+@pytest.mark.parametrize("read", [1024, 7, 65536])
+def test_a_head_near_the_limit_in_many_reads_reaches_the_app(http: str, log_pipe: tuple[int, int], read: int) -> None:
+    size = (LIMITS.head_bytes - 200) // ROOM - len(b"X-H00: \r\n")  # name and value within the head limit, all lines
+    transport = drive(http, log_pipe[1], HEAD + lines(ROOM, size) + b"\r\n", read=read)
+    assert answer(transport)[0] == 200, transport.written[:300]
 
 
 @pytest.mark.parametrize(
