@@ -215,7 +215,8 @@ class _LimitedConnection(h11.Connection):
     (h11's own 431 for a head beyond `max_incomplete_event_size` included) kept in `refusal` for the protocol."""
 
     def __init__(self, limits: HeaderLimits) -> None:
-        super().__init__(h11.SERVER, max_incomplete_event_size=limits.head_bytes)
+        # h11 counts separators too: a line's length of slack, as httptools' bound on a head not yet complete.
+        super().__init__(h11.SERVER, max_incomplete_event_size=limits.head_bytes + limits.line_bytes)
         self.limits = limits
         self.refusal: ApiError | None = None
 
