@@ -44,7 +44,8 @@ def busy_between(before: tuple[float, float], after: tuple[float, float]) -> flo
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 @contextlib.contextmanager

@@ -20,11 +20,13 @@ import gc
 import pstats
 import resource
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from starlette.types import ASGIApp
 
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
@@ -38,8 +40,8 @@ from scripts.bench_wrk import HttpRequest
 
 TARGETS = ("hmac", "jwt", "page", "restart")
 CONCURRENCY = 16
-Message = dict[str, Any]
-App = Callable[[Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
+Message = MutableMapping[str, Any]
+App = ASGIApp
 
 
 def cpu_seconds() -> float:
@@ -73,7 +75,7 @@ async def call(app: App, request: HttpRequest) -> int:
         await asyncio.Event().wait()  # the client stays connected until the response is sent
         raise AssertionError("unreachable")
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         if message["type"] == "http.response.start":
             statuses.append(message["status"])
 

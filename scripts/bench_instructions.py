@@ -36,7 +36,7 @@ def _callgrind_control(*args: str) -> None:
     subprocess.run(["callgrind_control", *args, str(os.getpid())], check=True, stdout=subprocess.DEVNULL)
 
 
-async def _child(target: str, requests: int) -> dict[str, int]:
+async def _child(target: str, requests: int) -> dict[int, int]:
     """In the process valgrind runs: the app (this tree's) warmed up, then `requests` counted; the statuses."""
     from accessgov.app import create_app
     from accessgov.config import ServerConfig

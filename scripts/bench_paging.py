@@ -78,10 +78,11 @@ def time_pages(base: str, deep_token: str, deep_first_id: str, repeat: int) -> t
             client.get(url, params={"page_size": PAGE_SIZE}).raise_for_status()
             client.get(url, params={"page_size": PAGE_SIZE, "page_token": deep_token}).raise_for_status()
         for _ in range(repeat):
-            for params, samples in (
+            cases: tuple[tuple[dict[str, str | int], list[float]], ...] = (
                 ({"page_size": PAGE_SIZE}, first),
                 ({"page_size": PAGE_SIZE, "page_token": deep_token}, deep),
-            ):
+            )
+            for params, samples in cases:
                 started = time.perf_counter()
                 response = client.get(url, params=params)
                 samples.append(time.perf_counter() - started)
@@ -117,8 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             schema = f"bench_{secrets.token_hex(6)}"
             with admin.begin() as connection:
                 connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-            db_url = sa.make_url(base_url).update_query_dict({"options": f"-csearch_path={schema}"})
-            db_url = db_url.render_as_string(hide_password=False)
+            schema_url = sa.make_url(base_url).update_query_dict({"options": f"-csearch_path={schema}"})
+            db_url = schema_url.render_as_string(hide_password=False)
         else:
             db_url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"
         try:

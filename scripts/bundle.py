@@ -30,7 +30,8 @@ def resolve_files(root: Path) -> dict[str, Any]:
     spec = parse_spec(root.read_text(encoding="utf-8"), str(root))
     resolver = RefResolver(spec, absurl(str(root)), resolve_types=RESOLVE_FILES)
     resolver.resolve_references()
-    return resolver.specs
+    specs: dict[str, Any] = resolver.specs
+    return specs
 
 
 def hoist_components(doc: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +66,8 @@ def hoist_components(doc: dict[str, Any]) -> dict[str, Any]:
         if key != "components":
             walk(value)
     # A JSON round trip turns prance's ruamel containers into plain ones and drops any remaining sharing.
-    return json.loads(json.dumps(doc))
+    plain: dict[str, Any] = json.loads(json.dumps(doc))
+    return plain
 
 
 def bundle(root: Path = DEFAULT_ROOT) -> dict[str, Any]:

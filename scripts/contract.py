@@ -84,7 +84,7 @@ def prepare_database(url: str, jwks_url: str) -> None:
         sessions = session_factory(engine)
         with sessions.begin() as session:
             seed_demo(session)
-            common = {"automation_name": "Conformance kit", "automation_steps": DEMO_STEPS}
+            common: dict[str, Any] = {"automation_name": "Conformance kit", "automation_steps": DEMO_STEPS}
             listeners.create_listener(session, listener_id=JWT_LISTENER, auth_method="JWT", jwks_url=jwks_url, **common)
             for listener_id, cidrs in (
                 (OUTSIDE_LISTENER, ["192.0.2.0/24"]),

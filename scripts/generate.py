@@ -173,7 +173,7 @@ def client_config(doc: dict[str, Any]) -> dict[str, Any]:
     (openapi-python-client names the enum branch of the `anyOf` `<Name>Type0`)."""
     from openapi_python_client.strings import snake_case
 
-    config = yaml.safe_load(CLIENT_CONFIG.read_text(encoding="utf-8"))
+    config: dict[str, Any] = yaml.safe_load(CLIENT_CONFIG.read_text(encoding="utf-8"))
     # The SDK's version is the contract's, spelled for PEP 440 (pip and indexes refuse `0.1.0-alpha` as written).
     config["package_version_override"] = pep440(str(doc["info"]["version"]))
     overrides = config.setdefault("class_overrides", {})

@@ -98,7 +98,7 @@ def test_documents(repo: Path) -> Iterator[Case]:
             continue
         for verdict in ("pass", "fail"):
             for path in sorted((version_dir / verdict).glob("*.yaml")):
-                yield Case(str(path.relative_to(repo)), verdict, _load(path))  # type: ignore[arg-type]
+                yield Case(str(path.relative_to(repo)), verdict, _load(path))
 
 
 def newest_text(repo: Path) -> Path | None:

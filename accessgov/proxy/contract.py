@@ -188,10 +188,10 @@ class OperationContract:
             value = dict(parse_qsl(body.decode("latin-1")))
         else:
             return []
-        error = best_match(self.body[media].iter_errors(value))
-        if error is None:
+        failure = best_match(self.body[media].iter_errors(value))
+        if failure is None:
             return []
-        return [Problem("request.body", f"body {_failed(error)}")]
+        return [Problem("request.body", f"body {_failed(failure)}")]
 
     def check_response(self, status: int, headers: dict[str, str], body: bytes | None) -> list[Problem]:
         """`body` None: not buffered (too large to check); the status, content type and headers still are."""
@@ -231,9 +231,9 @@ class OperationContract:
         is_valid, validator = checks
         if is_valid(value):  # a compiled predicate where possible; jsonschema only words the error
             return problems
-        error = best_match(validator.iter_errors(value))
-        if error is not None:
-            problems.append(Problem("response.body", f"body {_failed(error)}"))
+        failure = best_match(validator.iter_errors(value))
+        if failure is not None:
+            problems.append(Problem("response.body", f"body {_failed(failure)}"))
         return problems
 
 

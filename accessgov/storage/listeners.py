@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, object_session
 
 from accessgov.keys import Keyring, open_sealed, seal
 from accessgov.storage import ids
+from accessgov.storage.engine import rowcount
 from accessgov.storage.schema import AUTH_METHODS, Listener
 from accessgov.storage.sealing import keyring_of, listener_ad
 
@@ -164,4 +165,4 @@ def purge_expired_previous_secrets(session: Session, now: datetime) -> int:
         .where(Listener.previous_secret_expires_at <= now)
         .values(previous_hmac_secret_sealed=None, previous_secret_expires_at=None)
     )
-    return int(result.rowcount or 0)
+    return rowcount(result)

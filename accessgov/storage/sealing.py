@@ -163,7 +163,7 @@ def keyring_of(bind: Session | Connection | None) -> Keyring:
     without a bind."""
     if bind is None:
         return default_keyring()
-    url = bind.get_bind().url if isinstance(bind, Session) else bind.engine.url
+    url = (bind.get_bind() if isinstance(bind, Session) else bind).engine.url
     return default_keyring(url.render_as_string(hide_password=False))
 
 

@@ -314,10 +314,10 @@ class _Operation:
             body = dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True))
         else:
             return
-        error = best_match(self.validators[spec["content"][media]].iter_errors(body))
-        if error is not None:
-            at = "/" + "/".join(map(str, error.absolute_path))
-            raise self.bad_request("INVALID_ARGUMENT", f"body: {at} {error.message}", location="body", name=at)
+        failure = best_match(self.validators[spec["content"][media]].iter_errors(body))
+        if failure is not None:
+            at = "/" + "/".join(map(str, failure.absolute_path))
+            raise self.bad_request("INVALID_ARGUMENT", f"body: {at} {failure.message}", location="body", name=at)
 
     def choose(self, prefs: dict[str, str]) -> tuple[str, str | None]:
         """The status and example name the preferences select (422 when they select nothing)."""
@@ -378,7 +378,8 @@ class _Operation:
 def _request_id(scope: Scope) -> str:
     for key, value in scope["headers"]:
         if key.lower() == b"x-request-id" and REQUEST_ID.fullmatch(value.decode("latin-1")):
-            return value.decode("latin-1")
+            request_id: str = value.decode("latin-1")
+            return request_id
     return uuid.uuid4().hex
 
 
@@ -417,7 +418,7 @@ def substitute_ids(value: Any, path_params: Mapping[str, str]) -> Any:
             return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {}
+        out: dict[str, Any] = {}
         for key, item in node.items():
             if key in camel and isinstance(item, str):
                 out[key] = camel[key]

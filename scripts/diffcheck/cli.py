@@ -35,7 +35,9 @@ from scripts.diffcheck.sources import SourceMap
 
 def load_file(path: Path) -> dict[str, Any]:
     """A bundled (or self-contained) OpenAPI document from YAML or JSON."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    doc: dict[str, Any] = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    return doc
 
 
 def bundle_at_ref(ref: str, repo: Path = REPO, spec_dir: str = "spec") -> dict[str, Any]:

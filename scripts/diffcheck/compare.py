@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
+from typing_extensions import TypeIs
+
 from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
 from scripts.diffcheck.config import DiffConfig
 from scripts.diffcheck.keywords import KeywordChecks
@@ -141,7 +143,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self._version()
         return sorted(self.findings.values(), key=lambda f: (f.severity.rank, f.check, f.pointer, f.message))
 
-    def _section(self, section: str, base_ops: dict, head_ops: dict) -> None:
+    def _section(self, section: str, base_ops: dict[Any, Any], head_ops: dict[Any, Any]) -> None:
         """The operations of `paths` or of `webhooks` (compared like paths, in the same directions, as oasdiff).
 
         Paths are matched by their template: `/a/{id}` and `/a/{aId}` are one path with a renamed parameter."""
@@ -186,7 +188,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 ("info", "version"),
             )
 
-    def _security_schemes(self, base_ops: dict, head_ops: dict) -> None:
+    def _security_schemes(self, base_ops: dict[Any, Any], head_ops: dict[Any, Any]) -> None:
         base = (self.base.raw.get("components") or {}).get("securitySchemes") or {}
         head = (self.head.raw.get("components") or {}).get("securitySchemes") or {}
         for name in sorted(set(base) | set(head)):
@@ -209,14 +211,14 @@ class Comparison(KeywordChecks, LifecycleChecks):
                         self.findings[key].operations.append(label)
             self._reach = None
 
-    def _scheme_users(self, name: str, ops: dict, doc: Document) -> list[str]:
+    def _scheme_users(self, name: str, ops: dict[Any, Any], doc: Document) -> list[str]:
         return [
             f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
             for (path, method), (op, _) in sorted(ops.items())
             if any(name in requirement for requirement in self._effective_security(doc, op))
         ]
 
-    def _security_scheme(self, name: str, b: dict, h: dict, pointer: Pointer) -> None:
+    def _security_scheme(self, name: str, b: dict[Any, Any], h: dict[Any, Any], pointer: Pointer) -> None:
         for key in ("type", "scheme", "in", "name", "bearerFormat"):
             if b.get(key) != h.get(key):
                 self.emit(
@@ -259,7 +261,11 @@ class Comparison(KeywordChecks, LifecycleChecks):
     # --- operations -------------------------------------------------------------------------------------------
 
     def _operation(
-        self, pointer: Pointer, base: tuple[dict, dict], head: tuple[dict, dict], b_pointer: Pointer | None = None
+        self,
+        pointer: Pointer,
+        base: tuple[dict[Any, Any], dict[Any, Any]],
+        head: tuple[dict[Any, Any], dict[Any, Any]],
+        b_pointer: Pointer | None = None,
     ) -> None:
         """One operation on both sides; `b_pointer` is where it is in the base when its path was written
         with other parameter names."""
@@ -288,14 +294,14 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self._responses(pointer, b_op.get("responses") or {}, h_op.get("responses") or {})
 
     @staticmethod
-    def _effective_security(doc: Document, op: dict) -> list[dict[str, set[str]]]:
+    def _effective_security(doc: Document, op: dict[Any, Any]) -> list[dict[str, set[str]]]:
         """The alternatives an operation accepts; `{}` is the anonymous one (no or empty requirement list)."""
         value = op["security"] if "security" in op else doc.raw.get("security")
         if not value:
             return [{}]
         return [{name: set(scopes or []) for name, scopes in (req or {}).items()} for req in value]
 
-    def _security(self, pointer: Pointer, b_op: dict, h_op: dict) -> None:
+    def _security(self, pointer: Pointer, b_op: dict[Any, Any], h_op: dict[Any, Any]) -> None:
         local = "security" in b_op or "security" in h_op
         scope, at = ("api", (*pointer, "security")) if local else ("api-global", ("security",))
         if "security" not in h_op and local:
@@ -321,9 +327,9 @@ class Comparison(KeywordChecks, LifecycleChecks):
                     )
 
     def _params(
-        self, doc: Document, pointer: Pointer, op: dict, item: dict
-    ) -> dict[tuple[str, str], tuple[dict, Pointer]]:
-        found: dict[tuple[str, str], tuple[dict, Pointer]] = {}
+        self, doc: Document, pointer: Pointer, op: dict[Any, Any], item: dict[Any, Any]
+    ) -> dict[tuple[str, str], tuple[dict[Any, Any], Pointer]]:
+        found: dict[tuple[str, str], tuple[dict[Any, Any], Pointer]] = {}
         template = re.findall(r"\{([^}/]*)\}", pointer[1])
         sources = [
             ((*pointer[:2], "parameters"), item.get("parameters")),
@@ -341,7 +347,13 @@ class Comparison(KeywordChecks, LifecycleChecks):
         return found
 
     def _parameters(
-        self, pointer: Pointer, b_op: dict, b_item: dict, h_op: dict, h_item: dict, b_pointer: Pointer
+        self,
+        pointer: Pointer,
+        b_op: dict[Any, Any],
+        b_item: dict[Any, Any],
+        h_op: dict[Any, Any],
+        h_item: dict[Any, Any],
+        b_pointer: Pointer,
     ) -> None:
         base = self._params(self.base, b_pointer, b_op, b_item)
         head = self._params(self.head, pointer, h_op, h_item)
@@ -387,6 +399,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         if not b and not h:
             return
         if not b:
+            assert h  # one of the two is there
             required = bool(h.get("required"))
             self.emit(
                 "request-body-added-required" if required else "request-body-added-optional",
@@ -423,7 +436,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                     Where(REQUEST, "property", f"request body {media}", loose=not json_media(media)),
                 )
 
-    def _responses(self, pointer: Pointer, base: dict, head: dict) -> None:
+    def _responses(self, pointer: Pointer, base: dict[Any, Any], head: dict[Any, Any]) -> None:
         at = (*pointer, "responses")
         for status in sorted(set(map(str, base)) | set(map(str, head))):
             success = status.startswith(("2", "3"))
@@ -465,7 +478,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                         Where(RESPONSE, "property", f"response {status} {media}", loose=not json_media(media)),
                     )
 
-    def _renamed_media(self, status: str, base: dict, head: dict, h_at: Pointer) -> dict:
+    def _renamed_media(self, status: str, base: dict[Any, Any], head: dict[Any, Any], h_at: Pointer) -> dict[Any, Any]:
         """Pair a removed response media type with the one added in its place (parameters changed, or a
         structured-syntax suffix: `application/json` <-> `application/problem+json`); return the base content
         re-keyed so that the pair is compared as one."""
@@ -483,7 +496,13 @@ class Comparison(KeywordChecks, LifecycleChecks):
         return {(added[0] if k == removed[0] else k): v for k, v in base.items()}
 
     def _flags(
-        self, label: str, b: dict, h: dict, h_at: Pointer, required: tuple[bool, bool], flags: _FlagChecks
+        self,
+        label: str,
+        b: dict[Any, Any],
+        h: dict[Any, Any],
+        h_at: Pointer,
+        required: tuple[bool, bool],
+        flags: _FlagChecks,
     ) -> None:
         """A parameter's or a header's `required` (base, head) and a header's `deprecated` that changed."""
         b_required, h_required = required
@@ -501,7 +520,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 (*h_at, "deprecated") if dep else h_at,
             )
 
-    def _headers(self, status: str, base: dict, b_at: Pointer, head: dict, h_at: Pointer) -> None:
+    def _headers(self, status: str, base: dict[Any, Any], b_at: Pointer, head: dict[Any, Any], h_at: Pointer) -> None:
         b_map = {str(k).lower(): (k, v) for k, v in base.items()}
         h_map = {str(k).lower(): (k, v) for k, v in head.items()}
         for name in sorted(set(b_map) | set(h_map)):
@@ -835,7 +854,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 )
 
 
-def _by_template(ops: dict) -> dict:
+def _by_template(ops: dict[Any, Any]) -> dict[Any, Any]:
     """(path with its parameters' names blanked, method) -> (operation, path item, path as written)."""
     return {(re.sub(r"\{[^}/]*\}", "{}", path), method): (*value, path) for (path, method), value in ops.items()}
 
@@ -861,7 +880,7 @@ def media_relation(before: str, after: str) -> str | None:
     return None
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeIs[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -35,7 +35,8 @@ def verdict(oasdiff_id: str, level: str, config: DiffConfig) -> tuple[str, str |
 
 
 def table(repo: Path, config: DiffConfig) -> str:
-    rows, counts = [], Counter()
+    rows: list[str] = []
+    counts: Counter[str] = Counter()
     for oasdiff_id, level in sorted(rule_levels(repo).items()):
         status, ours = verdict(oasdiff_id, level, config)
         counts[status.split(" (")[0].split(" `")[0].split(":")[0]] += 1

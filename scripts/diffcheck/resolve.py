@@ -202,12 +202,14 @@ def _open_enum(doc: Document, members: list[Any]) -> list[Any] | None:
     return None
 
 
-def _parts(doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer]) -> list[tuple[dict, Pointer]]:
+def _parts(
+    doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer]
+) -> list[tuple[dict[Any, Any], Pointer]]:
     """The schema objects that make up `node`: itself, its `$ref` target, its `allOf` members, recursively."""
     if not isinstance(node, dict) or pointer in seen:
         return []
     seen = seen | {pointer}
-    parts: list[tuple[dict, Pointer]] = []
+    parts: list[tuple[dict[Any, Any], Pointer]] = []
     ref = reference(node)
     own = {k: v for k, v in node.items() if k not in ("$ref", "$dynamicRef", "allOf")}
     parts.append((own, pointer))

@@ -26,7 +26,10 @@ class SourceMap:
     def _load(self, path: Path) -> yaml.Node:
         if path not in self._files:
             loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-            self._files[path] = yaml.compose(path.read_text(encoding="utf-8"), Loader=loader)
+            node = yaml.compose(path.read_text(encoding="utf-8"), Loader=loader)
+            if node is None:
+                raise ValueError(f"{path}: an empty YAML document")
+            self._files[path] = node
         return self._files[path]
 
     def _show(self, path: Path) -> str:

@@ -13,11 +13,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-Scope = dict[str, Any]
-Message = dict[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# ASGI's types as Starlette spells them, so a Starlette app is an `ASGIApp` here too.
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["ASGIApp", "Message", "Receive", "Scope", "Send"]
 
 WEBHOOK = re.compile(r"^/api/v1/webhooks/incoming/(?P<listener_id>[^/]+)$")
 RESTART = re.compile(r"^/api/v1/tasks/(?P<task_id>[^/]+)/action/restart$")

@@ -33,7 +33,8 @@ from accessgov.config import ServerConfig
 from accessgov.demo import seed as demo_seed
 from accessgov.demo import tenant as demo
 from accessgov.webhooks.hmac_signature import compute_signature
-from accessgov.webhooks.signing import body_hash, jwks_document, public_jwk
+from accessgov.webhooks.protocol import body_hash
+from accessgov.webhooks.signing import jwks_document, public_jwk
 from scripts.selftest.asgi import ASGIApp, Receive, Request, Scope, Send, path_param
 
 SECOND_LISTENER_ID = "wh_selftest_second"

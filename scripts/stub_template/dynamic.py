@@ -15,7 +15,7 @@ from typing import Any
 
 Resolve = Callable[[str], Any]
 MAX_DEPTH = 8
-FORMATS = {
+FORMATS: dict[str, Callable[[random.Random], Any]] = {
     "date-time": lambda rng: f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z",
     "date": lambda rng: f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
     "duration": lambda rng: f"PT{rng.randint(1, 59)}M",

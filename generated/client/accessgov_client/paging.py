@@ -45,7 +45,7 @@ def read_page(paging: Paging, page: Any) -> tuple[list[Any], Any]:
 
 def iterate(fetch: Callable[[dict[str, Any]], Any], paging: Paging, *, max_pages: int | None = None) -> Iterator[Any]:
     """Every item: `fetch({})` first, then `fetch({token_param: next_token})` until the token is empty."""
-    walk, extra = _Walk(max_pages), {}
+    walk, extra = _Walk(max_pages), dict[str, Any]()
     while True:
         items, token = read_page(paging, fetch(extra))
         yield from items
@@ -59,7 +59,7 @@ async def aiterate(
     fetch: Callable[[dict[str, Any]], Awaitable[Any]], paging: Paging, *, max_pages: int | None = None
 ) -> AsyncIterator[Any]:
     """`iterate` for an async `fetch`."""
-    walk, extra = _Walk(max_pages), {}
+    walk, extra = _Walk(max_pages), dict[str, Any]()
     while True:
         items, token = read_page(paging, await fetch(extra))
         for item in items:

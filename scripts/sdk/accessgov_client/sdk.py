@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from types import ModuleType
@@ -39,7 +40,15 @@ from .retries import (
 from .types import Response
 
 Operation = str | ModuleType
-_DEFAULT: Final = object()
+
+
+class _Default(enum.Enum):
+    """The type of `_DEFAULT`: a call's retry left to its idempotency (an enum member, so type checkers narrow it)."""
+
+    DEFAULT = enum.auto()
+
+
+_DEFAULT: Final = _Default.DEFAULT
 
 
 class _Base:
@@ -78,11 +87,11 @@ class _Base:
             "event_hooks": {"request": [hook]},
         }
 
-    def _override(self, retry: object) -> Retry | object | None:
+    def _override(self, retry: Retry | bool | _Default | None) -> Retry | _Default | None:
         """The retry choice of one call: `_DEFAULT` (by idempotency), a policy, or `None` (no retry)."""
         if retry is _DEFAULT:
             return _DEFAULT
-        return retry_policy(retry) if retry is not True else (self.retry or DEFAULT_RETRY)  # type: ignore[arg-type]
+        return retry_policy(retry) if retry is not True else (self.retry or DEFAULT_RETRY)
 
     def _result(self, name: str, response: Response[Any]) -> Any:
         """The parsed body of a 2xx answer; otherwise the typed error (or, with `raise_errors=False`, whatever
@@ -95,7 +104,7 @@ class _Base:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in CATALOG:
             raise AttributeError(f"{type(self).__name__!r} has no attribute or operation {name!r}")
-        return functools.partial(self.call, name)  # type: ignore[attr-defined]
+        return functools.partial(self.call, name)
 
 
 class AccessGov(_Base):

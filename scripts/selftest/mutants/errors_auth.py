@@ -94,7 +94,8 @@ def _webhook_always_unauthorized(_: Fixtures) -> dict[str, Handler]:
 
 def _on_any(change: Any) -> Handler:
     async def handle(request: Request, forward: Forward) -> Response:
-        return change(request, await forward(request))
+        changed: Response = change(request, await forward(request))
+        return changed
 
     return handle
 
