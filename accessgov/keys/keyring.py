@@ -186,7 +186,7 @@ def key_source(env: Mapping[str, str] = os.environ, database_url: str | None = N
     if explicit:
         return Path(explicit).expanduser().absolute(), ENV_KEY_FILE
     if database_url is None:
-        from accessgov.storage.engine import database_url_from_env
+        from accessgov.config import database_url_from_env
 
         database_url = database_url_from_env(env)
     database = _sqlite_file(database_url)

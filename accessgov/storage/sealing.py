@@ -176,7 +176,7 @@ def open_keyring(database_url: str | None = None, env: Mapping[str, str] = os.en
     path, why = key_source(env, database_url)
     if path is not None and not path.exists():
         if database_url is None:
-            from accessgov.storage.engine import database_url_from_env
+            from accessgov.config import database_url_from_env
 
             database_url = database_url_from_env(env)
         sealed = sealed_key_ids_at(database_url)
