@@ -234,6 +234,17 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     return app
 
 
+def worker_app() -> Starlette:
+    """App factory for worker processes (`accessgov serve --workers N`): a worker dies with its supervisor and keeps
+    the collector setting `accessgov serve` passed on (`ACCESSGOV_GC_THRESHOLD`)."""
+    from accessgov.http.server import ServeOptions, die_with_supervisor
+
+    die_with_supervisor()
+    app = create_app(ServerConfig.from_env())
+    heap.set_young_threshold(ServeOptions.from_env().gc_threshold)
+    return app
+
+
 def app_from_env() -> Starlette:
     """Factory for `uvicorn --factory accessgov.app:app_from_env` (used with several workers)."""
     return create_app(ServerConfig.from_env())

@@ -66,7 +66,7 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
     _warn_of_connection_budget(config, options.workers)
     os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
     if options.workers > 1:
-        serve(None, options)
+        serve("accessgov.app:worker_app", options)  # the factory each worker process calls
     else:
         from dataclasses import replace
 

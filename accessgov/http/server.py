@@ -26,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import h11
 import orjson
@@ -75,8 +75,11 @@ class _Deadlines:
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:
-        super().connection_made(CoalescingTransport.around(transport, self.loop))  # type: ignore[misc]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # asyncio types the argument as any transport; a stream server's connection is a stream transport.
+        stream = cast(asyncio.Transport, transport)
+        # a mixin: the protocol class after it in the MRO defines connection_made, which mypy cannot see here
+        super().connection_made(CoalescingTransport.around(stream, self.loop))  # type: ignore[misc]
         self._arm_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -487,17 +490,6 @@ def die_with_supervisor() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def worker_app() -> Any:
-    """App factory for worker processes (`accessgov serve --workers N`)."""
-    from accessgov.app import create_app
-    from accessgov.config import ServerConfig
-
-    die_with_supervisor()
-    app = create_app(ServerConfig.from_env())
-    heap.set_young_threshold(ServeOptions.from_env().gc_threshold)
-    return app
-
-
 @contextlib.contextmanager
 def _metrics_directory() -> Iterator[None]:
     """prometheus-client's multiprocess mode for the workers: each writes its samples under one directory (a
@@ -516,11 +508,12 @@ def _metrics_directory() -> Iterator[None]:
 
 
 def serve(app: Any, options: ServeOptions) -> None:
-    """Run `app` (one process), or `worker_app` in `options.workers` processes under uvicorn's supervisor."""
+    """Run `app` (one process), or with several workers `app` as the import string (`module:factory`) of the app
+    factory each of `options.workers` processes calls under uvicorn's supervisor (`accessgov.app.worker_app`)."""
     if options.workers > 1:
         os.environ[SUPERVISOR_PID_ENV] = str(os.getpid())  # inherited by the spawned workers
         os.environ["ACCESSGOV_GC_THRESHOLD"] = str(options.gc_threshold)  # the workers read their options from it
-        config = uvicorn_config("accessgov.http.server:worker_app", options, factory=True)
+        config = uvicorn_config(app, options, factory=True)
         sock = config.bind_socket()
         with _metrics_directory():
             Multiprocess(config, sockets=[sock]).run()
