@@ -60,10 +60,11 @@ bundle: $(STAMP) ## Bundle spec/ into generated/openapi.{yaml,json} (prance)
 validate: bundle ## Validate the bundle with openapi-spec-validator
 	$(PY) -m scripts.validate $(BUNDLE)
 
-lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff on the code
+lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff and mypy (strict) on the code
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
+	$(BIN)/mypy
 
 seedcheck: bundle ## Hold the bundle against every type, field and value the seed names
 	$(PY) ../shared/tools/seedcheck.py $(BUNDLE)
@@ -162,6 +163,7 @@ test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
+	$(BIN)/mypy
 	$(PY) -m scripts.check_generated
 	$(PY) -m scripts.check_services
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
