@@ -531,6 +531,7 @@ def test_cli_serve_turns_uvicorn_proxy_headers_off(monkeypatch: pytest.MonkeyPat
     assert cli.main(["serve", "--port", "0", "--workers", "2"]) == 0
     assert [config.proxy_headers for config in configs] == [False, False]
     assert [config.workers for config in configs] == [1, 2]
+    assert configs[1].app == "accessgov.app:worker_app" and configs[1].factory  # each worker's factory, by name
 
 
 def test_source_inside_allowed_range(env: Env) -> None:
