@@ -92,15 +92,18 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             current, previous, until = codec_keys(page_keys.load_or_create(session, keyring))
         codec = PageTokenCodec(current, previous=previous, previous_until=until, **timed)
     refreshed_at = -float("inf")
+    page_keys_seen: str | None = None  # the sealed text last loaded: an unchanged one is not unsealed again
 
     async def refresh_page_keys_now() -> bool:
-        try:
-            keys = await db.read(lambda session: page_keys.load(session, keyring))  # unsealed on the reader thread
+        nonlocal page_keys_seen
+        try:  # unsealed on the reader thread, and only when the stored text changed
+            stored, keys = await db.read(lambda session: page_keys.load_if_changed(session, page_keys_seen, keyring))
         except (KeyringError, SealedValueError) as error:  # keep the keys we have; said in the log
             log.warning("the page-token keys do not open: %s (run `accessgov keys doctor`)", error)
             return False
         if keys is None:
             return False
+        page_keys_seen = stored
         before = codec.keys
         codec.set_keys(*codec_keys(keys))
         return codec.keys != before

@@ -66,6 +66,17 @@ def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
     return PageKeys.from_json(open_sealed(keyring or keyring_of(session), stored, setting_ad(PAGE_TOKEN_KEYS)))
 
 
+def load_if_changed(
+    session: Session, seen: str | None, keyring: Keyring | None = None
+) -> tuple[str | None, PageKeys | None]:
+    """(the stored sealed text, its keys); keys None when the text is `seen` (unchanged since the caller's last
+    look: nothing to unseal, what a server's periodic reload finds nearly always) or absent."""
+    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
+    if stored is None or stored == seen:
+        return stored, None
+    return stored, PageKeys.from_json(open_sealed(keyring or keyring_of(session), stored, setting_ad(PAGE_TOKEN_KEYS)))
+
+
 def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys:
     """The stored keys, generating the first on first use (the first of several starting workers wins)."""
     keyring = keyring or keyring_of(session)
