@@ -24,7 +24,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -166,7 +166,10 @@ test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
 	$(BIN)/mypy
 	$(PY) -m scripts.check_generated
 	$(PY) -m scripts.check_services
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not bench_tools" $(PYTEST_ARGS)
+
+bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
+	$(BIN)/pytest -q -m bench_tools tests/bench $(PYTEST_ARGS)
 
 test-fast: $(STAMP) ## The inner loop, under a minute: tests not marked slow/postgres, in process (PYTEST_ARGS=...)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)

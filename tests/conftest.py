@@ -62,6 +62,11 @@ SLOW_TESTS = (
     "tests/webhooks/test_listener_http.py::test_cli_",
     "tests/webhooks/test_listener_http.py::test_worker_processes_share_one_sqlite_file",
 )
+# The benchmarks' own tests that run wrk or valgrind: `make bench-test`, which installs both, not `make test`.
+BENCH_TOOL_TESTS = (
+    "tests/bench/test_bench_smoke.py::test_instruction_counts_are_repeatable",
+    "tests/bench/test_bench_smoke.py::test_wrk_",
+)
 # Fixtures whose use means a PostgreSQL server (tests/storage/conftest.py).
 POSTGRES_FIXTURES = frozenset({"postgres_admin"})
 
@@ -95,10 +100,13 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of `SLOW_DIRECTORIES` and `SLOW_TESTS` `slow`, and those that reach PostgreSQL `postgres`."""
+    """Mark the tests of `SLOW_DIRECTORIES` and `SLOW_TESTS` `slow`, `BENCH_TOOL_TESTS` `bench_tools`, and those
+    that reach PostgreSQL `postgres`."""
     for item in items:
         relative = Path(str(item.path)).resolve().relative_to(TESTS)
         if relative.parts[0] in SLOW_DIRECTORIES or item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+        if item.nodeid.startswith(BENCH_TOOL_TESTS):
+            item.add_marker(pytest.mark.bench_tools)
         if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.postgres)

@@ -158,7 +158,7 @@ def test_page_request_is_answered(server: Server) -> None:
 
 def wrk_required() -> None:
     if shutil.which("wrk") is None:
-        pytest.fail("wrk is not installed: `make wrk` (part of `make test`) installs it", pytrace=False)
+        pytest.fail("wrk is not installed: `make bench-test` (or `make wrk`) installs it", pytrace=False)
 
 
 def test_wrk_lua_script_sends_each_delivery_once_across_threads(server: Server, secret: str, tmp_path: Path) -> None:
