@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import shutil
 import socket
 import tempfile
@@ -46,12 +47,24 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
         sock.close()
 
 
-_seeded_sqlite: list[Path] = []  # this process's migrated SQLite file with the demo tenant, copied for each test
+# This process's migrated SQLite files with the demo tenant, by the keyring their secrets are sealed under.
+_seeded_sqlite: dict[tuple[str, str, bytes], Path] = {}
 
 
-def _seeded_sqlite_template() -> Path:
-    """The demo tenant seeded once per test process: seeding costs ~2 s of CPU, copying the file a millisecond."""
-    if not _seeded_sqlite:
+def _keyring_identity() -> tuple[str, str, bytes] | None:
+    """What the seeding seals secrets under: the key setting, the key file's name and content. None when neither
+    is set (the key file then lives beside the database, so a copy would leave it behind)."""
+    value, path = os.environ.get("ACCESSGOV_SECRET_KEY", ""), os.environ.get("ACCESSGOV_SECRET_KEY_FILE", "")
+    if not value and not path:
+        return None
+    content = Path(path).read_bytes() if path and Path(path).is_file() else b""
+    return value, path, content
+
+
+def _seeded_sqlite_template(identity: tuple[str, str, bytes]) -> Path:
+    """The demo tenant seeded once per test process and keyring: seeding costs ~2 s of CPU, copying a file a
+    millisecond."""
+    if identity not in _seeded_sqlite:
         from accessgov.demo.seed import seed_demo
         from accessgov.storage.engine import create_engine, migrate, session_factory
 
@@ -63,8 +76,10 @@ def _seeded_sqlite_template() -> Path:
         with session_factory(engine).begin() as session:
             seed_demo(session)
         engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
-        _seeded_sqlite.append(path)
-    return _seeded_sqlite[0]
+        # The key file may have been created by this seeding: key the template by what it holds now.
+        _seeded_sqlite[_keyring_identity() or identity] = path
+        _seeded_sqlite.setdefault(identity, path)
+    return _seeded_sqlite[identity]
 
 
 @contextlib.contextmanager
@@ -74,8 +89,9 @@ def seeded_database(data_dir: Path, url: str | None = None) -> Iterator[tuple[st
     from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
 
-    if url is None:
-        template = _seeded_sqlite_template()
+    identity = _keyring_identity()
+    if url is None and identity is not None:
+        template = _seeded_sqlite_template(identity)
         for suffix in ("", "-wal"):  # a WAL left behind belongs with its file
             if template.with_name(template.name + suffix).exists():
                 shutil.copyfile(template.with_name(template.name + suffix), data_dir / f"accessgov.db{suffix}")
@@ -83,6 +99,7 @@ def seeded_database(data_dir: Path, url: str | None = None) -> Iterator[tuple[st
         engine = create_engine(url)
         sessions = session_factory(engine)
     else:
+        url = url or f"sqlite:///{data_dir / 'accessgov.db'}"
         engine = create_engine(url)
         migrate(engine)
         sessions = session_factory(engine)
