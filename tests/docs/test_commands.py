@@ -64,9 +64,14 @@ def test_the_readme_stays_short() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """(base URL, database URL) of the reference server with the demo tenant, on a free loopback port."""
-    with seeded_server(tmp_path_factory.mktemp("docs-server")) as (base_url, config, _sessions):
-        yield base_url, config.database_url
+    """(base URL, database URL) of the reference server with the demo tenant, on a free loopback port. Its key file
+    is its own, so the commands (which inherit the environment) open what it sealed whatever other tests set."""
+    directory = tmp_path_factory.mktemp("docs-server")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("ACCESSGOV_SECRET_KEY", raising=False)
+        patch.setenv("ACCESSGOV_SECRET_KEY_FILE", str(directory / "secret.keys"))
+        with seeded_server(directory) as (base_url, config, _sessions):
+            yield base_url, config.database_url
 
 
 @pytest.fixture(scope="module")
