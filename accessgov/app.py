@@ -30,7 +30,7 @@ from accessgov.failure_limits import FailureLimiter
 from accessgov.http import heap
 from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
 from accessgov.http.load import InFlight
-from accessgov.keys import Keyring, KeyringError, default_keyring
+from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import SealedValueError
 from accessgov.observability.access_log import AccessLogMiddleware
 from accessgov.observability.probes import Probes
@@ -40,6 +40,8 @@ from accessgov.storage import credentials, events, page_keys
 from accessgov.storage import listeners as stored_listeners
 from accessgov.storage.caches import ListenerCache, TokenCache
 from accessgov.storage.database import Database
+from accessgov.storage.page_key_set import PageKeys
+from accessgov.storage.sealing import default_keyring
 from accessgov.webhooks import cidr
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.protocol import MAX_BODY_BYTES
@@ -80,7 +82,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     timed = {"clock": clock} if clock else {}
     keyring: Keyring = overrides.get("keyring") or default_keyring(config.database_url)
 
-    def codec_keys(keys: page_keys.PageKeys) -> tuple[bytes, tuple[bytes, ...], tuple[float, ...]]:
+    def codec_keys(keys: PageKeys) -> tuple[bytes, tuple[bytes, ...], tuple[float, ...]]:
         """(current, previous, previous_until): the codec checks each previous key's expiry per token."""
         previous = tuple(key for key, _expires in keys.previous)
         return keys.current, previous, tuple(expires.timestamp() for _key, expires in keys.previous)

@@ -265,7 +265,7 @@ def cmd_listeners_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
 
 def _keyring(config: ServerConfig) -> Any:
     """The keyring of `config`'s database, by the rule the server follows (`storage.sealing.open_keyring`)."""
-    from accessgov.keys import default_keyring
+    from accessgov.storage.sealing import default_keyring
 
     return default_keyring(config.database_url)
 

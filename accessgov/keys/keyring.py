@@ -272,31 +272,3 @@ def _create_key_file(path: Path) -> None:
     kid = new_key_id()
     with contextlib.suppress(FileExistsError):
         _write_key_file(path, kid, {kid: secrets.token_bytes(KEY_BYTES)}, replace=False, created={kid: _now()})
-
-
-_defaults: dict[Path | str, Keyring] = {}
-_default_lock = threading.Lock()
-
-
-def default_keyring(database_url: str | None = None) -> Keyring:
-    """The process's keyring for the database at `database_url` (default: `DATABASE_URL`'s), loaded once per key
-    source through `storage.sealing.open_keyring`: the server and every CLI command find the same key file."""
-    from accessgov.storage.sealing import open_keyring
-
-    value = (os.environ.get(ENV_KEY) or "").strip()
-    source: Path | str = value or key_file_path(os.environ, database_url)
-    with _default_lock:
-        keyring = _defaults.get(source)
-        if keyring is None:
-            keyring = _defaults[source] = open_keyring(database_url)
-        return keyring
-
-
-def reset_default_keyring(keyring: Keyring | None = None) -> None:
-    """Forget the process's keyrings (after the environment changed, and in tests), or make `keyring` the one for
-    the current environment's key source."""
-    with _default_lock:
-        _defaults.clear()
-        if keyring is not None:
-            value = (os.environ.get(ENV_KEY) or "").strip()
-            _defaults[value or keyring.path or key_file_path()] = keyring

@@ -9,17 +9,20 @@ Sealed values: `listeners.hmac_secret_sealed`, `listeners.previous_hmac_secret_s
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from accessgov.keys import Keyring, KeyringError, default_keyring, is_sealed, open_sealed, seal
-from accessgov.keys.keyring import ENV_KEY_FILE, key_source
+from accessgov.keys import Keyring, KeyringError, is_sealed, open_sealed, seal
+from accessgov.keys.keyring import ENV_KEY, ENV_KEY_FILE, key_file_path, key_source
 from accessgov.keys.secretbox import SealedValueError, key_id_of
+from accessgov.storage.page_key_set import PageKeys
 
 PAGE_TOKEN_KEYS = "page_token_keys"
 LEGACY_PAGE_TOKEN_SECRET = "page_token_secret"
@@ -98,8 +101,6 @@ def seal_plaintext_secrets(connection: Connection, keyring: Keyring | None = Non
     keyring = keyring or keyring_of(connection)
     changed = 0
     if legacy is not None:
-        from accessgov.storage.page_keys import PageKeys
-
         document = PageKeys.first(bytes.fromhex(legacy)).to_json()
         connection.execute(_settings.delete().where(_settings.c.key == LEGACY_PAGE_TOKEN_SECRET))
         connection.execute(
@@ -148,8 +149,6 @@ def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> in
     stored = connection.execute(sa.select(_settings.c.value).where(_settings.c.key == PAGE_TOKEN_KEYS)).scalar()
     changed = 0
     if stored:
-        from accessgov.storage.page_keys import PageKeys
-
         keys = PageKeys.from_json(open_sealed(keyring, stored, setting_ad(PAGE_TOKEN_KEYS)))
         connection.execute(_settings.delete().where(_settings.c.key == PAGE_TOKEN_KEYS))
         connection.execute(_settings.insert().values(key=LEGACY_PAGE_TOKEN_SECRET, value=keys.current.hex()))
@@ -236,3 +235,30 @@ def check_sealed_values(connection: Connection, keyring: Keyring) -> list[Sealed
             problem = str(error)
         found.append(SealedValue(where, key_id_of(value), problem))
     return found
+
+
+# The process's keyrings live here, not in `keys`: loading one reads the database's sealed rows (storage).
+_defaults: dict[Path | str, Keyring] = {}
+_default_lock = threading.Lock()
+
+
+def default_keyring(database_url: str | None = None) -> Keyring:
+    """The process's keyring for the database at `database_url` (default: `DATABASE_URL`'s), loaded once per key
+    source through `open_keyring`: the server and every CLI command find the same key file."""
+    value = (os.environ.get(ENV_KEY) or "").strip()
+    source: Path | str = value or key_file_path(os.environ, database_url)
+    with _default_lock:
+        keyring = _defaults.get(source)
+        if keyring is None:
+            keyring = _defaults[source] = open_keyring(database_url)
+        return keyring
+
+
+def reset_default_keyring(keyring: Keyring | None = None) -> None:
+    """Forget the process's keyrings (after the environment changed, and in tests), or make `keyring` the one for
+    the current environment's key source."""
+    with _default_lock:
+        _defaults.clear()
+        if keyring is not None:
+            value = (os.environ.get(ENV_KEY) or "").strip()
+            _defaults[value or keyring.path or key_file_path()] = keyring

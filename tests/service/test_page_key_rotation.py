@@ -18,6 +18,7 @@ from accessgov.config import ServerConfig
 from accessgov.demo import tenant as demo
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN
 from accessgov.storage import page_keys
+from accessgov.storage.page_key_set import PageKeys
 from tests.harness import NO_FAILURE_LIMITS, seeded_database, serve
 
 URL = f"/api/v1/apps/{demo.PAGING_APP_ID}/entitlements"
@@ -74,7 +75,7 @@ def test_expired_previous_keys_are_purged(tmp_path: Path) -> None:
             assert keys.valid_previous(now) and not keys.valid_previous(now + timedelta(hours=1))
             assert page_keys.purge_expired(session, now + timedelta(minutes=59)) == 0
             assert page_keys.purge_expired(session, now + timedelta(hours=1)) == 1
-            assert page_keys.load(session) == page_keys.PageKeys(keys.current)
+            assert page_keys.load(session) == PageKeys(keys.current)
 
 
 @contextlib.contextmanager

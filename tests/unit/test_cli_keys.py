@@ -97,7 +97,7 @@ def test_a_command_refuses_to_create_a_second_key_file(env: Path, capsys: pytest
     looked and exit 1; none creates a new key file."""
     assert cli.main(["listeners", "create", "--auth", "hmac"]) == 0
     (env / "secret.keys").rename(env / "moved.keys")
-    from accessgov.keys import reset_default_keyring
+    from accessgov.storage.sealing import reset_default_keyring
 
     reset_default_keyring()
     capsys.readouterr()
