@@ -11,9 +11,7 @@ between them.
 from __future__ import annotations
 
 import contextlib
-import http.server
 import ipaddress
-import json
 import socket
 import tempfile
 import threading
@@ -35,6 +33,7 @@ from accessgov.demo import tenant as demo
 from accessgov.webhooks.hmac_signature import compute_signature
 from accessgov.webhooks.protocol import body_hash
 from accessgov.webhooks.signing import jwks_document, public_jwk
+from scripts.contract import jwks_server
 from scripts.selftest.asgi import ASGIApp, Receive, Request, Scope, Send, path_param
 
 SECOND_LISTENER_ID = "wh_selftest_second"
@@ -155,32 +154,6 @@ def kit_config(fixtures: Fixtures) -> str:
         f"expected_entitlements = {PAGING_APP_ENTITLEMENTS}",
     ]
     return "\n".join(lines) + "\n"
-
-
-@contextlib.contextmanager
-def jwks_server(document: dict[str, Any]) -> Iterator[str]:
-    """Serve a JWKS document on 127.0.0.1 (the JWT listener's `jwks_url`)."""
-    body = json.dumps(document).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _seed(database_url: str, fixtures: Fixtures) -> None:
