@@ -76,10 +76,16 @@ class _Page(HTMLParser):
         return re.sub(r"\s+", " ", " ".join(self.text))
 
 
-# Appended to a copy of the page: after Redoc rendered, write the measurements into <pre id="layout-report">.
+# Appended to a copy of the page: once Redoc rendered (its lazy "Loading..." placeholder gone, at most ~9 s of the
+# virtual time budget), write the measurements into <pre id="layout-report">. A fixed delay raced the rendering
+# on a busy machine.
 _MEASURE = """
 <script>
-setTimeout(function () {
+(function report(waited) {
+  if (waited < 9000 && (waited < 2000 || document.body.innerText.indexOf('Loading...') !== -1)) {
+    setTimeout(function () { report(waited + 250); }, 250);
+    return;
+  }
   var cut = [];
   document.querySelectorAll('*').forEach(function (el) {
     var box = el.getBoundingClientRect();
@@ -93,7 +99,7 @@ setTimeout(function () {
   out.id = 'layout-report';
   out.textContent = JSON.stringify({cut: cut, text: document.body.innerText});
   document.body.appendChild(out);
-}, 4000);
+})(0);
 </script>
 """
 _REPORT = re.compile(r'<pre id="layout-report">(.*?)</pre>', re.DOTALL)
