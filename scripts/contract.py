@@ -147,7 +147,9 @@ def reference_server(report_dir: Path) -> Iterator[tuple[str, Path]]:
         key_path.write_bytes(pem)
         jwks_url = stack.enter_context(jwks_server(jwks_document([public_jwk(pem, kid=JWT_KID)])))
         database_url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"
-        # One key file for the listener secrets sealed here and the server that opens them.
+        # One key file for the listener secrets sealed here and the server that opens them; the caller's setting
+        # comes back afterwards (a test process would otherwise point later servers at a deleted directory).
+        stack.callback(_restore_env, "ACCESSGOV_SECRET_KEY_FILE", os.environ.get("ACCESSGOV_SECRET_KEY_FILE"))
         os.environ["ACCESSGOV_SECRET_KEY_FILE"] = str(Path(tmp) / "secret.keys")
         prepare_database(database_url, jwks_url)
         port = _free_port()
@@ -171,6 +173,13 @@ def reference_server(report_dir: Path) -> Iterator[tuple[str, Path]]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _wait_ready(base_url: str, process: subprocess.Popen[bytes]) -> None:
