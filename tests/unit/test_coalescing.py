@@ -175,7 +175,9 @@ def _serve(http: str, app: App, request: bytes) -> RecordingTransport:
         async def settled() -> None:
             while state.tasks:
                 await asyncio.gather(*state.tasks)
-            await asyncio.sleep(0)
+                # The tasks leave `state.tasks` in their done callbacks, which need a turn of the loop: gathering
+                # tasks that are already done does not yield one (Python 3.13 spun here forever).
+                await asyncio.sleep(0)
 
         loop.run_until_complete(settled())
         protocol.connection_lost(None)
