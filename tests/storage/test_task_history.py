@@ -150,7 +150,10 @@ def test_migration_moves_histories_into_rows_and_back(db_url: str) -> None:
             command.upgrade(alembic_config(connection), "0004")
             for task in (document, plain):
                 connection.execute(
-                    sa.text("INSERT INTO tasks (id, numeric_id, document, updated_at) VALUES (:id, :n, :doc, :at)"),
+                    # `at` typed as the column is: sqlite3's own datetime adapter is deprecated since Python 3.12.
+                    sa.text(
+                        "INSERT INTO tasks (id, numeric_id, document, updated_at) VALUES (:id, :n, :doc, :at)"
+                    ).bindparams(sa.bindparam("at", type_=sa.DateTime(timezone=True))),
                     {"id": task["id"], "n": int(task["numericId"]), "doc": json.dumps(task), "at": NOW},
                 )
         migrate(engine)
