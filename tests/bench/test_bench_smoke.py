@@ -35,6 +35,9 @@ from scripts.bench_servers import (
 )
 from scripts.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
 
+# One worker runs the module: the benchmark's server (`server`) starts once, not once per worker.
+pytestmark = pytest.mark.xdist_group("bench-smoke")
+
 # Captured from `wrk -t2 -c16 -d3s --latency -s scripts/bench_requests.lua` against the bare endpoint.
 WRK_WITH_SUMMARY = """\
 Running 3s test @ http://127.0.0.1:18123

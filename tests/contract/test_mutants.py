@@ -29,6 +29,9 @@ from scripts.selftest.target import (
     serve_variants,
 )
 
+# One worker runs the module, so that the servers of every mutant (`targets`) start once, not once per worker.
+pytestmark = pytest.mark.xdist_group("mutant-targets")
+
 HMAC = "wh_demo_hmac"
 ADMIN = {"Authorization": "Bearer demo-admin-token"}
 LIST = "/api/v1/apps/{}/entitlements"

@@ -22,6 +22,9 @@ from accessgov_conformance.config import load  # noqa: E402
 from accessgov_conformance.context import Context, run_salt  # noqa: E402
 from accessgov_conformance.curl import reproduce  # noqa: E402
 
+# One worker runs the module: the reference server (`reference`) starts once, not once per worker.
+pytestmark = pytest.mark.xdist_group("contract-reference")
+
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]

@@ -20,6 +20,9 @@ from scripts.selftest import mutants
 from scripts.selftest.run import KILLED, PASSED, Verdict, kit_env, run_once
 from tests.harness import serve
 
+# One worker runs the whole module: `verdicts`, the self-test run (~45 s), is then made once, not once per worker.
+pytestmark = pytest.mark.xdist_group("selftest")
+
 ROOT = Path(__file__).resolve().parents[2]
 MOCK_CONFIG = ROOT / "conformance" / "conformance.mock.toml"  # the kit's configuration for `make mock`
 

@@ -19,6 +19,9 @@ import pytest
 from tests.docs.blocks import DOCUMENTS, MARKER, REPO, Block, all_blocks, blocks, make_invocations, shell_blocks
 from tests.harness import seeded_server
 
+# One worker runs the module: the server and the work directory the blocks share are made once, not once per worker.
+pytestmark = pytest.mark.xdist_group("doc-commands")
+
 DOCUMENTED_URL = "http://127.0.0.1:8080"
 VENV_BIN = Path(sys.executable).parent
 # Prepended to every shell block: what "runs" means for make and curl here.

@@ -20,7 +20,8 @@ from accessgov.config import HeaderLimits
 from accessgov.http.engine import load_bundle
 from tests.server._process import ADMIN, ENTITLEMENTS, Served, accessgov_serve, read_until_closed
 
-pytestmark = pytest.mark.slow  # `accessgov serve` processes
+# `accessgov serve` processes; one worker runs the module, so that each parser's server (`served`) starts once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("http-edges")]
 
 BUNDLE = load_bundle()
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})

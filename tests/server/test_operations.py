@@ -27,6 +27,9 @@ from tests.server._process import ADMIN, ENTITLEMENTS, Served, accessgov_serve
 from tests.server._tcp_forwarder import Forwarder
 from tests.storage.conftest import fresh_schema, postgres_admin, postgres_url  # noqa: F401  (a fixture)
 
+# One worker runs the module: its module-scoped server starts once, not once per worker.
+pytestmark = pytest.mark.xdist_group("server-operations")
+
 LIST = "svc.api.app.v1.AppEntitlementsService.List"
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
 BODY = b'{"orderId":"A-7"}'
