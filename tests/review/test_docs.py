@@ -2,7 +2,9 @@
 
 Besides the DOM, the layout is measured in the page itself: a copy of the built page gets a script that, once Redoc
 has rendered, records every element whose content is wider than its box while its overflow is not visible (a code
-block that scrolls sideways or an ellipsis hides part of it) and the page's `innerText` (visible text only).
+block that scrolls sideways or an ellipsis hides part of it) and the page's `innerText` (visible text only). Each
+page (home, the authentication chapter, every tag page) is rendered once per module (`rendered`), and the module
+runs on one xdist worker, so that no page is rendered twice.
 
 Needs npm (for `npm ci --prefix scripts/docs`) and Chromium (Debian package `chromium`). Without them the test
 is skipped, except under `CI=true`, where a missing tool is a failure: CI installs both.
@@ -16,6 +18,7 @@ import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,10 +29,14 @@ from scripts.build_docs import DOCS_TOOLING, REDOCLY, build_docs
 from scripts.bundle import REPO
 from scripts.overlay import load_document
 
+# One worker renders every page once (the `rendered` fixture), instead of both workers each rendering them.
+pytestmark = pytest.mark.xdist_group("rendered-docs")
+
 BUNDLE = REPO / "generated" / "openapi.yaml"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 # Sidebar links to tag pages: `/task` in the server-rendered markup, `#/task` once the hash router took over.
 TAG_PAGE = re.compile(r"^#?(/(?!section/)[^/#]+)$")
+AUTHENTICATION = "/section/authentication"
 
 
 def _missing(reason: str) -> None:
@@ -133,16 +140,35 @@ def _dump_dom(chromium: str, url: str, profile: Path) -> _Page:
     return page
 
 
-def _measure(chromium: str, docs: Path, fragment: str, profile: Path) -> dict:
-    """`{cut: [...], text: innerText}` for the page at `#<fragment>`, desktop width."""
+@dataclass(frozen=True)
+class _Rendered:
+    """One page once Redoc rendered it."""
+
+    dom: _Page  # the DOM as Chromium serialises it (the measuring script's report left out)
+    text: str  # the page's innerText: what is visible
+    cut: list[dict[str, object]]  # elements whose content is wider than their box
+
+
+def _measure(chromium: str, docs: Path, fragment: str, profile: Path) -> _Rendered:
+    """The page at `#<fragment>` (the home page for ""), desktop width, measured once Redoc rendered it."""
     instrumented = profile.with_suffix(".html")
     html = docs.read_text(encoding="utf-8")
     end = html.rindex("</body>")
     instrumented.write_text(html[:end] + _MEASURE + html[end:], encoding="utf-8")
-    page = _dump_dom(chromium, f"{instrumented.resolve().as_uri()}#{fragment}", profile)
+    url = instrumented.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+    page = _dump_dom(chromium, url, profile)
     match = _REPORT.search(page.raw)
     assert match, f"the measuring script did not run on #{fragment}"
-    return json.loads(unescape(match.group(1)))
+    dom = _Page()
+    dom.feed(page.raw[: match.start()] + page.raw[match.end() :])
+    dom.raw = page.raw
+    report = json.loads(unescape(match.group(1)))
+    return _Rendered(dom=dom, text=report["text"], cut=report["cut"])
+
+
+def _tag_page(tag: dict[str, str]) -> str:
+    """The fragment Redoc routes a tag's page to: its name, lower case, spaces as dashes."""
+    return "/" + tag["name"].lower().replace(" ", "-")
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +181,25 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_docs(BUNDLE, tmp_path_factory.mktemp("docs") / "index.html")
 
 
-def test_every_operation_summary_is_rendered(docs: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def rendered(docs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, _Rendered]:
+    """Every page by fragment, each rendered once: the home page (""), the authentication chapter, and the tag
+    pages both the home page's sidebar links to and the spec's tags name (one set when the docs are right; the
+    tests compare them)."""
     chromium = _chromium()
+    spec = load_document(BUNDLE)
+    profiles = tmp_path_factory.mktemp("chromium")
+    home = _measure(chromium, docs, "", profiles / "home")
+    linked = {m.group(1) for link in home.dom.links if (m := TAG_PAGE.match(link))}
+    fragments = sorted({AUTHENTICATION, *linked, *map(_tag_page, spec["tags"])})
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        pages = list(
+            pool.map(lambda f: _measure(chromium, docs, f, profiles / f.strip("/").replace("/", "-")), fragments)
+        )
+    return {"": home, **dict(zip(fragments, pages, strict=True))}
+
+
+def test_every_operation_summary_is_rendered(rendered: dict[str, _Rendered]) -> None:
     spec = load_document(BUNDLE)
     summaries = {
         f"{method.upper()} {path}": op["summary"]
@@ -165,27 +208,21 @@ def test_every_operation_summary_is_rendered(docs: Path, tmp_path: Path) -> None
         if isinstance(op, dict) and "summary" in op
     }
     assert summaries
-    url = docs.resolve().as_uri()
-    home = _dump_dom(chromium, url, tmp_path / "profile-home")
+    home = rendered[""].dom
     assert spec["info"]["title"] in home.visible, "the page did not render (is the Redoc script inlined?)"
     tag_pages = sorted({m.group(1) for link in home.links if (m := TAG_PAGE.match(link))})
     assert len(tag_pages) == len(spec["tags"]), f"one page per tag expected, sidebar links: {sorted(home.links)}"
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        pages = list(
-            pool.map(lambda page: _dump_dom(chromium, f"{url}#{page}", tmp_path / f"profile{page}"), tag_pages)
-        )
-    rendered = " ".join(page.visible for page in [home, *pages])
-    missing = {op: summary for op, summary in summaries.items() if summary not in rendered}
+    text = " ".join(rendered[page].dom.visible for page in ["", *tag_pages])
+    missing = {op: summary for op, summary in summaries.items() if summary not in text}
     assert not missing, f"operation summaries not in the rendered DOM: {missing}"
 
 
-def test_authentication_chapter_is_visible_without_a_pop_up(docs: Path, tmp_path: Path) -> None:
+def test_authentication_chapter_is_visible_without_a_pop_up(rendered: dict[str, _Rendered]) -> None:
     """The chapter from `info.description`: credentials, the one-header rule, HMAC recipe and vector, JWT claims."""
-    chromium = _chromium()
     spec = load_document(BUNDLE)
     vector = spec["paths"]["/api/v1/webhooks/incoming/{listener_id}"]["post"]["x-hmac-test-vector"]
-    page = _measure(chromium, docs, "/section/authentication", tmp_path / "auth")
-    text = re.sub(r"\s+", " ", page["text"])
+    page = rendered[AUTHENTICATION]
+    text = re.sub(r"\s+", " ", page.text)
     for expected in (
         "Authentication",
         "Tenant API credentials",
@@ -199,25 +236,19 @@ def test_authentication_chapter_is_visible_without_a_pop_up(docs: Path, tmp_path
         *(vector[key] for key in ("secret", "timestamp", "eventId", "body", "signature")),
     ):
         assert expected in text, f"{expected!r} is not visible on #/section/authentication"
-    assert page["cut"] == [], f"cut off on #/section/authentication: {page['cut']}"
+    assert page.cut == [], f"cut off on #/section/authentication: {page.cut}"
     # The seed's single requirement naming both schemes stays as it is.
     restart = spec["paths"]["/api/v1/tasks/{task_id}/action/restart"]["post"]
     assert restart["security"] == [{"bearerAuth": [], "oauth": []}]
 
 
-def test_no_code_block_or_example_is_cut_off(docs: Path, tmp_path: Path) -> None:
-    chromium = _chromium()
+def test_no_code_block_or_example_is_cut_off(rendered: dict[str, _Rendered]) -> None:
     spec = load_document(BUNDLE)
-    pages = ["/section/authentication", *(f"/{tag['name'].lower().replace(' ', '-')}" for tag in spec["tags"])]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        measured = list(
-            pool.map(lambda p: _measure(chromium, docs, p, tmp_path / p.strip("/").replace("/", "-")), pages)
-        )
-    for page, result in zip(pages, measured, strict=True):
-        assert len(result["text"]) > 200, f"#{page} did not render"
+    pages = [AUTHENTICATION, *map(_tag_page, spec["tags"])]
+    for page in pages:
+        assert len(rendered[page].text) > 200, f"#{page} did not render"
     # Where an operation's security names `bearerAuth and oauth`, its page says that one header carries either.
-    for page, result in zip(pages, measured, strict=True):
-        if page in ("/task", "/app-entitlements"):
-            assert "That is why the security requirement names both schemes" in result["text"], page
-    cut = {page: result["cut"] for page, result in zip(pages, measured, strict=True) if result["cut"]}
+    for page in ("/task", "/app-entitlements"):
+        assert "That is why the security requirement names both schemes" in rendered[page].text, page
+    cut = {page: rendered[page].cut for page in pages if rendered[page].cut}
     assert not cut, f"content wider than its box (scrolls or is clipped): {cut}"
