@@ -4,12 +4,15 @@ no server package, and that command passes against the reference server `make ru
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.server._process import accessgov_serve
+from tests.support.venvs import new_venv, pip
+
+# Both tests use one kit venv (module scope): one worker, one install.
+pytestmark = pytest.mark.xdist_group("kit-venv")
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
@@ -21,23 +24,11 @@ def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin/ of a new venv where `pip install ./conformance` is the only install (pip's shared cache)."""
-    venv = tmp_path_factory.mktemp("kit-venv") / "venv"
-    assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
-    done = _run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "./conformance",
-        ],
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return venv / "bin"
+    """The bin/ of a new venv where `pip install ./conformance` is the only install (made without pip, filled by
+    the session's pip: tests/support/venvs.py)."""
+    python = new_venv(tmp_path_factory.mktemp("kit-venv") / "venv")
+    pip(python, "install", "--quiet", "./conformance", cwd=ROOT)
+    return python.parent
 
 
 @pytest.mark.slow

@@ -1,13 +1,17 @@
-"""The generated client builds as a wheel and installs into a fresh virtual environment, where it imports."""
+"""The generated client builds as a wheel and installs into a fresh virtual environment, where it imports.
+
+The environment holds nothing but the client and its dependencies: it is made without pip and filled by the
+session's pip (`tests/support/venvs.py`).
+"""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.generated._contract import CLIENT_DIR
+from tests.support.venvs import new_venv, pip
 
 SMOKE = """
 from accessgov_client import AccessGov, AuthenticatedClient, Client, WebhookSender
@@ -41,13 +45,11 @@ def test_client_builds_a_wheel_and_installs_in_a_fresh_venv(tmp_path: Path) -> N
     source = tmp_path / "client"
     shutil.copytree(CLIENT_DIR, source, ignore=shutil.ignore_patterns("__pycache__"))
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
-    python = venv / "bin" / "python"
-    pip = (python, "-m", "pip", "--disable-pip-version-check", "--quiet")
-    _run(*pip, "wheel", "--no-deps", "--wheel-dir", tmp_path / "wheels", source, cwd=tmp_path)
+    python = new_venv(venv)
+    pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path / "wheels", source, cwd=tmp_path)
     wheels = sorted((tmp_path / "wheels").glob("accessgov_client-*.whl"))
     assert len(wheels) == 1, wheels
-    _run(*pip, "install", wheels[0], cwd=tmp_path)
+    pip(python, "install", "--quiet", wheels[0], cwd=tmp_path)
     installed = _run(python, "-c", SMOKE, cwd=tmp_path)  # cwd outside the repo: imports the installed copy
     assert installed.strip().startswith(str(venv))
-    assert "Name: accessgov-client" in _run(python, "-m", "pip", "show", "accessgov-client", cwd=tmp_path)
+    assert "Name: accessgov-client" in pip(python, "show", "accessgov-client", cwd=tmp_path)

@@ -1,7 +1,9 @@
 """A non-editable `pip install .` into a fresh virtual environment starts the reference server and the stub.
 
 Run from a directory outside the repository, so the installed package data (the bundle, the variants, the
-Alembic migrations) is what they read.
+Alembic migrations) is what they read. The environment holds only the package and its dependencies: it is made
+without pip and filled by the session's pip (`tests/support/venvs.py`), without byte-compiling at install (each
+process compiles what it imports).
 """
 
 from __future__ import annotations
@@ -9,21 +11,16 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
+from tests.support.venvs import new_venv, pip
+
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
-
-
-def _run(*command: str | Path, cwd: Path) -> str:
-    done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def _port() -> int:
@@ -51,10 +48,7 @@ def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> Non
     for part in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / part, source / part)
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
-    _run(
-        venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", source, cwd=tmp_path
-    )
+    pip(new_venv(venv), "install", "--quiet", "--no-compile", source, cwd=tmp_path)
     shutil.rmtree(source)  # nothing may be read from the sources any more
     work = tmp_path / "elsewhere"
     work.mkdir()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import seeded_server
+from tests.support.venvs import new_venv, pip
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT_DIR = REPO / "generated" / "client"
@@ -26,24 +26,18 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base_url
 
 
-def _run(command: list[str], cwd: Path) -> str:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
 @pytest.fixture(scope="session")
 def sdk_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Python of a new virtual environment where `pip install ./generated/client` is the only install.
 
-    Uses pip's shared cache; a build or install failure fails the tests that need it (no skip).
+    Made without pip and filled by the session's pip (tests/support/venvs.py), which uses pip's shared cache; a
+    build or install failure fails the tests that need it (no skip). The snippets' processes compile what they
+    import, so the install does not byte-compile.
     """
     root = tmp_path_factory.mktemp("sdk-venv")
     source = root / "client"
     # Install from a copy: an in-tree setuptools build leaves build/ and *.egg-info/ beside the sources.
     shutil.copytree(CLIENT_DIR, source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-    venv = root / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], root)
-    python = venv / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(source)], root)
+    python = new_venv(root / "venv")
+    pip(python, "install", "--quiet", "--no-compile", source, cwd=root)
     return python
