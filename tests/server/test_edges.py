@@ -31,18 +31,18 @@ HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])
 
 @HTTP
 def test_partial_request_head_is_disconnected(tmp_path: Path, http: str) -> None:
+    request = (
+        b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-admin-token\r\n\r\n"
+    )
     with accessgov_serve(tmp_path, "--http", http, "--head-timeout", "1", "--keep-alive", "60") as served:
-        for partial in (b"", b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bea"):
-            with served.connect() as sock:
-                sock.sendall(partial)
-                assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
-        # The next head on a kept-alive connection is bounded too, also when it came pipelined with a request.
-        request = (
-            b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-admin-token\r\n\r\n"
-        )
-        with served.connect() as sock:
-            sock.sendall(request + b"GET / HTTP/1.1\r\nHo")
-            assert read_until_closed(sock, DISCONNECT_WITHIN).startswith(b"HTTP/1.1 200 ")
+        # Three connections at once (their deadlines run side by side): no head, a head cut off, and a whole request
+        # with a partial head pipelined behind it: the next head on a kept-alive connection is bounded too.
+        with served.connect() as idle, served.connect() as cut, served.connect() as pipelined:
+            cut.sendall(b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bea")
+            pipelined.sendall(request + b"GET / HTTP/1.1\r\nHo")
+            assert read_until_closed(idle, DISCONNECT_WITHIN) == b""
+            assert read_until_closed(cut, DISCONNECT_WITHIN) == b""
+            assert read_until_closed(pipelined, DISCONNECT_WITHIN).startswith(b"HTTP/1.1 200 ")
         # A head that keeps arriving byte by byte is bounded as a whole, not per byte.
         with served.connect() as sock:
             sock.settimeout(DISCONNECT_WITHIN)
