@@ -158,13 +158,12 @@ valgrind: ## valgrind, whose callgrind counts the instructions of bench-instruct
 bench-instructions: $(STAMP) valgrind ## Instructions per request in process, deterministic (ARGS=--against REV | --targets page,hmac)
 	$(PY) -m scripts.bench_instructions $(ARGS)
 
+# The bundle's and the variants' validation, Redocly and the house lint, and the drift check are tests of the suite
+# (tests/spec, tests/overlays, tests/review/test_redocly_lint.py, tests/generated/test_drift.py): not run twice here.
 test: $(STAMP) chromium $(DOCS_STAMP) ## Run every check and test (what CI runs)
-	$(PY) -m scripts.validate $(BUNDLE) generated/variants/*.yaml
-	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy
-	$(PY) -m scripts.check_generated
 	$(PY) -m scripts.check_services
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not bench_tools" $(PYTEST_ARGS)
 
