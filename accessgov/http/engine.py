@@ -12,23 +12,20 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle
 from accessgov.errors import (
     QUOTED_CHARS,
     ApiError,
@@ -43,7 +40,6 @@ from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import Authenticator, HandlerSpec, RequestContext
 from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
-from accessgov.http.fastcheck import Check, compile_check
 from accessgov.http.load import InFlight
 from accessgov.http.responses import JSONResponse
 
@@ -60,94 +56,11 @@ log = logging.getLogger(__name__)
 
 # The bundle ships as package data of `generated` (pyproject.toml), so an installed server finds it too.
 BUNDLE_PATH = Path(str(files("generated").joinpath("openapi.json")))
-BUNDLE_URI = "urn:accessgov:bundle"
-HTTP_METHODS = ("get", "put", "post", "delete", "patch")
-INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
-MAX_INTEGER_DIGITS = 19
-INTEGER_CAP = 10**19  # stands for any integer beyond int64
 
 
 def load_bundle(path: Path = BUNDLE_PATH) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return doc
-
-
-def _deref(doc: dict[str, Any], node: Any) -> tuple[Any, str | None]:
-    pointer = None
-    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
-        pointer = node["$ref"][1:]
-        node = doc
-        for part in pointer[1:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node, pointer
-
-
-def _pointer(doc: Any, pointer: str) -> Any:
-    node = doc
-    for part in pointer.lstrip("/").split("/"):
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node
-
-
-def _escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
-
-
-def operations_from_bundle(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The route table of a bundle: plain data, so it can be generated into a module and reviewed."""
-    table = []
-    for path, item in doc.get("paths", {}).items():
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if not isinstance(op, dict):
-                continue
-            base = f"/paths/{_escape(path)}/{method}"
-            params = []
-            for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
-                param, pointer = _deref(doc, raw)
-                where = pointer or f"{base}/parameters/{index}"
-                params.append(
-                    {
-                        "name": param["name"],
-                        "in": param["in"],
-                        "required": bool(param.get("required", False)),
-                        "schema": f"{where}/schema",
-                        "type": _deref(doc, param.get("schema", {}))[0].get("type", "string"),
-                        "error_code": param.get("x-error-code"),
-                    }
-                )
-            body = None
-            if "requestBody" in op:
-                request_body, pointer = _deref(doc, op["requestBody"])
-                where = pointer or f"{base}/requestBody"
-                body = {
-                    "required": bool(request_body.get("required", False)),
-                    "content": {
-                        media: f"{where}/content/{_escape(media)}/schema" for media in request_body.get("content", {})
-                    },
-                }
-            responses = {}
-            for status, raw in op.get("responses", {}).items():
-                response, _ = _deref(doc, raw)
-                media = response.get("content", {}).get("application/json", {})
-                example = media.get("example")
-                for candidate in media.get("examples", {}).values():
-                    if example is None:
-                        example = _deref(doc, candidate)[0].get("value")
-                responses[str(status)] = {"example": example}
-            security = op.get("security", doc.get("security", []))
-            table.append(
-                {
-                    "operation_id": op["operationId"],
-                    "method": method.upper(),
-                    "path": path,
-                    "parameters": params,
-                    "body": body,
-                    "security": [sorted(requirement) for requirement in security],
-                    "responses": responses,
-                }
-            )
-    return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
 
 
 def _query_parameters(scope: Mapping[str, Any]) -> dict[str, str]:
@@ -184,7 +97,7 @@ class _Operation:
     def __init__(
         self,
         entry: dict[str, Any],
-        registry: Registry,
+        schemas: Schemas,
         handler: HandlerSpec,
         authenticators: Mapping[str, Authenticator],
         in_flight: InFlight,
@@ -194,7 +107,7 @@ class _Operation:
         self.handler = handler
         # The requirements the engine checks, fixed per route (computed here, not per request): each names only
         # schemes with an authenticator; none when any requirement is left to the handler (see `_authenticate`).
-        requirements = entry["security"]
+        requirements = [[scheme for scheme, _ in requirement] for requirement in entry["security"]]
         checkable = [r for r in requirements if r and all(s in authenticators for s in r)]
         # Schemes sharing one authenticator (bearerAuth and oauth: one header) are checked once per requirement.
         self.requirements: list[list[Authenticator]] = (
@@ -208,25 +121,15 @@ class _Operation:
         self.parameters = [
             (param, param["name"], param["in"], param["name"].lower(), param["schema"]) for param in entry["parameters"]
         ]
-        self.validators: dict[str, Draft202012Validator] = {}
-        self.checks: dict[str, Check] = {}
-        pointers = [p["schema"] for p in entry["parameters"]]
-        pointers += list((entry["body"] or {}).get("content", {}).values())
-        doc = registry.contents(BUNDLE_URI)
-        for pointer in pointers:
-            validator = self.validators[pointer] = Draft202012Validator(
-                {"$ref": f"{BUNDLE_URI}#{pointer}"},
-                registry=registry,
-                format_checker=Draft202012Validator.FORMAT_CHECKER,
-            )
-            check = compile_check(_pointer(doc, pointer), lambda ref: _pointer(doc, ref.removeprefix("#")))
-            self.checks[pointer] = check or validator.is_valid
+        self.schemas = schemas  # jsonschema words the errors; the fast checks give the verdicts
+        pointers = [*(p["schema"] for p in entry["parameters"]), *(entry["body"] or {}).get("content", {}).values()]
+        self.checks = {pointer: schemas.check(pointer) for pointer in pointers}
 
     def _error(self, pointer: str, value: Any) -> Any:
         """The jsonschema error of an invalid `value` (the fast check said it is invalid), else None."""
         if self.checks[pointer](value):
             return None
-        return best_match(self.validators[pointer].iter_errors(value))
+        return best_match(self.schemas.validator(pointer).iter_errors(value))
 
     async def endpoint(self, request: Request) -> Response:
         self.in_flight.count += 1
@@ -296,7 +199,12 @@ class _Operation:
                     code = ErrorCode.MISSING_HEADER if where == "header" else ErrorCode.MISSING_PARAMETER
                     raise InvalidRequest(code, f"the {name} {where} parameter is required", location=where, name=name)
                 continue
-            value = raw if param["type"] == "string" else self._coerce(param, raw)
+            try:
+                value = raw if param["type"] == "string" else coerce(param["type"], raw)
+            except ValueError:
+                message = f"{where} parameter {name} must be an integer"
+                code = param["error_code"] or ErrorCode.INVALID_ARGUMENT
+                raise InvalidRequest(code, message, location=where, name=name) from None
             error = None if self.checks[pointer](value) else self._error(pointer, value)
             if error is not None:
                 raise InvalidRequest(
@@ -306,26 +214,6 @@ class _Operation:
                     name=name,
                 )
             targets[where][name] = value
-
-    @staticmethod
-    def _coerce(param: dict[str, Any], raw: str) -> Any:
-        kind = param["type"]
-        if kind == "integer":
-            match = INTEGER.fullmatch(raw)
-            if match is None:
-                raise InvalidRequest(
-                    param["error_code"] or ErrorCode.INVALID_ARGUMENT,
-                    f"{param['in']} parameter {param['name']} must be an integer",
-                    location=param["in"],
-                    name=param["name"],
-                )
-            sign, digits = match.groups()
-            # Beyond int64 the exact value cannot matter, and int() refuses over 4,300 digits: cap it.
-            number = int(digits) if len(digits) <= MAX_INTEGER_DIGITS else INTEGER_CAP
-            return -number if sign == "-" else number
-        if kind == "boolean" and raw in ("true", "false"):
-            return raw == "true"
-        return raw
 
     async def _read_body(self, ctx: RequestContext) -> None:
         body_spec = self.entry["body"]
@@ -379,12 +267,12 @@ def build_app(
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")
     if missing := operation_ids - set(handlers):
         raise ValueError(f"operations without a handler: {sorted(missing)}")
-    registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
+    schemas = Schemas(doc)
     in_flight = in_flight or InFlight()
     endpoints = [
         (
             entry,
-            _Operation(entry, registry, handlers[entry["operation_id"]], authenticators or {}, in_flight).endpoint,
+            _Operation(entry, schemas, handlers[entry["operation_id"]], authenticators or {}, in_flight).endpoint,
         )
         for entry in operations
     ]

@@ -11,22 +11,15 @@ value: request values may be secrets (a client secret in a form, a token), and r
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from accessgov import jsoncodec
-from accessgov.http.fastcheck import Check, compile_check
+from accessgov.contract.bundle import Schemas, coerce, escape, operations_from_bundle, path_regex
 
-BUNDLE_URI = "urn:accessgov:proxy-bundle"
-HTTP_METHODS = ("get", "put", "post", "delete", "patch")
-INTEGER = re.compile(r"[+-]?[0-9]{1,19}", re.ASCII)
 # The body limit of every operation documenting a 413 (components/responses/PayloadTooLarge: 65,536 bytes).
 CONTRACT_MAX_BODY = 64 * 1024
 SCHEMA_VALUE_CHARS = 64
@@ -40,106 +33,42 @@ class Problem:
     message: str
 
 
-def _pointer(doc: Any, pointer: str) -> Any:
-    node = doc
-    for part in pointer.lstrip("#").lstrip("/").split("/"):
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node
-
-
-def _deref(doc: dict[str, Any], node: Any) -> Any:
-    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
-        node = _pointer(doc, node["$ref"])
-    return node
-
-
-class _Schemas:
-    """Validators for schemas of the bundle, compiled once per schema object."""
-
-    def __init__(self, doc: dict[str, Any]) -> None:
-        resource = Resource.from_contents(doc, default_specification=DRAFT202012)
-        self.registry = Registry().with_resource(BUNDLE_URI, resource)
-        self.doc = doc
-
-    def validator(self, pointer: str) -> Draft202012Validator:
-        return Draft202012Validator(
-            {"$ref": f"{BUNDLE_URI}#{pointer}"},
-            registry=self.registry,
-            format_checker=Draft202012Validator.FORMAT_CHECKER,
-        )
-
-    def check(self, pointer: str) -> Check:
-        """A fast validity predicate for the schema at `pointer` (compiled when simple enough)."""
-        compiled = compile_check(_pointer(self.doc, pointer), lambda ref: _pointer(self.doc, ref))
-        return compiled or self.validator(pointer).is_valid
-
-
-def _escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
-
-
 def _failed(error: ValidationError) -> str:
     """What a value failed, without the value: `maxLength 1024 at /comment` (the keyword's value is the schema's)."""
     expected = repr(error.validator_value)
     if len(expected) > SCHEMA_VALUE_CHARS:
         expected = expected[:SCHEMA_VALUE_CHARS] + "..."
-    where = "/" + "/".join(_escape(str(part)) for part in error.absolute_path)
+    where = "/" + "/".join(escape(str(part)) for part in error.absolute_path)
     return f"fails {error.validator} {expected} at {where}"
 
 
 class OperationContract:
     """What one operation accepts and answers."""
 
-    def __init__(self, doc: dict[str, Any], schemas: _Schemas, path: str, method: str) -> None:
-        item = doc["paths"][path]
-        op = item[method]
-        base = f"/paths/{_escape(path)}/{method}"
-        self.operation_id: str = op.get("operationId", f"{method.upper()} {path}")
-        self.method = method.upper()
-        self.path = path
-        self.regex = re.compile("^" + re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(path)) + "$")
-        self.parameters: list[tuple[dict[str, Any], Draft202012Validator]] = []
-        for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
-            param = _deref(doc, raw)
-            where = raw["$ref"][1:] if "$ref" in raw else f"{base}/parameters/{index}"
-            kind = _deref(doc, param.get("schema", {})).get("type", "string")
-            self.parameters.append(({**param, "kind": kind}, schemas.validator(f"{where}/schema")))
-        self.body: dict[str, Draft202012Validator] = {}
-        self.body_required = False
-        if "requestBody" in op:
-            request_body = _deref(doc, op["requestBody"])
-            where = op["requestBody"]["$ref"][1:] if "$ref" in op["requestBody"] else f"{base}/requestBody"
-            self.body_required = bool(request_body.get("required", False))
-            for media in request_body.get("content", {}):
-                self.body[media] = schemas.validator(f"{where}/content/{_escape(media)}/schema")
-        schemes = doc.get("components", {}).get("securitySchemes", {})
-        self.security = [
-            [_credential(schemes.get(name, {})) for name in requirement]
-            for requirement in op.get("security", doc.get("security", []))
-        ]
-        self.responses: dict[str, dict[str, Any]] = {}
-        for status, raw in op.get("responses", {}).items():
-            response = _deref(doc, raw)
-            where = raw["$ref"][1:] if "$ref" in raw else f"{base}/responses/{status}"
-            content = {
-                media: (
-                    (
-                        schemas.check(f"{where}/content/{_escape(media)}/schema"),
-                        schemas.validator(f"{where}/content/{_escape(media)}/schema"),
-                    )
-                    if "schema" in spec
-                    else None
-                )
-                for media, spec in response.get("content", {}).items()
+    def __init__(self, entry: dict[str, Any], schemas: Schemas) -> None:
+        self.operation_id: str = entry["operation_id"]
+        self.method: str = entry["method"]
+        self.path: str = entry["path"]
+        self.regex = path_regex(self.path)
+        self.parameters = [(param, schemas.validator(param["schema"])) for param in entry["parameters"]]
+        body = entry["body"] or {"required": False, "content": {}}
+        self.body = {media: schemas.validator(pointer) for media, pointer in body["content"].items()}
+        self.body_required: bool = body["required"]
+        self.security = [[needed for _, needed in requirement] for requirement in entry["security"]]
+        self.responses: dict[str, dict[str, Any]] = {
+            status: {
+                "content": {
+                    media: (schemas.check(pointer), schemas.validator(pointer)) if pointer else None
+                    for media, pointer in response["content"].items()
+                },
+                "headers": {
+                    name.lower(): schemas.validator(header["schema"])
+                    for name, header in response["headers"].items()
+                    if header["required"]
+                },
             }
-            headers = {
-                name.lower(): schemas.validator(f"{where}/headers/{_escape(name)}/schema")
-                if "$ref" not in header
-                else schemas.validator(f"{header['$ref'][1:]}/schema")
-                for name, header in response.get("headers", {}).items()
-                if _deref(doc, header).get("required", False)
-            }
-            self.responses[str(status)] = {"content": content, "headers": headers}
+            for status, response in entry["responses"].items()
+        }
         self.max_body: int | None = CONTRACT_MAX_BODY if "413" in self.responses else None
 
     def check_request(
@@ -159,14 +88,11 @@ class OperationContract:
                 if param.get("required"):
                     problems.append(Problem("request.parameter", f"{where} parameter {name} is required"))
                 continue
-            value: Any = raw
-            if param["kind"] == "integer":
-                if not INTEGER.fullmatch(raw):
-                    problems.append(Problem("request.parameter", f"{where} parameter {name} is not an integer"))
-                    continue
-                value = int(raw)
-            elif param["kind"] == "boolean" and raw in ("true", "false"):
-                value = raw == "true"
+            try:
+                value = coerce(param["type"], raw)
+            except ValueError:
+                problems.append(Problem("request.parameter", f"{where} parameter {name} is not an integer"))
+                continue
             error = best_match(validator.iter_errors(value))
             if error is not None:
                 problems.append(Problem("request.parameter", f"{where} parameter {name} {_failed(error)}"))
@@ -237,14 +163,6 @@ class OperationContract:
         return problems
 
 
-def _credential(scheme: dict[str, Any]) -> str:
-    if scheme.get("type") == "apiKey" and scheme.get("in") == "header":
-        return f"header:{scheme['name'].lower()}"
-    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-        return "basic"
-    return "bearer"
-
-
 def _present(headers: dict[str, str], credential: str) -> bool:
     if credential.startswith("header:"):
         return bool(headers.get(credential.removeprefix("header:")))
@@ -256,13 +174,8 @@ class Contract:
     """Every operation of a bundle, found by method and path."""
 
     def __init__(self, doc: dict[str, Any]) -> None:
-        schemas = _Schemas(doc)
-        self.operations = [
-            OperationContract(doc, schemas, path, method)
-            for path, item in doc.get("paths", {}).items()
-            for method in HTTP_METHODS
-            if isinstance(item.get(method), dict)
-        ]
+        schemas = Schemas(doc)
+        self.operations = [OperationContract(entry, schemas) for entry in operations_from_bundle(doc)]
 
     def find(self, method: str, path: str) -> tuple[OperationContract, dict[str, str]] | None:
         for operation in self.operations:

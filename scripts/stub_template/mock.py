@@ -1,7 +1,8 @@
 """A mock server of an OpenAPI 3.1 bundle: an ASGI app that validates requests and answers with examples.
 
-Copied verbatim into the generated stub package by `make generate` (scripts/generate_stub.py): it depends on
-nothing but the bundle, jsonschema/referencing and orjson.
+Copied verbatim into the generated stub package by `make generate` (scripts/generate_stub.py), beside a copy of
+`accessgov/contract` (the bundle reader, the parameter grammar and the validators the reference server uses too): it
+depends on nothing but those, the bundle, jsonschema/referencing and orjson.
 
 Per request: route (404/405 in the `Error` shape), the `Prefer` header (422 `MOCK_INVALID_PREFER` for an
 unknown or impossible preference), credentials present for one security requirement (401), parameters and
@@ -27,22 +28,16 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
+# The template's own directory has no `contract/`: only the generated package does (a copy of accessgov/contract).
+from .contract.bundle import Schemas, coerce, deref, path_regex  # type: ignore[import-not-found, import-untyped, unused-ignore]
+from .contract.bundle import resolve as _pointer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 from .dynamic import generate
 
-BUNDLE_URI = "urn:mock:bundle"
-HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 MAX_BODY_BYTES = 64 * 1024
 PREFERENCES = ("code", "example", "dynamic", "seed")
 DYNAMIC_ATTEMPTS = 20
-INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-# Any integer is schema-valid (page_size has no bounds: it is clamped); past 18 digits only the sign matters to a
-# range check, and int() refuses very long digit strings.
-INTEGER_DIGITS = 18
 JSON_HEADERS = [(b"content-type", b"application/json")]
 # The contract's convention: every response, errors included, carries X-Request-Id: the client's own when it is
 # 1-128 characters of this set, else a generated one (32 hex digits), as the reference server does.
@@ -51,117 +46,6 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def _escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
-
-
-def _pointer(doc: Any, pointer: str) -> Any:
-    node = doc
-    for part in pointer.lstrip("#").lstrip("/").split("/"):
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node
-
-
-def _deref(doc: dict[str, Any], node: Any, where: str) -> tuple[Any, str]:
-    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
-        where = node["$ref"][1:]
-        node = _pointer(doc, where)
-    return node, where
-
-
-def route_table(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The operations of `doc` as plain data (schemas as JSON pointers into it): what the generator prints."""
-    schemes = doc.get("components", {}).get("securitySchemes", {})
-    table = []
-    for path, item in doc.get("paths", {}).items():
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if not isinstance(op, dict):
-                continue
-            base = f"/paths/{_escape(path)}/{method}"
-            params = []
-            for index, raw in enumerate([*item.get("parameters", []), *op.get("parameters", [])]):
-                param, where = _deref(doc, raw, f"{base}/parameters/{index}")
-                schema = _deref(doc, param.get("schema", {}), f"{where}/schema")[0]
-                params.append(
-                    {
-                        "name": param["name"],
-                        "in": param["in"],
-                        "required": bool(param.get("required", False)),
-                        "schema": f"{where}/schema",
-                        "type": schema.get("type", "string"),
-                        "error_code": param.get("x-error-code"),
-                    }
-                )
-            body = None
-            if "requestBody" in op:
-                request_body, where = _deref(doc, op["requestBody"], f"{base}/requestBody")
-                body = {
-                    "required": bool(request_body.get("required", False)),
-                    "content": {m: f"{where}/content/{_escape(m)}/schema" for m in request_body.get("content", {})},
-                }
-            responses = {}
-            for status, raw in op.get("responses", {}).items():
-                response, where = _deref(doc, raw, f"{base}/responses/{status}")
-                content = response.get("content", {})
-                media_type = "application/json" if "application/json" in content else next(iter(content), None)
-                media = content.get(media_type) if media_type else None
-                examples: dict[str, Any] = {}
-                schema = None
-                if media is not None and "schema" in media:
-                    schema = f"{where}/content/{_escape(str(media_type))}/schema"
-                    if "example" in media:
-                        examples["default"] = media["example"]
-                    for name, candidate in media.get("examples", {}).items():
-                        examples[name] = _deref(doc, candidate, "")[0].get("value")
-                headers = {}
-                for name, raw_header in response.get("headers", {}).items():
-                    header = _deref(doc, raw_header, "")[0]
-                    schema_of_header = _deref(doc, header.get("schema", {}), "")[0]
-                    headers[name] = _header_value(header, schema_of_header)
-                if media_type:
-                    headers["Content-Type"] = media_type
-                responses[str(status)] = {"examples": examples, "schema": schema, "headers": headers}
-            security = [
-                sorted(
-                    (name, _credential(schemes.get(name, {})))
-                    for name in requirement  # what each scheme needs to be present
-                )
-                for requirement in op.get("security", doc.get("security", []))
-            ]
-            table.append(
-                {
-                    "operation_id": op["operationId"],
-                    "method": method.upper(),
-                    "path": path,
-                    "parameters": params,
-                    "body": body,
-                    "security": security,
-                    "responses": responses,
-                }
-            )
-    return sorted(table, key=lambda entry: (entry["path"], entry["method"]))
-
-
-def _header_value(header: dict[str, Any], schema: dict[str, Any]) -> str:
-    """What the mock sends for a documented response header: the one value its schema allows (`const`, a single
-    `enum`), else its example, else a placeholder."""
-    if "const" in schema:
-        return str(schema["const"])
-    if len(schema.get("enum", [])) == 1:
-        return str(schema["enum"][0])
-    return str(header.get("example", schema.get("example", "mock")))
-
-
-def _credential(scheme: dict[str, Any]) -> str:
-    """`bearer`, `basic` or `header:<name>`: what presence of the scheme's credentials means."""
-    if scheme.get("type") == "apiKey" and scheme.get("in") == "header":
-        return f"header:{scheme['name'].lower()}"
-    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-        return "basic"
-    return "bearer"
 
 
 class MockError(Exception):
@@ -215,29 +99,31 @@ def parse_prefer(header: str) -> dict[str, str]:
 class _Operation:
     """One operation: validators compiled once, responses rendered per request."""
 
-    def __init__(self, entry: dict[str, Any], doc: dict[str, Any], registry: Registry) -> None:
+    def __init__(self, entry: dict[str, Any], doc: dict[str, Any], schemas: Schemas) -> None:
         self.entry = entry
         self.doc = doc
-        self.regex = re.compile("^" + re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(entry["path"])) + "$")
-        self.validators = {
-            pointer: Draft202012Validator(
-                {"$ref": f"{BUNDLE_URI}#{pointer}"},
-                registry=registry,
-                format_checker=Draft202012Validator.FORMAT_CHECKER,
-            )
-            for pointer in [
-                *(p["schema"] for p in entry["parameters"]),
-                *(entry["body"] or {}).get("content", {}).values(),
-                *(r["schema"] for r in entry["responses"].values() if r["schema"]),
-            ]
-        }
+        self.regex = path_regex(entry["path"])
+        self.schemas = schemas
+        # Per status: the schema of the media type answered with, and the headers sent (documented ones, the type).
+        self.schema: dict[str, str | None] = {}
+        self.headers: dict[str, dict[str, str]] = {}
+        for status, response in entry["responses"].items():
+            self.schema[status] = response["schema"]
+            self.headers[status] = {name: header["value"] for name, header in response["headers"].items()}
+            if response["media"]:
+                self.headers[status]["Content-Type"] = response["media"]
         self.success = next((s for s in sorted(entry["responses"]) if s.startswith("2")), None)
         # The shape of this operation's 400 body: the contract's `Error`, or RFC 6749's for the token endpoint.
-        bad_request = entry["responses"].get("400", {}).get("schema")
-        shape = _pointer(doc, bad_request) if bad_request else {}
-        shape = _deref(doc, shape, "")[0]
+        bad_request = self.schema.get("400")
+        shape = deref(doc, _pointer(doc, bad_request))[0] if bad_request else {}
         self.oauth_errors = "error" in shape.get("required", [])
         self.rendered: dict[tuple[str, str, tuple[str, ...]], bytes] = {}
+        for pointer in [
+            *(p["schema"] for p in entry["parameters"]),
+            *(entry["body"] or {}).get("content", {}).values(),
+            *(p for p in self.schema.values() if p),
+        ]:
+            schemas.validator(pointer)  # compiled now, not on the first request
 
     def bad_request(self, code: str, message: str, **detail: str) -> MockError:
         if self.oauth_errors:
@@ -255,7 +141,7 @@ class _Operation:
         body = next(iter(unauthorized["examples"].values()), None) if unauthorized else None
         if body is None:
             body = {"code": "UNAUTHENTICATED", "message": "credentials are required", "details": []}
-        raise MockError(401, body, (unauthorized or {}).get("headers") or {"WWW-Authenticate": "Bearer"})
+        raise MockError(401, body, self.headers.get("401") or {"WWW-Authenticate": "Bearer"})
 
     def check_parameters(self, path_params: dict[str, str], query: dict[str, str], headers: dict[str, str]) -> None:
         sources = {"path": path_params, "query": query, "header": headers}
@@ -269,20 +155,16 @@ class _Operation:
                     code = "MISSING_HEADER" if where == "header" else "MISSING_PARAMETER"
                     raise self.bad_request(code, f"the {name} {where} parameter is required", location=where, name=name)
                 continue
-            value: Any = raw
-            if param["type"] == "integer":
-                if not INTEGER.fullmatch(raw):
-                    raise self.bad_request(
-                        param["error_code"] or "INVALID_ARGUMENT",
-                        f"{where} parameter {name} must be an integer",
-                        location=where,
-                        name=name,
-                    )
-                digits = raw.lstrip("+-")
-                value = int(raw) if len(digits) <= INTEGER_DIGITS else (-1 if raw[0] == "-" else 1) * 10**INTEGER_DIGITS
-            elif param["type"] == "boolean" and raw in ("true", "false"):
-                value = raw == "true"
-            error = best_match(self.validators[param["schema"]].iter_errors(value))
+            try:
+                value = coerce(param["type"], raw)
+            except ValueError:
+                raise self.bad_request(
+                    param["error_code"] or "INVALID_ARGUMENT",
+                    f"{where} parameter {name} must be an integer",
+                    location=where,
+                    name=name,
+                ) from None
+            error = best_match(self.schemas.validator(param["schema"]).iter_errors(value))
             if error is not None:
                 raise self.bad_request(
                     param["error_code"] or "INVALID_ARGUMENT",
@@ -313,7 +195,7 @@ class _Operation:
             body = dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True))
         else:
             return
-        failure = best_match(self.validators[spec["content"][media]].iter_errors(body))
+        failure = best_match(self.schemas.validator(spec["content"][media]).iter_errors(body))
         if failure is not None:
             at = "/" + "/".join(map(str, failure.absolute_path))
             raise self.bad_request("INVALID_ARGUMENT", f"body: {at} {failure.message}", location="body", name=at)
@@ -355,16 +237,16 @@ class _Operation:
         return rendered
 
     def encode(self, status: str, value: Any) -> bytes:
-        media = self.entry["responses"][status]["headers"].get("Content-Type", "application/json")
+        media = self.headers[status].get("Content-Type", "application/json")
         if isinstance(value, str) and not media.endswith("json"):
             return value.encode()
         return orjson.dumps(value)
 
     def dynamic(self, status: str, rng: random.Random, path_params: dict[str, str]) -> bytes | None:
-        pointer = self.entry["responses"][status]["schema"]
+        pointer = self.schema[status]
         if pointer is None:
             return None
-        validator = self.validators[pointer]
+        validator = self.schemas.validator(pointer)
         resolve = _resolver(self.doc)
         for _ in range(DYNAMIC_ATTEMPTS):
             value = substitute_ids(generate(_pointer(self.doc, pointer), resolve, rng), path_params)
@@ -436,13 +318,14 @@ def _camel(snake: str) -> str:
 
 
 class MockApp:
-    """The ASGI app: `MockApp(route_table(doc), doc, seed=None, dynamic=False)`."""
+    """The ASGI app: `MockApp(operations_from_bundle(doc), doc, seed=None, dynamic=False)` (the table is
+    `operations.py`)."""
 
     def __init__(
         self, operations: list[dict[str, Any]], doc: dict[str, Any], *, seed: int | None = None, dynamic: bool = False
     ) -> None:
-        registry = Registry().with_resource(BUNDLE_URI, Resource.from_contents(doc, default_specification=DRAFT202012))
-        self.operations = [_Operation(entry, doc, registry) for entry in operations]
+        schemas = Schemas(doc)
+        self.operations = [_Operation(entry, doc, schemas) for entry in operations]
         self.seed = seed
         self.dynamic = dynamic
         self.requests = 0
@@ -511,7 +394,7 @@ class MockApp:
             body = operation.example(status, name, path_params)
             if body is None:  # no documented example: one generated from the schema, the same every time
                 body = operation.dynamic(status, random.Random(self.seed or 0), path_params)
-        return int(status), body, operation.entry["responses"][status]["headers"]
+        return int(status), body, operation.headers[status]
 
 
 async def _read_body(receive: Receive) -> bytes:

@@ -145,7 +145,7 @@ def test_dynamic_bodies_are_valid_and_seeded(stub: httpx.Client) -> None:
                 value = generate(_pointer(BUNDLE, response_spec["schema"]), _resolver(BUNDLE), random.Random(seed))
                 assert validator.is_valid(value), (entry["operation_id"], status, seed)
                 body = operation.dynamic(status, random.Random(seed), {})
-                json_body = response_spec["headers"]["Content-Type"] == "application/json"
+                json_body = response_spec["media"] == "application/json"
                 assert (json.loads(body) if json_body else body.decode()) == value
     first = stub.get(ENTITLEMENTS, headers={**TOKEN, "Prefer": "dynamic=true, seed=42"})
     again = stub.get(ENTITLEMENTS, headers={**TOKEN, "Prefer": "dynamic=true, seed=42"})

@@ -24,22 +24,9 @@ Resolve = Callable[[str], Any]
 ANNOTATIONS = frozenset(
     {"title", "description", "examples", "example", "default", "deprecated", "$comment", "readOnly", "writeOnly"}
 )
-KNOWN = ANNOTATIONS | {
-    "$ref",
-    "type",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minimum",
-    "maximum",
-    "enum",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "anyOf",
-}
+# Every keyword compiled here.
+KNOWN = ANNOTATIONS | {"$ref", "type", "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "enum"}
+KNOWN |= {"properties", "required", "additionalProperties", "items", "anyOf"}
 
 
 class _Unsupported(Exception):
