@@ -85,18 +85,9 @@ def issue_for_client(
     return token
 
 
-def revoke_access_tokens(session: Session, client_id: str) -> int:
-    """Delete every access token of a client (e.g. when its secret is rotated); returns how many."""
-    return rowcount(session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.client_id == client_id)))
-
-
 def purge_expired_tokens(session: Session, now: datetime) -> int:
     """Delete access tokens expired at `now`; returns how many. The caller commits."""
     return rowcount(session.execute(delete(OAuthAccessToken).where(OAuthAccessToken.expires_at <= now)))
-
-
-def list_api_token_names(session: Session) -> list[str]:
-    return list(session.scalars(select(ApiToken.name).order_by(ApiToken.name)))
 
 
 def lookup_api_token_hash(session: Session, digest: str) -> list[str] | None:

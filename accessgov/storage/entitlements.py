@@ -9,7 +9,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import Select, Text, bindparam, cast, exists, func, insert, select, true
+from sqlalchemy import Select, Text, bindparam, cast, exists, insert, select, true
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -86,11 +86,6 @@ def get_entitlement(session: Session, app_id: str, entitlement_id: str) -> dict[
     """The document of one entitlement, or None."""
     row = session.get(AppEntitlement, (app_id, entitlement_id))
     return None if row is None else row.document
-
-
-def count_entitlements(session: Session, app_id: str) -> int:
-    stmt = select(func.count()).select_from(AppEntitlement).where(AppEntitlement.app_id == app_id)
-    return session.scalar(stmt) or 0
 
 
 def app_exists(session: Session, app_id: str) -> bool:

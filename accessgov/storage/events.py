@@ -373,20 +373,6 @@ def _finish_params(
     }
 
 
-def finish_run(
-    session: Session,
-    run: ClaimedRun,
-    *,
-    status: str,
-    reason: str | None,
-    outputs: Mapping[str, Any],
-    now: datetime,
-) -> bool:
-    """Record the outcome of `run`; False (nothing written) when this claim is stale: the lease expired and
-    another runner claimed the run again, or it was finished already."""
-    return finish_runs(session, [RunOutcome(run, status, reason, outputs)], now=now) == 1
-
-
 @dataclass(frozen=True)
 class RunOutcome:
     """How a claimed run ended, for `finish_runs`."""
@@ -398,8 +384,8 @@ class RunOutcome:
 
 
 def finish_runs(session: Session, outcomes: Sequence[RunOutcome], *, now: datetime) -> int:
-    """`finish_run` for each outcome in one multi-row statement; returns how many were written (the others were
-    stale claims)."""
+    """Record each outcome in one multi-row statement; returns how many were written. A stale claim writes nothing:
+    its lease expired and another runner claimed the run again, or it was finished already."""
     if not outcomes:
         return 0
     for outcome in outcomes:

@@ -34,9 +34,6 @@ class PageKeys:
         )
         return cls(bytes.fromhex(document["current"]), previous)
 
-    def valid_previous(self, now: datetime) -> tuple[bytes, ...]:
-        return tuple(key for key, expires in self.previous if expires > now)
-
     def rotated(self, now: datetime, grace: timedelta) -> PageKeys:
         kept = tuple((key, expires) for key, expires in self.previous if expires > now)
         dropped = () if grace.total_seconds() <= 0 else ((self.current, now + grace),)

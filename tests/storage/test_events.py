@@ -44,7 +44,7 @@ def claim(sessions: sessionmaker[Session], now: datetime = NOW, limit: int = 10)
 
 def finish(sessions: sessionmaker[Session], run: events.ClaimedRun, status: str = "SUCCEEDED") -> bool:
     with sessions.begin() as session:
-        return events.finish_run(session, run, status=status, reason=None, outputs={"ok": True}, now=NOW)
+        return events.finish_runs(session, [events.RunOutcome(run, status, None, {"ok": True})], now=NOW) == 1
 
 
 def count(sessions: sessionmaker[Session], model: type[WebhookEvent] | type[AutomationRun]) -> int:

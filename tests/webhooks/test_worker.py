@@ -110,7 +110,8 @@ def test_runs_of_a_worker_killed_mid_batch_are_taken_over_once(tmp_path: Path) -
         with worker(url) as process:
             wait_until_succeeded(process, sessions, run_ids)
         with sessions.begin() as session:
-            assert not events.finish_run(session, dead[0], status="FAILED", reason="late", outputs={}, now=utcnow())
+            late = events.RunOutcome(dead[0], "FAILED", "late", {})
+            assert events.finish_runs(session, [late], now=utcnow()) == 0
         with sessions() as session:
             runs = [run for run in map(lambda i: session.get(AutomationRun, i), run_ids) if run]
             assert [(run.status, run.attempts) for run in runs] == [("SUCCEEDED", 2)] * 3
