@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from accessgov.domain.permissions import OPEN_TASK_ACTIONS
-
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 PAGING_APP_ID = "app-github"
 PAGING_APP_ENTITLEMENTS = 2500
 TASK_KINDS = ("grant", "revoke", "certify", "offboarding", "action", "finding")
-ALL_ACTIONS = OPEN_TASK_ACTIONS  # what the demo shows as available
 OUTCOME_PREFIX = {
     "grant": "GRANT_OUTCOME",
     "revoke": "REVOKE_OUTCOME",

@@ -10,12 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 
-CONTENT_TYPE = "Content-Type"
-TIMESTAMP_HEADER = "Webhook-Timestamp"
-EVENT_ID_HEADER = "Webhook-Event-Id"
-SIGNATURE_HEADER = "Webhook-Signature"
-AUTHORIZATION_HEADER = "Authorization"
-
 MAX_BODY_BYTES = 64 * 1024
 TIMESTAMP_WINDOW_SECONDS = 300
 MAX_JWT_LIFETIME_SECONDS = 600
