@@ -254,11 +254,7 @@ def default_keyring(database_url: str | None = None) -> Keyring:
         return keyring
 
 
-def reset_default_keyring(keyring: Keyring | None = None) -> None:
-    """Forget the process's keyrings (after the environment changed, and in tests), or make `keyring` the one for
-    the current environment's key source."""
+def reset_default_keyring() -> None:
+    """Forget the process's keyrings (after the environment changed, and in tests)."""
     with _default_lock:
         _defaults.clear()
-        if keyring is not None:
-            value = (os.environ.get(ENV_KEY) or "").strip()
-            _defaults[value or keyring.path or key_file_path()] = keyring
