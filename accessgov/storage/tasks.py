@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, Text, bindparam, cast, delete, insert, select, update
+from sqlalchemy import Text, bindparam, cast, delete, insert, select, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
@@ -25,11 +25,9 @@ from accessgov.storage.task_history import HistoryCache, join, split
 __all__ = [
     "Action",
     "TaskWrites",
-    "add_task_action",
     "get_app",
     "get_policy",
     "get_task",
-    "get_task_by_id_or_numeric",
     "get_user",
     "list_task_actions",
     "parse_numeric_id",
@@ -68,30 +66,6 @@ def _stored_steps(session: Session, task: Task) -> list[Any]:
         TaskHistoryStep.position < end,
     )
     return list(session.scalars(steps.order_by(TaskHistoryStep.position)))
-
-
-def get_task_by_id_or_numeric(session: Session, task_id: str, *, for_update: bool = False) -> Task | None:
-    """The task whose id is `task_id`, else the one whose numeric id it spells, else None. Its `document` holds
-    `[]` for the policy history (`get_task` gives the whole document).
-
-    `for_update` locks the row until the transaction ends (PostgreSQL `FOR UPDATE`; on SQLite every
-    transaction already holds the write lock, see `engine.create_engine`).
-    """
-    task = session.scalars(_task_query(Task.id == task_id, for_update)).one_or_none()
-    if task is not None:
-        return task
-    numeric = parse_numeric_id(task_id)
-    if numeric is None:
-        return None
-    return session.scalars(_task_query(Task.numeric_id == numeric, for_update)).one_or_none()
-
-
-def _task_query(condition: ColumnElement[bool], for_update: bool) -> Select[Task]:
-    stmt = select(Task).where(condition)
-    if for_update:
-        # Refresh an instance already in the session from the locked read, or a stale copy would be saved.
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    return stmt
 
 
 def _numeric_id(document: Mapping[str, Any]) -> int:
@@ -136,18 +110,6 @@ def _fresh_start(after: int) -> int:
     have used before it was deleted and saved again (microseconds since the epoch; a restart appends one step
     in far more than a microsecond)."""
     return max(after, time.time_ns() // 1000)
-
-
-def add_task_action(
-    session: Session, *, task_id: str, kind: str, comment: str | None, actor: str, now: datetime
-) -> TaskAction:
-    """Record an action on a task; its id sorts by time. The caller commits."""
-    action = TaskAction(
-        id=ids.sortable_id(now), task_id=task_id, kind=kind, comment=comment, actor=actor, created_at=now
-    )
-    session.add(action)
-    session.flush()
-    return action
 
 
 def list_task_actions(session: Session, task_id: str) -> list[TaskAction]:

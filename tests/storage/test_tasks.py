@@ -44,29 +44,25 @@ LOOKUPS = [
 
 
 @pytest.mark.usefixtures("saved")
-def test_get_task_by_id_or_numeric(sessions: sessionmaker[Session]) -> None:
+def test_a_task_is_found_by_id_or_numeric_id(sessions: sessionmaker[Session]) -> None:
     # One database for all cases (a table, not a parametrization: each database costs a migration).
-    with sessions() as session:
+    with sessions.begin() as session:
         for given, found in LOOKUPS:
-            task = tasks.get_task_by_id_or_numeric(session, given)
-            assert (task.id if task else None) == found, f"looking up {given[:30]!r}"
+            task = DrivenTaskWrites(session).lock(given)
+            assert (task[0] if task else None) == found, f"looking up {given[:30]!r}"
 
 
 @pytest.mark.usefixtures("saved")
-def test_save_replaces_and_for_update_sees_the_latest(sessions: sessionmaker[Session]) -> None:
+def test_save_replaces_the_document_and_its_numeric_id(sessions: sessionmaker[Session]) -> None:
     later = NOW + timedelta(minutes=5)
-    with sessions() as reader:
-        stale = reader.get(Task, TASK_ID)  # loaded before the change below
-        reader.commit()  # end the transaction (on SQLite it holds the lock); the instance stays in the session
-        with sessions.begin() as writer:
-            tasks.save_task(writer, TASK_ID, task_doc(state="TASK_STATE_CLOSED", numeric=2002), now=later)
-        locked = tasks.get_task_by_id_or_numeric(reader, TASK_ID, for_update=True)
-        assert locked is stale
-        assert locked.document["state"] == "TASK_STATE_CLOSED"
-        assert (locked.numeric_id, locked.updated_at) == (2002, later)
-    with sessions() as session:
-        assert tasks.get_task_by_id_or_numeric(session, "1001") is None
-        assert tasks.get_task_by_id_or_numeric(session, "2002").id == TASK_ID
+    with sessions.begin() as session:
+        tasks.save_task(session, TASK_ID, task_doc(state="TASK_STATE_CLOSED", numeric=2002), now=later)
+    with sessions.begin() as session:
+        writes = DrivenTaskWrites(session)
+        assert writes.lock("1001") is None
+        assert writes.lock("2002") == (TASK_ID, task_doc(state="TASK_STATE_CLOSED", numeric=2002))
+        saved = session.get(Task, TASK_ID)
+        assert saved is not None and (saved.numeric_id, saved.updated_at) == (2002, later)
 
 
 INVALID_TASKS = [
@@ -94,21 +90,20 @@ def test_numeric_ids_are_unique(sessions: sessionmaker[Session]) -> None:
 @pytest.mark.usefixtures("saved")
 def test_task_actions_are_recorded_in_order(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
-        first = tasks.add_task_action(
-            session, task_id=TASK_ID, kind="RESTART", comment="again", actor="api-token", now=NOW
+        writes = DrivenTaskWrites(session)
+        first = writes.record_action(task_id=TASK_ID, kind="RESTART", comment="again", actor="api-token", now=NOW)
+        second = writes.record_action(
+            task_id=TASK_ID, kind="COMMENT", comment=None, actor="u", now=NOW + timedelta(seconds=1)
         )
-        second = tasks.add_task_action(
-            session, task_id=TASK_ID, kind="COMMENT", comment=None, actor="u", now=NOW + timedelta(seconds=1)
-        )
-    assert first.id != second.id and first.id < second.id, "ids sort by time"
+    assert first < second, "ids sort by time"
     with sessions() as session:
         actions = tasks.list_task_actions(session, TASK_ID)
     assert [(a.kind, a.comment, a.actor, a.created_at) for a in actions] == [
         ("RESTART", "again", "api-token", NOW),
         ("COMMENT", None, "u", NOW + timedelta(seconds=1)),
     ]
-    with sessions() as session, pytest.raises(IntegrityError):  # foreign key: no such task
-        tasks.add_task_action(session, task_id="missing", kind="RESTART", comment=None, actor="x", now=NOW)
+    with sessions() as session, pytest.raises(Exception, match=r"(?i)foreign key"):  # no such task
+        DrivenTaskWrites(session).record_action(task_id="missing", kind="RESTART", comment=None, actor="x", now=NOW)
 
 
 def test_directory_documents(sessions: sessionmaker[Session]) -> None:
