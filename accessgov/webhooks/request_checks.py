@@ -12,7 +12,6 @@ __all__ = [
     "MAX_BODY_BYTES",
     "MAX_JWT_LIFETIME_SECONDS",
     "TIMESTAMP_WINDOW_SECONDS",
-    "check_content_type",
     "check_event_id",
     "parse_event_id",
     "parse_timestamp",
@@ -72,11 +71,3 @@ def check_event_id(value: str | None) -> None:
     if value and is_canonical_uuid4(value):
         return
     parse_event_id(value)
-
-
-def check_content_type(value: str | None) -> None:
-    """`Content-Type` must be `application/json` (parameters such as charset allowed)."""
-    if value is None or value.strip() == "":
-        raise WebhookRequestError("MISSING_HEADER", "the Content-Type header is required", "Content-Type")
-    if value.split(";")[0].strip().lower() != "application/json":
-        raise WebhookRequestError("INVALID_CONTENT_TYPE", "Content-Type must be application/json", "Content-Type")

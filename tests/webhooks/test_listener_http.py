@@ -287,13 +287,17 @@ def test_missing_header(env: Env, header: str, code: str) -> None:
     assert any(d.get("name") == header for d in data["details"])
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "application/x-www-form-urlencoded", "application/xml", "application/jsonx", "application/json-seq"],
+)
 def test_wrong_content_type(env: Env, content_type: str) -> None:
     expect(post(env.url("hmac"), BODY, hmac_headers(content_type=content_type)), 400, "INVALID_CONTENT_TYPE")
 
 
-def test_json_content_type_with_charset(env: Env) -> None:
-    expect(post(env.url("hmac"), BODY, hmac_headers(content_type="application/json; charset=utf-8")), 200)
+@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "Application/Json;charset=UTF-8"])
+def test_json_content_type_with_charset(env: Env, content_type: str) -> None:
+    expect(post(env.url("hmac"), BODY, hmac_headers(content_type=content_type)), 200)
 
 
 @pytest.mark.parametrize("offset", [-3600, -301, 301, 3600])
