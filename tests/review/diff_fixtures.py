@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 from scripts.bundle import dump_yaml
 from scripts.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
 from scripts.diffcheck.cli import report
-from scripts.diffcheck.config import load_config
+from scripts.diffcheck.config import DiffConfig, load_config
 from scripts.diffcheck.render import render_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -561,12 +562,18 @@ def documents(case: Case) -> tuple[Doc, Doc, Doc]:
     return base, fail, passing
 
 
+@functools.cache
+def _config() -> DiffConfig:
+    """`severities.yaml`, parsed once: parsing it was most of a render's time (two renders for each of ~580 pairs)."""
+    return load_config()
+
+
 def render(folder: Path, head_name: str) -> str:
     """The text report for `<folder>/base.yaml` -> `<folder>/<head_name>`, paths relative to the folder."""
     from scripts.diffcheck.cli import load_file
 
     base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
-    config = load_config()
+    config = copy.deepcopy(_config())  # a copy of its own, as a fresh load would be
     findings = report(base, head, folder / head_name, config.severities, folder.resolve(), config, TODAY)
     return render_text(findings)
 
