@@ -10,6 +10,7 @@ a description). `python -m tests.review.diff_fixtures` writes them as golden fil
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 import functools
 import sys
@@ -573,7 +574,8 @@ def render(folder: Path, head_name: str) -> str:
     from scripts.diffcheck.cli import load_file
 
     base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
-    config = copy.deepcopy(_config())  # a copy of its own, as a fresh load would be
+    cached = _config()  # copies of its (mutable) mappings, as a fresh load would give; Policy is frozen
+    config = dataclasses.replace(cached, severities=dict(cached.severities), policies=dict(cached.policies))
     findings = report(base, head, folder / head_name, config.severities, folder.resolve(), config, TODAY)
     return render_text(findings)
 
