@@ -27,9 +27,7 @@ __all__ = [
     "TaskWrites",
     "get_app",
     "get_policy",
-    "get_task",
     "get_user",
-    "list_task_actions",
     "parse_numeric_id",
     "put_app",
     "put_policy",
@@ -48,24 +46,6 @@ def parse_numeric_id(value: str) -> int | None:
         return None
     number = int(value)
     return number if number <= INT64_MAX else None
-
-
-def get_task(session: Session, task_id: str) -> dict[str, Any] | None:
-    """The whole document of task `task_id` (its history's steps in place), or None."""
-    task = session.get(Task, task_id)
-    if task is None:
-        return None
-    return join(task.document, _stored_steps(session, task))
-
-
-def _stored_steps(session: Session, task: Task) -> list[Any]:
-    end = task.history_start + task.history_length
-    steps = select(TaskHistoryStep.step).where(
-        TaskHistoryStep.task_id == task.id,
-        TaskHistoryStep.position >= task.history_start,
-        TaskHistoryStep.position < end,
-    )
-    return list(session.scalars(steps.order_by(TaskHistoryStep.position)))
 
 
 def _numeric_id(document: Mapping[str, Any]) -> int:
@@ -110,12 +90,6 @@ def _fresh_start(after: int) -> int:
     have used before it was deleted and saved again (microseconds since the epoch; a restart appends one step
     in far more than a microsecond)."""
     return max(after, time.time_ns() // 1000)
-
-
-def list_task_actions(session: Session, task_id: str) -> list[TaskAction]:
-    """The actions of a task, oldest first."""
-    stmt = select(TaskAction).where(TaskAction.task_id == task_id).order_by(TaskAction.created_at, TaskAction.id)
-    return list(session.scalars(stmt))
 
 
 # The restart path's statements, compiled once per dialect and run on the write transaction's own DBAPI

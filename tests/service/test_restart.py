@@ -12,10 +12,10 @@ from jsonpath import findall
 
 from accessgov.demo import tenant as demo
 from accessgov.domain.expand import EXPANSIONS
-from accessgov.storage import tasks
 from tests.harness import seeded_server
 from tests.service.conftest import Server
 from tests.storage.conftest import BACKENDS, fresh_schema, postgres_admin
+from tests.support import stored_tasks
 
 __all__ = ["postgres_admin"]  # the fixture, for the PostgreSQL backend
 
@@ -121,7 +121,7 @@ def test_closed_task_is_409_and_unchanged(admin: httpx.Client, server: Server) -
     assert response.status_code == 409
     assert response.json()["code"] == "TASK_NOT_RESTARTABLE"
     with server.sessions() as session:
-        assert tasks.get_task(session, task["id"]) == task
+        assert stored_tasks.get_task(session, task["id"]) == task
 
 
 def test_viewer_may_not_restart(viewer: httpx.Client) -> None:
@@ -178,10 +178,9 @@ def test_unknown_expand_path_is_400_and_changes_nothing(admin: httpx.Client, ser
     task = task_number(11)
     response = restart(admin, task["id"], {"expandMask": {"paths": ["user_id", "no_such_path"]}})
     assert response.status_code == 400
-    from accessgov.storage import tasks
 
     with server.sessions() as session:
-        assert tasks.get_task(session, task["id"]) == task
+        assert stored_tasks.get_task(session, task["id"]) == task
 
 
 def test_expand_everything_and_resolve_every_path(admin: httpx.Client) -> None:
@@ -259,9 +258,11 @@ def test_concurrent_restarts_commit_together_and_each_gets_its_own_answer(server
     action_ids = [response.json()["ticketActionId"] for response in responses if response.status_code == 200]
     assert len(set(action_ids)) == 12
     with server.sessions() as session:
-        stored = tasks.get_task(session, again["id"])
+        stored = stored_tasks.get_task(session, again["id"])
         assert stored is not None and len(stored["policy"]["history"]) == before + 8  # every restart appended
-        restarts = [action for action in tasks.list_task_actions(session, again["id"]) if action.kind == "RESTART"]
+        restarts = [
+            action for action in stored_tasks.list_task_actions(session, again["id"]) if action.kind == "RESTART"
+        ]
         of_again = [action_id for n, action_id in enumerate(action_ids) if n % 3 != 2]  # by id and by number
         assert set(of_again) <= {action.id for action in restarts}
-        assert tasks.get_task(session, closed["id"]) == closed
+        assert stored_tasks.get_task(session, closed["id"]) == closed

@@ -16,6 +16,7 @@ from accessgov.storage.database import _async_connector
 from accessgov.storage.statement_steps import Statement, Steps, drive_async
 from tests.storage.conftest import NOW
 from tests.storage.test_task_history import TASK_ID, step, step_rows, task_doc
+from tests.support import stored_tasks
 
 pytestmark = [pytest.mark.postgres, pytest.mark.parametrize("db_url", ["postgres"], indirect=True)]
 T = TypeVar("T")
@@ -65,10 +66,10 @@ def test_a_restart_appends_its_step_and_records_its_action_in_one_statement(
     action_id = on_loop(engine, lambda writes: statements_of(restart(writes), seen))
     assert seen[-1] == "WITH" and seen.count("SELECT") == len(seen) - 1  # the writes: one statement
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == task_doc([step(1), step(2), step(3)])
+        assert stored_tasks.get_task(session, TASK_ID) == task_doc([step(1), step(2), step(3)])
         positions = [position for position, _ in step_rows(session)]
         assert positions == list(range(positions[0], positions[0] + 3))  # appended after the first two
-        [action] = tasks.list_task_actions(session, TASK_ID)
+        [action] = stored_tasks.list_task_actions(session, TASK_ID)
         assert (action.id, action.kind, action.comment, action.actor) == (action_id, "RESTART", "why", "someone")
 
 
@@ -85,9 +86,9 @@ def test_a_history_replaced_whole_is_written_row_by_row_on_the_loop(
 
     action_id = on_loop(engine, rewrite)
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == task_doc([step(7), step(8), step(9)])
+        assert stored_tasks.get_task(session, TASK_ID) == task_doc([step(7), step(8), step(9)])
         assert [value for _, value in step_rows(session)] == [step(7), step(8), step(9)]
-        assert [action.id for action in tasks.list_task_actions(session, TASK_ID)] == [action_id]
+        assert [action.id for action in stored_tasks.list_task_actions(session, TASK_ID)] == [action_id]
 
 
 def test_an_error_in_the_steps_reaches_the_caller_and_nothing_is_stored(
@@ -104,4 +105,4 @@ def test_an_error_in_the_steps_reaches_the_caller_and_nothing_is_stored(
     with pytest.raises(LookupError, match="no-such-task"):
         on_loop(engine, broken)
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == task_doc([step(1)])
+        assert stored_tasks.get_task(session, TASK_ID) == task_doc([step(1)])

@@ -16,6 +16,7 @@ from accessgov.storage.engine import alembic_config, create_engine, migrate, ses
 from accessgov.storage.schema import Task, TaskHistoryStep
 from accessgov.storage.task_history import join, split
 from tests.storage.conftest import NOW, DrivenTaskWrites
+from tests.support import stored_tasks
 
 TASK_ID = "2bXyZ0000000000000000000042"
 
@@ -57,7 +58,7 @@ def test_a_restart_appends_one_row_and_the_task_reads_back_whole(sessions: sessi
             policy = document["policy"]
             writes.replace(row_id, {**document, "policy": {**policy, "history": [*policy["history"], step(n)]}}, NOW)
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == task_doc([step(n) for n in (1, 2, 3, 4)])
+        assert stored_tasks.get_task(session, TASK_ID) == task_doc([step(n) for n in (1, 2, 3, 4)])
         task = session.get(Task, TASK_ID)
         assert task is not None and task.document["policy"]["history"] == []
         rows = step_rows(session)
@@ -77,7 +78,7 @@ def test_a_history_replaced_whole_gets_new_positions(sessions: sessionmaker[Sess
     with sessions.begin() as session:  # and through the ORM, as the CLI or the seed would
         tasks.save_task(session, TASK_ID, task_doc([step(7), step(8)]), now=NOW + timedelta(seconds=1))
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == task_doc([step(7), step(8)])
+        assert stored_tasks.get_task(session, TASK_ID) == task_doc([step(7), step(8)])
         positions = [position for position, _ in step_rows(session)]
         assert len(positions) == 2 and min(positions) >= first + 3  # past every position used before
     with sessions.begin() as session:  # a step changed in place is a new history too, not an append
@@ -158,8 +159,8 @@ def test_migration_moves_histories_into_rows_and_back(db_url: str) -> None:
                 )
         migrate(engine)
         with session_factory(engine)() as session:
-            assert tasks.get_task(session, TASK_ID) == document
-            assert tasks.get_task(session, "t-plain") == plain
+            assert stored_tasks.get_task(session, TASK_ID) == document
+            assert stored_tasks.get_task(session, "t-plain") == plain
             assert len(step_rows(session)) == 3
             assert session.get(Task, TASK_ID).document["policy"]["history"] == []  # type: ignore[union-attr]
         with engine.begin() as connection:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from accessgov.storage import directory, tasks
 from accessgov.storage.schema import Task
 from tests.storage.conftest import NOW, DrivenTaskWrites
+from tests.support import stored_tasks
 
 TASK_ID = "2bXyZ0000000000000000000001"
 
@@ -97,7 +98,7 @@ def test_task_actions_are_recorded_in_order(sessions: sessionmaker[Session]) -> 
         )
     assert first < second, "ids sort by time"
     with sessions() as session:
-        actions = tasks.list_task_actions(session, TASK_ID)
+        actions = stored_tasks.list_task_actions(session, TASK_ID)
     assert [(a.kind, a.comment, a.actor, a.created_at) for a in actions] == [
         ("RESTART", "again", "api-token", NOW),
         ("COMMENT", None, "u", NOW + timedelta(seconds=1)),
@@ -146,9 +147,9 @@ def test_task_writes_lock_replace_and_record(sessions: sessionmaker[Session]) ->
         action_id = writes.record_action(task_id=row_id, kind="RESTART", comment=None, actor="demo", now=later)
         assert writes.policy("policy-none") is None
     with sessions() as session:
-        assert tasks.get_task(session, TASK_ID) == changed
+        assert stored_tasks.get_task(session, TASK_ID) == changed
         assert session.get(Task, TASK_ID).updated_at == later  # type: ignore[union-attr]
-        assert [a.id for a in tasks.list_task_actions(session, TASK_ID)] == [action_id]
+        assert [a.id for a in stored_tasks.list_task_actions(session, TASK_ID)] == [action_id]
     with sessions.begin() as session:
         assert DrivenTaskWrites(session).lock(TASK_ID) == (TASK_ID, changed)
 
