@@ -1,5 +1,5 @@
-"""Tasks (API documents, their policy history in rows of its own: `storage.task_history`), their audit trail of
-actions, and the directory helpers tasks rely on."""
+"""Tasks (API documents, their policy history in rows of its own: `storage.task_history`) and their audit trail of
+actions."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from accessgov.jsoncodec import RawJSON, dumps_bytes, extends, loads_each
 from accessgov.storage import ids
-from accessgov.storage.directory import get_app, get_policy, get_user, put_app, put_policy, put_user
 from accessgov.storage.parsed_documents import ParsedDocuments
 from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import Policy, Task, TaskAction, TaskHistoryStep
@@ -25,13 +24,7 @@ from accessgov.storage.task_history import HistoryCache, join, split
 __all__ = [
     "Action",
     "TaskWrites",
-    "get_app",
-    "get_policy",
-    "get_user",
     "parse_numeric_id",
-    "put_app",
-    "put_policy",
-    "put_user",
     "save_task",
 ]
 
