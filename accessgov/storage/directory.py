@@ -14,16 +14,10 @@ from accessgov.storage.schema import App, AppUser, DirectoryObject, Policy, User
 __all__ = [
     "KINDS",
     "app_exists",
-    "get_app",
     "get_document",
     "get_entitlement",
-    "get_policy",
-    "get_user",
-    "put_app",
     "put_document",
     "put_documents",
-    "put_policy",
-    "put_user",
     "task_lookup",
 ]
 
@@ -37,14 +31,17 @@ KINDS: dict[str, type[User | App | AppUser | Policy]] = {
 }
 
 
+def _row(session: Session, kind: str, object_id: str) -> Document | DirectoryObject | None:
+    """The row of kind `kind` with id `object_id`: in its own table, or among `directory_objects`."""
+    model = KINDS.get(kind)
+    if model is None:
+        return session.get(DirectoryObject, (kind, object_id))
+    return cast(Document | None, session.get(model, object_id))  # mypy joins `type[A | B]` to their base
+
+
 def get_document(session: Session, kind: str, object_id: str) -> dict[str, Any] | None:
     """The document of kind `kind` with id `object_id`; None when absent."""
-    model = KINDS.get(kind)
-    row = (
-        session.get(DirectoryObject, (kind, object_id))
-        if model is None
-        else cast(Document | None, session.get(model, object_id))  # mypy joins `type[A | B]` to their base
-    )
+    row = _row(session, kind, object_id)
     return None if row is None else row.document
 
 
@@ -67,11 +64,7 @@ def put_document(session: Session, kind: str, document: Mapping[str, Any]) -> No
     object_id = document.get("id")
     if not isinstance(object_id, str) or not object_id:
         raise ValueError(f"{kind} document without a string id")
-    row = (
-        session.get(DirectoryObject, (kind, object_id))
-        if model is None
-        else cast(Document | None, session.get(model, object_id))  # mypy joins `type[A | B]` to their base
-    )
+    row = _row(session, kind, object_id)
     if row is None:
         session.add(
             DirectoryObject(kind=kind, id=object_id, document=dict(document))
@@ -90,27 +83,3 @@ def put_documents(session: Session, kind: str, documents: Iterable[Mapping[str, 
         put_document(session, kind, document)
         count += 1
     return count
-
-
-def get_user(session: Session, user_id: str) -> dict[str, Any] | None:
-    return get_document(session, "user", user_id)
-
-
-def put_user(session: Session, document: Mapping[str, Any]) -> None:
-    put_document(session, "user", document)
-
-
-def get_app(session: Session, app_id: str) -> dict[str, Any] | None:
-    return get_document(session, "app", app_id)
-
-
-def put_app(session: Session, document: Mapping[str, Any]) -> None:
-    put_document(session, "app", document)
-
-
-def get_policy(session: Session, policy_id: str) -> dict[str, Any] | None:
-    return get_document(session, "policy", policy_id)
-
-
-def put_policy(session: Session, document: Mapping[str, Any]) -> None:
-    put_document(session, "policy", document)

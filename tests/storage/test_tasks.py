@@ -109,16 +109,15 @@ def test_task_actions_are_recorded_in_order(sessions: sessionmaker[Session]) -> 
 
 def test_directory_documents(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
-        directory.put_user(session, {"id": "user-1", "displayName": "Ada"})
-        directory.put_app(session, {"id": "app-1", "displayName": "GitHub"})
-        directory.put_policy(session, {"id": "policy-1", "displayName": "Grant"})
+        directory.put_document(session, "user", {"id": "user-1", "displayName": "Ada"})
+        directory.put_document(session, "app", {"id": "app-1", "displayName": "GitHub"})
+        directory.put_document(session, "policy", {"id": "policy-1", "displayName": "Grant"})
         assert directory.put_documents(session, "app_user", [{"id": "au-1"}, {"id": "au-2"}]) == 2
     with sessions.begin() as session:
-        directory.put_user(session, {"id": "user-1", "displayName": "Ada Lovelace"})  # replaces
+        directory.put_document(session, "user", {"id": "user-1", "displayName": "Ada Lovelace"})  # replaces
     with sessions() as session:
-        assert directory.get_user(session, "user-1") == {"id": "user-1", "displayName": "Ada Lovelace"}
-        assert directory.get_app(session, "app-1") == {"id": "app-1", "displayName": "GitHub"}
-        assert directory.get_policy(session, "policy-1") == {"id": "policy-1", "displayName": "Grant"}
+        assert directory.get_document(session, "user", "user-1") == {"id": "user-1", "displayName": "Ada Lovelace"}
+        assert directory.get_document(session, "app", "app-1") == {"id": "app-1", "displayName": "GitHub"}
         assert directory.get_document(session, "policy", "policy-1") == {"id": "policy-1", "displayName": "Grant"}
         assert directory.get_document(session, "app_user", "au-2") == {"id": "au-2"}
         assert directory.get_document(session, "user", "user-2") is None
