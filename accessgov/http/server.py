@@ -26,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import h11
 import orjson
@@ -377,14 +377,13 @@ HttpToolsEdgeProtocol = _httptools_protocol()
 PROTOCOLS: dict[str, type[asyncio.Protocol] | None] = {"h11": H11EdgeProtocol, "httptools": HttpToolsEdgeProtocol}
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    value = env.get(name, "")
-    return float(value) if value.strip() else default
+N = TypeVar("N", int, float)
 
 
-def _count(env: Mapping[str, str], name: str, default: int) -> int:
+def _number(env: Mapping[str, str], name: str, default: N) -> N:
+    """`env[name]` read as `default`'s type (int or float), or `default` when unset or blank."""
     value = env.get(name, "")
-    return int(value) if value.strip() else default
+    return type(default)(value) if value.strip() else default
 
 
 @dataclass(frozen=True)
@@ -414,16 +413,16 @@ class ServeOptions:
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
         default = cls()
         return cls(
-            workers=_count(env, "ACCESSGOV_WORKERS", default.workers),
+            workers=_number(env, "ACCESSGOV_WORKERS", default.workers),
             http=env.get("ACCESSGOV_HTTP", "").strip() or default.http,
-            head_timeout=_seconds(env, "ACCESSGOV_HEAD_TIMEOUT", default.head_timeout),
-            body_timeout=_seconds(env, "ACCESSGOV_BODY_TIMEOUT", default.body_timeout),
-            keep_alive=_count(env, "ACCESSGOV_KEEP_ALIVE", default.keep_alive),
-            limit_concurrency=_count(env, "ACCESSGOV_LIMIT_CONCURRENCY", default.limit_concurrency),
-            backlog=_count(env, "ACCESSGOV_BACKLOG", default.backlog),
-            graceful_shutdown=_count(env, "ACCESSGOV_GRACEFUL_SHUTDOWN", default.graceful_shutdown),
+            head_timeout=_number(env, "ACCESSGOV_HEAD_TIMEOUT", default.head_timeout),
+            body_timeout=_number(env, "ACCESSGOV_BODY_TIMEOUT", default.body_timeout),
+            keep_alive=_number(env, "ACCESSGOV_KEEP_ALIVE", default.keep_alive),
+            limit_concurrency=_number(env, "ACCESSGOV_LIMIT_CONCURRENCY", default.limit_concurrency),
+            backlog=_number(env, "ACCESSGOV_BACKLOG", default.backlog),
+            graceful_shutdown=_number(env, "ACCESSGOV_GRACEFUL_SHUTDOWN", default.graceful_shutdown),
             access_log=env.get("ACCESSGOV_ACCESS_LOG", "").strip().lower() or default.access_log,
-            gc_threshold=_count(env, "ACCESSGOV_GC_THRESHOLD", default.gc_threshold),
+            gc_threshold=_number(env, "ACCESSGOV_GC_THRESHOLD", default.gc_threshold),
             header_limits=HeaderLimits.from_env(env),
         )
 
