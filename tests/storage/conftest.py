@@ -7,11 +7,16 @@ PostgreSQL runs are skipped, except under `CI=true`, where they fail: CI must no
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -95,11 +100,29 @@ def fresh_schema(admin: Engine, base_url: str | None = None, prefix: str = "t") 
             connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
 
 
+@functools.cache
+def _migrated_sqlite_template() -> Path:
+    """An empty SQLite database at the newest revision, made once per test process: a migration costs ~0.1 s of
+    CPU, copying its file well under a millisecond."""
+    directory = Path(tempfile.mkdtemp(prefix="accessgov-migrated-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = directory / "accessgov.db"
+    engine = create_engine(f"sqlite:///{path}")
+    migrate(engine)
+    engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
+    return path
+
+
 @pytest.fixture
 def engine(db_url: str) -> Iterator[Engine]:
-    """A migrated engine on the test's database."""
+    """A migrated engine on the test's database (SQLite: a copy of the migrated template)."""
+    if db_url.startswith("sqlite:///"):
+        template = _migrated_sqlite_template()
+        for suffix in ("", "-wal"):  # a WAL left behind belongs with its file
+            if template.with_name(template.name + suffix).exists():
+                shutil.copyfile(template.with_name(template.name + suffix), db_url.removeprefix("sqlite:///") + suffix)
     engine = create_engine(db_url)
-    migrate(engine)
+    migrate(engine)  # a no-op on the copy
     yield engine
     engine.dispose()
 
