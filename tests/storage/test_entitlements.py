@@ -122,7 +122,7 @@ def test_insert_rejects_bad_documents_and_duplicates(sessions: sessionmaker[Sess
 
 def test_app_exists_and_entitlement_lookup(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
-        directory.put_app(session, {"id": APP, "displayName": "GitHub"})
+        directory.put_document(session, "app", {"id": APP, "displayName": "GitHub"})
         entitlements.insert_entitlements(session, APP, [doc(7)])
     with sessions() as session:
         assert entitlements.app_exists(session, APP)
