@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from copy import deepcopy
 from pathlib import Path
 
 import pytest
@@ -14,13 +15,8 @@ from scripts.bundle import REPO, bundle, dump_json, dump_yaml, write_bundle
 SPEC_ROOT = REPO / "spec" / "openapi.yaml"
 
 
-@pytest.fixture(scope="module")
-def doc() -> dict:
-    return bundle(SPEC_ROOT)
-
-
-def test_bundling_twice_gives_identical_bytes(tmp_path: Path) -> None:
-    first = [p.read_bytes() for p in write_bundle(bundle(SPEC_ROOT), tmp_path / "a" / "openapi")]
+def test_bundling_twice_gives_identical_bytes(tmp_path: Path, spec_bundle: dict) -> None:
+    first = [p.read_bytes() for p in write_bundle(deepcopy(spec_bundle), tmp_path / "a" / "openapi")]
     second = [p.read_bytes() for p in write_bundle(bundle(SPEC_ROOT), tmp_path / "b" / "openapi")]
     assert first == second
 

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
-from scripts.bundle import REPO, bundle
 from scripts.lint import lint
-
-
-@pytest.fixture(scope="module")
-def doc() -> dict:
-    return bundle(REPO / "spec/openapi.yaml")
 
 
 def rules_of(doc: dict) -> set[str]:
