@@ -178,8 +178,9 @@ bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or c
 
 # PYTHONDONTWRITEBYTECODE= : the bytecode and pytest's rewritten test modules are cached (in __pycache__, ignored
 # by git) even where the environment turns that off, else every run compiles ~340 modules again (~5 CPU-s a worker).
+# -p no:schemathesis: no test uses its pytest plugin, whose import costs ~0.5 CPU-s in each of the 3 processes.
 test-fast: $(STAMP) ## The inner loop, under a minute: tests not marked slow/postgres, in process (PYTEST_ARGS=...)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -p no:schemathesis -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)
 
 clean: ## Remove the venv, caches and local data
 	rm -rf $(VENV) build data .pytest_cache .ruff_cache
