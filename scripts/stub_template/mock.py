@@ -104,24 +104,22 @@ class _Operation:
         self.doc = doc
         self.regex = path_regex(entry["path"])
         self.schemas = schemas
-        # Per status: the schema of the media type answered with, and the headers sent (documented ones, the type).
-        self.schema: dict[str, str | None] = {}
+        # Per status: the headers sent (the documented ones, and the media type answered with).
         self.headers: dict[str, dict[str, str]] = {}
         for status, response in entry["responses"].items():
-            self.schema[status] = response["schema"]
             self.headers[status] = {name: header["value"] for name, header in response["headers"].items()}
             if response["media"]:
                 self.headers[status]["Content-Type"] = response["media"]
         self.success = next((s for s in sorted(entry["responses"]) if s.startswith("2")), None)
         # The shape of this operation's 400 body: the contract's `Error`, or RFC 6749's for the token endpoint.
-        bad_request = self.schema.get("400")
+        bad_request = entry["responses"].get("400", {}).get("schema")
         shape = deref(doc, _pointer(doc, bad_request))[0] if bad_request else {}
         self.oauth_errors = "error" in shape.get("required", [])
         self.rendered: dict[tuple[str, str, tuple[str, ...]], bytes] = {}
         for pointer in [
             *(p["schema"] for p in entry["parameters"]),
             *(entry["body"] or {}).get("content", {}).values(),
-            *(p for p in self.schema.values() if p),
+            *(r["schema"] for r in entry["responses"].values() if r["schema"]),
         ]:
             schemas.validator(pointer)  # compiled now, not on the first request
 
@@ -243,7 +241,7 @@ class _Operation:
         return orjson.dumps(value)
 
     def dynamic(self, status: str, rng: random.Random, path_params: dict[str, str]) -> bytes | None:
-        pointer = self.schema[status]
+        pointer = self.entry["responses"][status]["schema"]
         if pointer is None:
             return None
         validator = self.schemas.validator(pointer)
