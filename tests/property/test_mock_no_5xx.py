@@ -9,25 +9,21 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 
 from generated.stub_server import create_app
 from generated.stub_server.mock import MockError, parse_prefer
 from tests.harness import serve
 from tests.property.json_texts import header_sets, json_texts, prefer_headers, restart_texts
 from tests.property.test_no_5xx import ERROR, check
+from tests.property.test_no_5xx import SETTINGS as NO_5XX_SETTINGS
 
+# The mock keeps no state: any id and any bearer token serve (the proxy's tests reach the mock through it too).
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 RESTART = "/api/v1/tasks/task-1/action/restart"
 WEBHOOK = "/api/v1/webhooks/incoming/wh_1"
 TOKEN = {"Authorization": "Bearer anything"}
-SETTINGS = settings(
-    max_examples=30,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(NO_5XX_SETTINGS, max_examples=30)
 ISSUE_PREFERS = ["dynamic=true, seed=--1", "dynamic=true, seed=" + "9" * 5000, "seed=²", "seed=\u0661", "seed=+1"]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accessgov.proxy import create_proxy
@@ -17,19 +17,11 @@ from accessgov.proxy.contract import CONTRACT_MAX_BODY
 from generated.stub_server import create_app as create_mock
 from tests.harness import serve
 from tests.property.json_texts import header_sets, json_texts, prefer_headers, restart_texts
+from tests.property.test_mock_no_5xx import ENTITLEMENTS, RESTART, TOKEN, WEBHOOK
+from tests.property.test_no_5xx import SETTINGS as NO_5XX_SETTINGS
 from tests.property.test_no_5xx import check
 
-ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
-RESTART = "/api/v1/tasks/task-1/action/restart"
-WEBHOOK = "/api/v1/webhooks/incoming/wh_1"
-TOKEN = {"Authorization": "Bearer anything"}
-SETTINGS = settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(NO_5XX_SETTINGS, max_examples=40)
 
 
 @pytest.fixture(scope="module")
