@@ -10,11 +10,12 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import uvicorn
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.config import ServerConfig
@@ -61,21 +62,42 @@ def _keyring_identity() -> tuple[str, str, bytes] | None:
     return value, path, content
 
 
+def sqlite_template(prefix: str, prepare: Callable[[Engine], None] | None = None) -> Path:
+    """A migrated SQLite file (then `prepare`d) that lives as long as the test process, to copy into tests with
+    `copy_sqlite` instead of migrating or seeding each time."""
+    from accessgov.storage.engine import create_engine, migrate
+
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = directory / "accessgov.db"
+    engine = create_engine(f"sqlite:///{path}")
+    migrate(engine)
+    if prepare is not None:
+        prepare(engine)
+    engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
+    return path
+
+
+def copy_sqlite(template: Path, target: Path) -> None:
+    """`template` (see `sqlite_template`) copied to `target`, with its WAL when one was left behind."""
+    for suffix in ("", "-wal"):
+        if template.with_name(template.name + suffix).exists():
+            shutil.copyfile(template.with_name(template.name + suffix), target.with_name(target.name + suffix))
+
+
+def _seed(engine: Engine) -> None:
+    from accessgov.demo.seed import seed_demo
+    from accessgov.storage.engine import session_factory
+
+    with session_factory(engine).begin() as session:
+        seed_demo(session)
+
+
 def _seeded_sqlite_template(identity: tuple[str, str, bytes]) -> Path:
     """The demo tenant seeded once per test process and keyring: seeding costs ~2 s of CPU, copying a file a
     millisecond."""
     if identity not in _seeded_sqlite:
-        from accessgov.demo.seed import seed_demo
-        from accessgov.storage.engine import create_engine, migrate, session_factory
-
-        directory = Path(tempfile.mkdtemp(prefix="accessgov-seeded-"))
-        atexit.register(shutil.rmtree, directory, ignore_errors=True)
-        path = directory / "accessgov.db"
-        engine = create_engine(f"sqlite:///{path}")
-        migrate(engine)
-        with session_factory(engine).begin() as session:
-            seed_demo(session)
-        engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
+        path = sqlite_template("accessgov-seeded-", _seed)
         # The key file may have been created by this seeding: key the template by what it holds now.
         _seeded_sqlite[_keyring_identity() or identity] = path
         _seeded_sqlite.setdefault(identity, path)
@@ -92,9 +114,7 @@ def seeded_database(data_dir: Path, url: str | None = None) -> Iterator[tuple[st
     identity = _keyring_identity()
     if url is None and identity is not None:
         template = _seeded_sqlite_template(identity)
-        for suffix in ("", "-wal"):  # a WAL left behind belongs with its file
-            if template.with_name(template.name + suffix).exists():
-                shutil.copyfile(template.with_name(template.name + suffix), data_dir / f"accessgov.db{suffix}")
+        copy_sqlite(template, data_dir / "accessgov.db")
         url = f"sqlite:///{data_dir / 'accessgov.db'}"
         engine = create_engine(url)
         sessions = session_factory(engine)

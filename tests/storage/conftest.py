@@ -7,13 +7,10 @@ PostgreSQL runs are skipped, except under `CI=true`, where they fail: CI must no
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import os
 import secrets
-import shutil
-import tempfile
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +26,7 @@ from accessgov.storage import listeners, tasks
 from accessgov.storage.engine import create_engine, migrate, normalize_database_url, session_factory
 from accessgov.storage.schema import Listener
 from accessgov.storage.statement_steps import drive
+from tests.harness import copy_sqlite, sqlite_template
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -104,23 +102,14 @@ def fresh_schema(admin: Engine, base_url: str | None = None, prefix: str = "t") 
 def _migrated_sqlite_template() -> Path:
     """An empty SQLite database at the newest revision, made once per test process: a migration costs ~0.1 s of
     CPU, copying its file well under a millisecond."""
-    directory = Path(tempfile.mkdtemp(prefix="accessgov-migrated-"))
-    atexit.register(shutil.rmtree, directory, ignore_errors=True)
-    path = directory / "accessgov.db"
-    engine = create_engine(f"sqlite:///{path}")
-    migrate(engine)
-    engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
-    return path
+    return sqlite_template("accessgov-migrated-")
 
 
 @pytest.fixture
 def engine(db_url: str) -> Iterator[Engine]:
     """A migrated engine on the test's database (SQLite: a copy of the migrated template)."""
     if db_url.startswith("sqlite:///"):
-        template = _migrated_sqlite_template()
-        for suffix in ("", "-wal"):  # a WAL left behind belongs with its file
-            if template.with_name(template.name + suffix).exists():
-                shutil.copyfile(template.with_name(template.name + suffix), db_url.removeprefix("sqlite:///") + suffix)
+        copy_sqlite(_migrated_sqlite_template(), Path(db_url.removeprefix("sqlite:///")))
     engine = create_engine(db_url)
     migrate(engine)  # a no-op on the copy
     yield engine
