@@ -4,8 +4,6 @@ and judge integer parameters alike, exactly to 19 digits and by sign beyond (so 
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -15,12 +13,12 @@ from starlette.routing import Route
 
 from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle, parse_integer
 from accessgov.http.context import HandlerSpec, RequestContext
-from accessgov.http.engine import build_app
+from accessgov.http.engine import build_app, load_bundle
 from accessgov.proxy.contract import Contract
 from generated.stub_server.mock import MockApp
 from generated.stub_server.operations import OPERATIONS
 
-BUNDLE = json.loads((Path(__file__).resolve().parents[2] / "generated" / "openapi.json").read_text())
+BUNDLE = load_bundle()
 INT64 = {"type": "integer", "format": "int64", "minimum": -(2**63), "maximum": 2**63 - 1}
 # A bundle of one operation: an int64-bounded parameter, and an unbounded one as the contract's page_size is.
 DOC: dict[str, Any] = {
