@@ -9,53 +9,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-from uvicorn.server import ServerState
 
 from accessgov.http import server
 from accessgov.http.coalescing import CoalescingTransport
+from tests.support.protocols import PEER, RecordingTransport, drive
 
 HEAD = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n"
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
-
-
-class RecordingTransport:
-    """The calls a transport received, each write as the bytes one system call would send."""
-
-    def __init__(self) -> None:
-        self.sent: list[bytes] = []
-        self.calls: list[str] = []
-        self.closing = False
-
-    def write(self, data: bytes) -> None:
-        self.calls.append("write")
-        self.sent.append(bytes(data))
-
-    def writelines(self, lines: Any) -> None:
-        self.calls.append("writelines")
-        self.sent.append(b"".join(lines))
-
-    def close(self) -> None:
-        self.calls.append("close")
-        self.closing = True
-
-    def abort(self) -> None:
-        self.calls.append("abort")
-        self.closing = True
-
-    def is_closing(self) -> bool:
-        return self.closing
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        self.calls.append("pause_reading")
-
-    def resume_reading(self) -> None:
-        self.calls.append("resume_reading")
 
 
 @dataclass
@@ -66,7 +26,7 @@ class Wrapped:
     inner: RecordingTransport = field(default_factory=RecordingTransport)
 
     def __post_init__(self) -> None:
-        self.transport = CoalescingTransport(self.inner, self.loop)  # type: ignore[arg-type]
+        self.transport = CoalescingTransport(self.inner, self.loop)
 
     def end_of_step(self) -> None:
         self.loop.run_until_complete(asyncio.sleep(0))
@@ -133,7 +93,7 @@ def test_a_head_held_when_the_peer_left_is_dropped(wrapped: Wrapped) -> None:
 
 def test_everything_else_is_the_transport_s_own(wrapped: Wrapped) -> None:
     transport, inner = wrapped.transport, wrapped.inner
-    assert transport.get_extra_info("peername") == ("127.0.0.1", 50000)
+    assert transport.get_extra_info("peername") == PEER
     transport.pause_reading()
     transport.resume_reading()
     assert inner.calls == ["pause_reading", "resume_reading"]
@@ -162,28 +122,7 @@ def _serve(http: str, app: App, request: bytes) -> RecordingTransport:
     protocol_class = server.PROTOCOLS[http]
     if protocol_class is None:
         pytest.fail(f"{http} is not installed")
-    config = uvicorn.Config(app=app, http=protocol_class, lifespan="off", log_level="warning")
-    config.load()
-    loop = asyncio.new_event_loop()
-    try:
-        state = ServerState()
-        protocol: Any = protocol_class(config=config, server_state=state, app_state={}, _loop=loop)  # type: ignore[call-arg]
-        transport = RecordingTransport()
-        protocol.connection_made(transport)
-        protocol.data_received(request)
-
-        async def settled() -> None:
-            while state.tasks:
-                await asyncio.gather(*state.tasks)
-                # The tasks leave `state.tasks` in their done callbacks, which need a turn of the loop: gathering
-                # tasks that are already done does not yield one (Python 3.13 spun here forever).
-                await asyncio.sleep(0)
-
-        loop.run_until_complete(settled())
-        protocol.connection_lost(None)
-        return transport
-    finally:
-        loop.close()
+    return drive(uvicorn.Config(app=app, http=protocol_class, lifespan="off", log_level="warning"), request)
 
 
 HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])

@@ -4,7 +4,6 @@ reaches the app. tests/server/test_http_edges.py holds the same over real connec
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import Iterator
@@ -12,12 +11,13 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from uvicorn.server import ServerState
 
 from accessgov.config import HeaderLimits
 from accessgov.http.engine import load_bundle
 from accessgov.http.server import PROTOCOLS, ServeOptions, uvicorn_config
 from accessgov.observability.access_log import EdgeLog
+from tests.support.protocols import PEER, RecordingTransport
+from tests.support.protocols import drive as drive_protocol
 
 BUNDLE = load_bundle()
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
@@ -25,36 +25,6 @@ LIMITS = HeaderLimits()
 HEAD = b"GET /api/v1/apps/app-github/entitlements HTTP/1.1\r\nHost: x\r\n"
 # The client's own lines in HEAD (Host) leave this many for a test's extra lines.
 ROOM = LIMITS.count - 1
-
-
-class Transport(asyncio.Transport):
-    """Collects what the protocol writes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.written = b""
-        self.closed = False
-
-    def write(self, data: Any) -> None:
-        self.written += bytes(data)
-
-    def close(self) -> None:
-        self.closed = True
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"peername": ("192.0.2.7", 5555), "sockname": ("127.0.0.1", 8080)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def get_write_buffer_size(self) -> int:
-        return 0
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -77,34 +47,19 @@ def log_pipe() -> Iterator[tuple[int, int]]:
     os.close(write)
 
 
-def drive(http: str, log_fd: int, data: bytes, *, limit_concurrency: int = 1000, read: int = 65536) -> Transport:
-    """Feed `data` to a new connection of the `http` protocol, in reads of `read` bytes, and let the loop run the
-    app."""
-    loop = asyncio.new_event_loop()
-    try:
-        config = uvicorn_config(app, ServeOptions(http=http, limit_concurrency=limit_concurrency))
-        config.load()
-        protocol: Any = config.http_protocol_class(config, ServerState(), {}, _loop=loop)
+def drive(
+    http: str, log_fd: int, data: bytes, *, limit_concurrency: int = 1000, read: int = 65536
+) -> RecordingTransport:
+    """Feed `data` to a new connection of the `http` protocol, in reads of `read` bytes, and let the app run."""
+
+    def log_to_pipe(protocol: Any) -> None:
         protocol._edge = EdgeLog(stream_fd=log_fd)
-        transport = Transport()
-        protocol.connection_made(transport)
 
-        async def feed() -> None:
-            for start in range(0, len(data), read):
-                if transport.closed:
-                    break
-                protocol.data_received(data[start : start + read])
-            for _ in range(10):
-                await asyncio.sleep(0)
-
-        loop.run_until_complete(feed())
-        protocol.connection_lost(None)
-        return transport
-    finally:
-        loop.close()
+    config = uvicorn_config(app, ServeOptions(http=http, limit_concurrency=limit_concurrency))
+    return drive_protocol(config, data, read=read, prepare=log_to_pipe)
 
 
-def answer(transport: Transport) -> tuple[int, dict[str, str], bytes]:
+def answer(transport: RecordingTransport) -> tuple[int, dict[str, str], bytes]:
     head, _, body = transport.written.partition(b"\r\n\r\n")
     status_line, *lines = head.decode("latin-1").split("\r\n")
     headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
@@ -120,16 +75,16 @@ def logged(read_fd: int) -> list[dict[str, Any]]:
 
 
 def expect_refusal(
-    transport: Transport, read_fd: int, status: int, code: str, method: str | None = None
+    transport: RecordingTransport, read_fd: int, status: int, code: str, method: str | None = None
 ) -> dict[str, Any]:
     got, headers, body = answer(transport)
     assert got == status, transport.written[:300]
     assert headers["content-type"] == "application/json" and int(headers["content-length"]) == len(body)
     error: dict[str, Any] = json.loads(body)
     assert error["code"] == code and not list(ERROR.iter_errors(error)), error
-    assert transport.closed
+    assert transport.closing
     (line,) = logged(read_fd)
-    expected = {"status": status, "error_code": code, "client": "192.0.2.7", "operation": "edge", "method": method}
+    expected = {"status": status, "error_code": code, "client": PEER[0], "operation": "edge", "method": method}
     assert {key: line.get(key) for key in expected} == expected, line
     assert line["request_id"] == headers["x-request-id"]
     return error
@@ -196,5 +151,5 @@ def test_the_connection_cap_is_503_error(http: str, log_pipe: tuple[int, int]) -
         503,
         "SERVICE_UNAVAILABLE",
         "GET",
-        "192.0.2.7",
+        PEER[0],
     )
