@@ -1,47 +1,18 @@
-"""The one path from handlers to the database, chosen by measurement for each backend.
+"""The one path from handlers to the database, chosen by measurement for each backend (docs/architecture.md,
+"The database path", has the design and its measurements).
 
-Handlers hand a function of a `Session` to `read` or `write` (or of a DBAPI connection to `read_raw`, or one
-prepared statement to `fetch`) and await its result.
-
-SQLite runs statements on the event loop. A SQLite statement is CPU work of tens of microseconds, and the
-sqlite3 module releases the GIL around every `sqlite3_step`: with the statements on a thread, that thread and
-the busy loop handed the GIL back and forth for every row, and a page of 26 rows cost 320 µs of CPU instead of
-72 µs. Measured under wrk against the earlier thread pools, CPU per request fell from 797 to 593 µs (page),
-779 to 648 µs (HMAC delivery) and 1,173 to 915 µs (restart). What would block stays off the loop:
-
-- `read` / `read_raw` run at once, on a read-only engine whose deferred transactions read a WAL snapshot and
-  never take the write lock.
-- `write` queues the unit; queued units are committed together once per loop turn (group commit, at most
-  `MAX_BATCH`). The loop's writer connection never waits for the lock (another process holding it: the batch
-  is tried again a moment later, for up to the busy timeout) and never fsyncs or checkpoints: `_WalSync`
-  fdatasyncs the WAL on a thread, at most every 2 ms under load, and only then are the callers told (with
-  `ACCESSGOV_SQLITE_SYNCHRONOUS=FULL`, the default; `NORMAL` skips it), and `_Checkpointer` copies the WAL
-  into the database file on another. A read may see a commit before its fsync has returned; a power loss in
-  that fraction of a millisecond loses it, and nobody who wrote it had been told it was stored.
-
-PostgreSQL runs sessions on threads (network round trips): `read` on one of `readers` threads, `write` on
-`writers` threads (2 by default) that each commit what they took from the queue together. Pools are exactly
-as large as the thread pools (no overflow), so connections are opened once and kept. The hottest reads, one
-prepared statement each (`fetch`: a page of entitlements), are awaited on the loop instead, on up to `readers`
-async connections (`storage.loop_reads`: no thread hand-off, no wait for the GIL behind the writers; a page
-went from 1,548-1,889 to 2,328-2,461 req/s under wrk). So are the webhook deliveries (`write_batched` with an
-`on_loop` unit): committed together on up to `writers` async connections (`storage.loop_batches`); under wrk,
-1,045-1,539 -> 1,442-1,759 deliveries/s (four alternating pairs), the loop 48 % busy before (waiting for the
-writer threads and the GIL), 86 % after. And the restarts (their reads and writes written once
-as `statement_steps`, driven on the writer's session elsewhere): 802-952 -> 1,561-1,720 restarts/s, the loop 23 %
-busy before, 91-93 % after. The writer threads keep the rest (the automation runner's claims and results, issued
-tokens, the CLI's units).
-
-Some work is cheaper decided for many requests at once (recording webhook deliveries: one look-up and one
-multi-row insert for the batch). `write_batched(fn, item)` queues `item`; the writer calls `fn(dbapi_connection,
-dialect, items)` once for all items of a batch queued with the same `fn`, in queue order, on the batch's
-transaction, and `fn` returns one result (or `ApiError`) per item.
+Handlers hand a function of a `Session` to `read` or `write` (of a DBAPI connection to `read_raw`, one prepared
+statement to `fetch`, a batch unit to `write_batched`) and await its result. SQLite runs statements on the event
+loop (the sqlite3 module releases the GIL around every row step: on a thread, a page cost 4x the CPU), writes
+committed together once per loop turn, fdatasync and checkpoints on threads; PostgreSQL runs sessions on bounded
+thread pools, and awaits its hottest statements on the loop's async connections (`loop_reads`, `loop_batches`).
 
 The contract for units: no I/O besides the session, and an `ApiError` (404, 409, ...) is raised before the unit
-writes anything, so the batch goes on without it. Any other exception rolls the whole batch back, and each of
-its units is then retried in a transaction of its own, so one broken unit never takes its neighbours' writes
-with it (no savepoint per unit: they cost more than the inserts of a webhook delivery). A unit's result is
-delivered only after its transaction committed (and, on SQLite, reached the disk).
+writes anything, so the batch goes on without it. Any other exception rolls the whole batch back, and each of its
+units is then retried in a transaction of its own (no savepoint per unit: they cost more than a delivery's
+inserts). A unit's result is delivered only after its transaction committed (and, on SQLite, reached the disk).
+`write_batched(fn, item)` queues `item`; the writer calls `fn(dbapi_connection, dialect, items)` once for the
+items of a batch queued with the same `fn`, in queue order, and `fn` returns one result (or `ApiError`) per item.
 """
 
 from __future__ import annotations
@@ -360,15 +331,9 @@ class _Checkpointer:
 
 
 class _KeptSession:
-    """The SQLite loop writer's Session, bound to one Connection kept for the writer's life: each batch is a
-    transaction on it, and closing the Session after a batch (`_run_batch`) clears its objects but keeps the
-    connection. A new Session and a pool checkout per batch cost 40 us against 19 (an empty batch, measured), and
-    under restart's load a batch holds only a few units. Used from the loop's thread only, one batch at a time.
-
-    A batch of batch units only (deliveries, restarts: they work on the DBAPI connection) needs no Session at
-    all: `transaction` begins and commits on the kept connection itself. An empty transaction through the Session
-    cost 61-78 us against 9-17 us this way (measured), and the Session's was ~5 % of a restart's CPU in process.
-    """
+    """The SQLite loop writer's Session on one Connection kept for the writer's life (a new Session and pool
+    checkout per batch: 40 against 19 us); `transaction` runs a batch of batch units on the kept connection with
+    no Session at all (an empty transaction: 61-78 against 9-17 us). The loop's thread only, a batch at a time."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -431,14 +396,10 @@ def _driver_error(statement: str, error: sqlite3.Error, dialect: Dialect) -> Exc
 
 
 class _LoopWriter:
-    """SQLite: units of work run on the event loop, queued units committed together (one batch per loop turn, at
-    most `batch`); a commit is made durable by `_WalSync` before callers get their results.
-
-    Measured against a writer thread: every `sqlite3_step` releases the GIL, so a database thread and a busy
-    loop hand it back and forth for every row; on the loop the same statements cost 20-25 % less CPU per request.
-    Nothing on the loop waits for the disk (no fsync, no checkpoint) or for the lock: when another process holds
-    SQLite's write lock, the batch is tried again a moment later, for up to the busy timeout.
-    """
+    """SQLite: units of work run on the event loop (20-25 % less CPU per request than on a writer thread), queued
+    units committed together (one batch per loop turn, at most `batch`), made durable by `_WalSync` before callers
+    get their results. Nothing here waits for the disk or the lock: a batch that finds SQLite's write lock held by
+    another process is tried again a moment later, for up to the busy timeout."""
 
     def __init__(
         self, sessions: _KeptSession, batch: int, wal_sync: _WalSync | None, checkpointer: _Checkpointer
@@ -491,14 +452,9 @@ class _LoopWriter:
             self.wal_sync.after_sync(batch, outcomes)
 
     def _still_growing(self) -> bool:
-        """Whether the batch grew since the last look (and may wait another loop turn for more units).
-
-        Requests arrive in waves: the responses of one synced batch go out together and their clients answer
-        within microseconds, but the loop reads their sockets over several turns. Each turn also polls for I/O,
-        so waiting while the batch grows lets the units of requests already received join it: fewer, larger
-        commits (a commit writes each changed page once, whatever the number of rows on it). A unit waits a few
-        loop turns at most, and no longer than for the sync its commit would have waited for anyway.
-        """
+        """Whether the batch grew since the last look (and may wait another loop turn for more units): the
+        requests of one wave are read over several loop turns, and waiting while the batch grows lets them share a
+        commit (a commit writes each changed page once). A unit waits `MAX_GROWING_TURNS` turns at most."""
         pending = len(self.pending)
         if pending > self.seen and pending < self.batch and self.growing_turns < MAX_GROWING_TURNS:
             self.seen = pending
