@@ -17,7 +17,7 @@ from .fastcheck import Check, compile_check
 
 BUNDLE_URI = "urn:accessgov:bundle"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
-INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
+INTEGER = re.compile(r"([+-]?)0*([0-9]+)", re.ASCII)  # leading zeros are no digits of the value
 MAX_INTEGER_DIGITS = 19
 INTEGER_CAP = 10**19  # stands for any integer beyond int64: every int64 bound judges it as the real value
 
@@ -49,8 +49,8 @@ def path_regex(path: str) -> re.Pattern[str]:
 
 
 def parse_integer(raw: str) -> int | None:
-    """An integer parameter's value: optional sign and ASCII digits, else None. Exact up to 19 digits; longer
-    ones are +-10**19 (beyond int64 only the sign matters to a bound, and int() refuses over 4,300 digits)."""
+    """An integer parameter's value: optional sign and ASCII digits, else None. Exact up to 19 significant digits;
+    longer ones are +-10**19 (beyond int64 only the sign matters to a bound, and int() refuses over 4,300 digits)."""
     match = INTEGER.fullmatch(raw)
     if match is None:
         return None

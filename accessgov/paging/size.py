@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
+from accessgov.contract.bundle import parse_integer
 from accessgov.paging.errors import PageSizeError
 from accessgov.paging.limits import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE
-
-_INTEGER = re.compile(r"([+-]?)0*([0-9]+)", re.ASCII)
-# Longer digit strings are out of range whatever they say (and would hit int()'s digit limit).
-_MAX_DIGITS = 18
 
 
 def clamp_page_size(
@@ -22,7 +17,8 @@ def clamp_page_size(
     """The page size to serve for the client's `value`, clamped into ``minimum..maximum``.
 
     - ``None`` (parameter absent) and ``""`` (``?page_size=`` with no value) mean `default`.
-    - A string must be an optional sign and ASCII digits, nothing else: no whitespace, no ``1.5``, no ``1e3``.
+    - A string must be an optional sign and ASCII digits, nothing else: no whitespace, no ``1.5``, no ``1e3``
+      (the parameter grammar of `accessgov.contract.bundle.parse_integer`, which the engine checked it by).
     - An int is taken as is; a float only if integral (JSON Schema counts ``10.0`` as an integer), so a
       POST body's ``1.5`` is rejected. Bools and every other type are rejected.
 
@@ -42,13 +38,10 @@ def clamp_page_size(
             raise PageSizeError(f"page_size must be an integer, got {value!r}")
         number = int(value)
     elif isinstance(value, str):
-        match = _INTEGER.fullmatch(value)
-        if match is None:
+        parsed = parse_integer(value)
+        if parsed is None:
             raise PageSizeError(f"page_size must be an integer, got {_shorten(value)!r}")
-        sign, digits = match.groups()
-        if len(digits) > _MAX_DIGITS:
-            return minimum if sign == "-" else maximum
-        number = -int(digits) if sign == "-" else int(digits)
+        number = parsed
     else:
         raise PageSizeError(f"page_size must be an integer, got {type(value).__name__}")
     return max(minimum, min(maximum, number))

@@ -50,6 +50,7 @@ VERDICTS = {
     "-9223372036854775808": (True, True),
     BIG: (False, True),
     "9" * 20: (False, True),
+    "0" * 30 + "7": (True, True),  # leading zeros are no digits of the value
     "-" + "9" * 25: (False, True),
     "1" * 5000: (False, True),
     "١٢": (False, False),  # Arabic-Indic digits: not ASCII
@@ -86,6 +87,7 @@ def test_engine_proxy_and_mock_judge_integers_alike(name: str) -> None:
 def test_parse_integer() -> None:
     assert [parse_integer(v) for v in ("0", "-0", "+5", BIG, "-" + "9" * 20)] == [0, 0, 5, int(BIG), -(10**19)]
     assert parse_integer("1" * 100_000) == 10**19  # never int() of the digits
+    assert parse_integer("-" + "0" * 40 + "12") == -12
     assert [parse_integer(v) for v in ("١٢", " 1", "1.0", "", "+", "0x1")] == [None] * 6
     assert (coerce("boolean", "true"), coerce("boolean", "false"), coerce("boolean", "True")) == (True, False, "True")
     with pytest.raises(ValueError):
