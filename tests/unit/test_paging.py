@@ -16,7 +16,6 @@ import pytest
 
 from accessgov import paging
 from accessgov.paging import (
-    Page,
     PageRequest,
     PageSizeError,
     PageTokenCodec,
@@ -298,7 +297,7 @@ def test_page_response(codec: PageTokenCodec) -> None:
     body = page_response([{"id": "a"}], ("a",), codec=codec, collection=COLLECTION)
     assert body["list"] == [{"id": "a"}]
     assert codec.decode(body["nextPageToken"], COLLECTION) == ("a",)
-    assert Page([], "").as_dict() == {"list": [], "nextPageToken": ""}
+    assert page_response([], None, codec=codec, collection=COLLECTION) == {"list": [], "nextPageToken": ""}
 
 
 # ------------------------------------------------------------------------------------------ keyset SQL
