@@ -1,9 +1,6 @@
-"""Short-lived read caches in front of the database for what every request looks up: listeners and tokens.
-
-Entries live `ttl` seconds (2 s by default), so a change made elsewhere (the CLI, another worker) is seen
-within that bound; a change made through the same cache object (`invalidate`) is seen at once. Misses are
-cached too, so a flood of unknown ids costs one query per id and period; the number of entries is bounded.
-One load per key is in flight at a time: concurrent requests for a missing key await the same query.
+"""Short-lived read caches of listeners and tokens: entries live `ttl` seconds (2 s by default), so a change made
+elsewhere is seen within that and one through `invalidate` at once. Misses are cached too, the number of entries
+is bounded, and one load per key is in flight (concurrent requests for a missing key await the same query).
 """
 
 from __future__ import annotations
@@ -150,10 +147,8 @@ class TokenGrant:
 
 
 class TokenCache(TtlCache[str, TokenGrant | None]):
-    """Bearer tokens by their SHA-256 (the token itself is never a key): API tokens, then access tokens.
-
-    An access token's entry never outlives the token: its deadline is the token's expiry.
-    """
+    """Bearer tokens by their SHA-256 (the token itself is never a key): API tokens, then access tokens, whose
+    entries never outlive the token."""
 
     def __init__(self, db: Database, *, wall_clock: Callable[[], float] = time.time, **options: Any) -> None:
         def lookup(session: Session, digest: str) -> tuple[TokenGrant | None, float | None]:

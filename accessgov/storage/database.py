@@ -1,18 +1,10 @@
-"""The one path from handlers to the database, chosen by measurement for each backend (docs/architecture.md,
-"The database path", has the design and its measurements).
+"""The one path from handlers to the database (design and measurements: docs/architecture.md, "The database path").
 
-Handlers hand a function of a `Session` to `read` or `write` (of a DBAPI connection to `read_raw`, one prepared
-statement to `fetch`, a batch unit to `write_batched`) and await its result. SQLite runs statements on the event
-loop (the sqlite3 module releases the GIL around every row step: on a thread, a page cost 4x the CPU), writes
-committed together once per loop turn, fdatasync and checkpoints on threads; PostgreSQL runs sessions on bounded
-thread pools, and awaits its hottest statements on the loop's async connections (`loop_reads`, `loop_batches`).
-
-The contract for units: no I/O besides the session, and an `ApiError` (404, 409, ...) is raised before the unit
-writes anything, so the batch goes on without it. Any other exception rolls the whole batch back, and each of its
-units is then retried in a transaction of its own (no savepoint per unit: they cost more than a delivery's
-inserts). A unit's result is delivered only after its transaction committed (and, on SQLite, reached the disk).
-`write_batched(fn, item)` queues `item`; the writer calls `fn(dbapi_connection, dialect, items)` once for the
-items of a batch queued with the same `fn`, in queue order, and `fn` returns one result (or `ApiError`) per item.
+Handlers await `read`/`write` (a function of a `Session`), `read_raw` (of a DBAPI connection), `fetch` (one
+prepared statement) or `write_batched` (a `BatchUnit` called once with the items of a batch, in queue order).
+A unit does no I/O besides the database and raises `ApiError` (404, 409, ...) before writing anything, so the
+batch goes on without it; any other exception rolls the batch back and each unit is retried alone. A result is
+delivered only after its transaction committed (and, on SQLite, its WAL was fdatasynced).
 """
 
 from __future__ import annotations
@@ -231,11 +223,8 @@ class _ThreadWriter:
 
 
 class _WalSync:
-    """Makes SQLite commits durable off the event loop: `fdatasync` of the WAL file on a thread, then the outcomes
-    of every batch committed before it are delivered. Batches that queue while a sync runs share the next one,
-    and a sync starts no sooner than `min_interval` after the previous one started: an fdatasync costs the same
-    for one batch as for ten (~300 µs of CPU here, most of it in the kernel), so under load it is shared, while
-    a commit after a quiet spell is synced at once."""
+    """SQLite: `fdatasync` of the WAL on a thread, then the outcomes of every batch committed before it are
+    delivered; batches queued meanwhile share the next sync, started no sooner than `min_interval` after the last."""
 
     def __init__(self, database_file: Path, min_interval: float = SYNC_MIN_INTERVAL_SECONDS) -> None:
         self.min_interval = min_interval
@@ -290,8 +279,7 @@ class _WalSync:
 
 
 class _Checkpointer:
-    """Copies the WAL into the database file on a thread (`wal_checkpoint(PASSIVE)`, which never blocks the
-    writer), at most every `interval` seconds and only after commits: the loop's writer never checkpoints."""
+    """`wal_checkpoint(PASSIVE)` on a thread, at most every `interval` seconds and only after commits."""
 
     def __init__(self, engine: Engine, interval: float = CHECKPOINT_SECONDS) -> None:
         self.engine = engine
@@ -331,9 +319,8 @@ class _Checkpointer:
 
 
 class _KeptSession:
-    """The SQLite loop writer's Session on one Connection kept for the writer's life (a new Session and pool
-    checkout per batch: 40 against 19 us); `transaction` runs a batch of batch units on the kept connection with
-    no Session at all (an empty transaction: 61-78 against 9-17 us). The loop's thread only, a batch at a time."""
+    """The SQLite loop writer's Session on one Connection kept for the writer's life; `transaction` runs batch units
+    on that connection with no Session at all. The loop's thread only, a batch at a time."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -396,10 +383,8 @@ def _driver_error(statement: str, error: sqlite3.Error, dialect: Dialect) -> Exc
 
 
 class _LoopWriter:
-    """SQLite: units of work run on the event loop (20-25 % less CPU per request than on a writer thread), queued
-    units committed together (one batch per loop turn, at most `batch`), made durable by `_WalSync` before callers
-    get their results. Nothing here waits for the disk or the lock: a batch that finds SQLite's write lock held by
-    another process is tried again a moment later, for up to the busy timeout."""
+    """SQLite: units run on the event loop, committed together (a batch per loop turn, at most `batch`), made
+    durable by `_WalSync` before callers hear; a batch finding the write lock taken is retried for the busy timeout."""
 
     def __init__(
         self, sessions: _KeptSession, batch: int, wal_sync: _WalSync | None, checkpointer: _Checkpointer
@@ -452,9 +437,8 @@ class _LoopWriter:
             self.wal_sync.after_sync(batch, outcomes)
 
     def _still_growing(self) -> bool:
-        """Whether the batch grew since the last look (and may wait another loop turn for more units): the
-        requests of one wave are read over several loop turns, and waiting while the batch grows lets them share a
-        commit (a commit writes each changed page once). A unit waits `MAX_GROWING_TURNS` turns at most."""
+        """Whether the batch grew since the last look, so it waits another loop turn (`MAX_GROWING_TURNS` at most)
+        for the rest of the wave to share its commit."""
         pending = len(self.pending)
         if pending > self.seen and pending < self.batch and self.growing_turns < MAX_GROWING_TURNS:
             self.seen = pending

@@ -40,18 +40,10 @@ def rowcount(result: Result[Any]) -> int:
 
 
 def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = False, **kwargs: Any) -> Engine:
-    """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`.
-
-    SQLite: WAL (readers do not block the writer), foreign keys on, a 5 s busy timeout, and every
-    transaction opened with `BEGIN IMMEDIATE`. The last one matters: a deferred transaction that reads
-    and then writes cannot wait for a concurrent writer (SQLITE_BUSY_SNAPSHOT fails at once, whatever the
-    busy timeout), whereas an immediate one queues on the busy timeout and then sees the winner's commit.
-    `read_only=True` is the exception: its connections refuse writes (`query_only`) and begin deferred
-    transactions, which read a WAL snapshot without ever taking the write lock. `loop_writer=True` configures the
-    event loop's writer connection (see `storage.database`): it never waits on the lock (busy timeout 0: the
-    caller retries later instead of blocking the loop), never checkpoints (a thread does), and commits without
-    fsync (`synchronous = NORMAL`: a thread syncs the WAL before anyone is told of the commit).
-    """
+    """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`. SQLite: WAL, foreign keys,
+    a 5 s busy timeout, transactions begun `BEGIN IMMEDIATE`; `read_only` connections refuse writes and begin
+    deferred ones; `loop_writer` is the event loop's writer (no busy wait, no checkpoint, no fsync: a thread syncs).
+    Why each: docs/architecture.md, "Storage settings and their measurements"."""
     url = normalize_database_url(url)
     backend = sa.make_url(url).get_backend_name()
     from accessgov.jsoncodec import dumps, loads
@@ -67,14 +59,8 @@ def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = Fals
 
 
 def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
-    """Ping a pooled connection before use only when it sat idle for over `idle_seconds`.
-
-    `pool_pre_ping` pings on every checkout: a round trip per transaction, which under load cost a delivery's
-    transaction one of its six round trips (measured at 500 deliveries/s offered on this 2-core machine: p99
-    20-30 ms with it, 11-16 ms without). A connection that broke while idle (server restart, idle timeout, a
-    dropped NAT entry) is still caught before a unit runs on it; one in constant use fails its statement
-    instead, as it could between a ping and the statement anyway.
-    """
+    """Ping a pooled connection before use only when it sat idle for over `idle_seconds` (`pool_pre_ping`, a round
+    trip per transaction, measured: p99 20-30 -> 11-16 ms without it; see docs/architecture.md)."""
 
     @event.listens_for(engine, "checkin")
     def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
@@ -111,28 +97,22 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: b
                 cursor.execute("PRAGMA synchronous = NORMAL")
             else:
                 cursor.execute(f"PRAGMA synchronous = {SQLITE_SYNCHRONOUS}")
-            # synchronous stays FULL (not WAL's usual NORMAL): an idempotency record must survive a power
-            # loss too, or an acknowledged event could be run again after the reboot.
         finally:
             cursor.close()
 
     begin = "BEGIN" if read_only else SQLITE_BEGIN
 
     def _do_begin(dbapi_connection: Any) -> None:
-        # The dialect's own hook, not a "begin" event running `exec_driver_sql`: SQLAlchemy's execution path for
-        # one statement cost more than the rest of an empty transaction (66 -> 47 us per Session transaction,
-        # measured), and errors raised here are still wrapped (a taken lock is `OperationalError`).
+        # The dialect's hook, not a "begin" event (measured: 66 -> 47 us per Session transaction); errors raised
+        # here are still wrapped (a taken lock is `OperationalError`).
         dbapi_connection.driver_connection.execute(begin)
 
     engine.dialect.do_begin = _do_begin  # type: ignore[method-assign]
 
 
 def _enable_wal(cursor: Any) -> None:
-    """Switch a database file to WAL (persistent, so usually already done).
-
-    The switch needs an exclusive lock, and SQLite reports it busy at once instead of calling the busy
-    handler, so workers opening a new database together retry here for up to the busy timeout.
-    """
+    """Switch a database file to WAL (persistent, so usually already done). The switch's exclusive lock is reported
+    busy at once, not through the busy handler: workers opening a new database together retry here."""
     deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
     while True:
         try:
@@ -145,11 +125,8 @@ def _enable_wal(cursor: Any) -> None:
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
-    """An Alembic Config for the migrations shipped in the package (no alembic.ini needed).
-
-    With `connection`, env.py migrates over it (inside the caller's transaction); without, env.py
-    connects to `DATABASE_URL` / the default SQLite file.
-    """
+    """An Alembic Config for the migrations shipped in the package: env.py migrates over `connection` (in the
+    caller's transaction), or without one connects to `DATABASE_URL` / the default SQLite file."""
     from alembic.config import Config  # imported when migrating only: it is slow to import
 
     config = Config()
@@ -175,11 +152,8 @@ def current_revision(session: Session) -> str | None:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the database to the newest revision (`alembic upgrade head`); a no-op when already there.
-
-    Safe when several workers start at once: one transaction holds a lock for the whole upgrade
-    (SQLite's `BEGIN IMMEDIATE`, a PostgreSQL advisory lock), so the others then find the schema current.
-    """
+    """`alembic upgrade head` (a no-op when there), safe for workers starting together: one transaction holds a lock
+    for the whole upgrade (SQLite's `BEGIN IMMEDIATE`, a PostgreSQL advisory lock)."""
     from alembic import command
 
     with engine.begin() as connection:

@@ -41,12 +41,9 @@ def insert_entitlements(
     now: datetime | None = None,
     batch_size: int = INSERT_BATCH_SIZE,
 ) -> int:
-    """Insert entitlement documents of `app_id` (each with an `id`); returns how many. Existing ids fail
-    the primary key (IntegrityError). All or nothing; the caller commits.
-
-    Bypasses the ORM: PostgreSQL (psycopg) streams the rows with COPY, about 4x faster than executemany;
-    elsewhere Core executemany in batches of `batch_size`.
-    """
+    """Insert entitlement documents of `app_id` (each with an `id`); returns how many. An existing id fails the
+    primary key (IntegrityError); all or nothing; the caller commits. psycopg streams the rows with COPY (about
+    4x faster than executemany); elsewhere Core executemany in batches of `batch_size`."""
     rows = _rows(app_id, docs, now or ids.utcnow())
     # A savepoint makes the call all-or-nothing, and leaves the caller's transaction usable after a bad
     # document or a duplicate id (on PostgreSQL a failed COPY would otherwise abort the transaction).
@@ -126,14 +123,9 @@ Rows = list[tuple[str, str]]
 
 class EntitlementPages:
     """The reads of the list operation: the app's document and one page of its entitlements (id, document text), or
-    None without such an app; the directory objects an entitlement names.
-
-    PostgreSQL: one statement (`_with_app`), a single round trip on a connection of the loop's
-    (`Database.fetch`). SQLite: the app, then the page, on the loop's connection; the join's plan materialises the
-    page and sorts it in a temporary b-tree, 52 us against 18 us for the two statements (25 entitlements). Each
-    reads its own snapshot there: the app only decides the 404 and leads `expanded`, and a page never depends on
-    the app's document.
-    """
+    None without such an app; the directory objects an entitlement names. PostgreSQL: one statement
+    (`_with_app`); SQLite: the app, then the page (docs/architecture.md, "A page of entitlements"), each its own
+    snapshot, which is safe: the app only decides the 404 and a page never depends on its document."""
 
     def __init__(self, db: Database) -> None:
         self.db = db

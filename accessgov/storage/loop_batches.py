@@ -1,11 +1,7 @@
-"""PostgreSQL's hottest writes on the event loop: units of a batch function committed together (group commit) on
-a few psycopg async connections, without a writer thread.
-
-Items submitted while every connection is busy wait together, and the next connection free takes all of them
-(at most `max_batch`) into one transaction: one statement per item, pipelined, and one commit. A batch that
-fails for any other reason than its connection is run again one item per transaction, so one bad item never
-takes its neighbours with it (as `Database`'s writer threads do). A connection that failed is closed, never
-reused; a write is not repeated on another (whether it committed is unknown: the caller is told it failed).
+"""PostgreSQL's hottest writes on the event loop: what is queued while every connection is busy is committed in one
+transaction (at most `max_batch` items) by the next psycopg async connection free. A batch that failed, not by
+losing its connection, is run again an item per transaction; a connection that failed is closed and its write
+not repeated elsewhere (whether it committed is unknown: the caller is told it failed).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""PostgreSQL's hot reads on the event loop: a small bounded pool of psycopg async connections.
+"""PostgreSQL's hot reads on the event loop: a semaphore and a stack of psycopg async connections (measured against
+reader threads and psycopg_pool: docs/architecture.md, "The database path").
 
-A page of entitlements read through a reader thread (`Database.read_raw`) pays a hand-off each way and, while the
-writer threads are busy, a wait for the GIL. Measured on the page's statement (16 concurrent callers, 4
-connections, uvloop, the demo app's 25 entitlements): reader threads 3,956-4,746 reads/s at 222-264 us of CPU per
-read, async connections on the loop 5,497-7,831 reads/s at 117-180 us. psycopg_pool's `AsyncConnectionPool` gave
-3,758-4,491 reads/s at 220-264 us: its checkout (a lock, a maintenance check, a context manager) cost what the
-threads did, so the pool here is a semaphore and a stack of idle connections.
-
-Connections are autocommit (each statement reads one snapshot), opened on first use up to `size`, most recently
-used first, and belong to one event loop: a pool used from another loop (tests, tools) starts over. A connection
-that failed in any way, or whose statement was cancelled, is closed rather than reused; a read that failed on a
-connection kept from earlier because that connection broke is tried once more on a new one (a read is safe to
-repeat; the server may have restarted meanwhile).
+Connections are autocommit, opened on first use up to `size`, most recently used first, and belong to one event
+loop (another loop starts over). A connection that failed, or whose statement was cancelled, is closed; a read
+that failed because a kept connection had broken is tried once more on a new one (a read is safe to repeat).
 """
 
 from __future__ import annotations

@@ -28,11 +28,8 @@ FINAL_RUN_STATUSES = ("SUCCEEDED", "SKIPPED", "FAILED")
 
 
 class UTCDateTime(sa.TypeDecorator[datetime]):
-    """`DateTime(timezone=True)` that always stores UTC and always returns aware UTC datetimes.
-
-    SQLite keeps no offset (it would store the wall time of whatever zone was passed), so values are
-    converted to UTC on the way in and tagged UTC on the way out; naive input is rejected rather than guessed.
-    """
+    """`DateTime(timezone=True)` that stores UTC and returns aware UTC datetimes (SQLite keeps no offset); naive input
+    is rejected rather than guessed."""
 
     impl = sa.DateTime(timezone=True)
     cache_ok = True
@@ -50,10 +47,8 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
     def bind_processor(self, dialect: Dialect) -> Callable[[datetime | None], Any] | None:
-        """On SQLite, the text SQLAlchemy's DATETIME stores (`YYYY-MM-DD HH:MM:SS.ffffff`), for a value already in
-        UTC (the server's own clock: every datetime on the request path) cut from one `isoformat` call: the
-        checks, conversion and %-format of seven fields cost 1.75 us per datetime, 1.1 this way (measured), and
-        a delivery binds three. Any other value goes through `process_bind_param` first."""
+        """On SQLite, the text SQLAlchemy's DATETIME stores, cut from one `isoformat` call for a value already in UTC
+        (measured: 1.75 -> 1.1 µs a datetime, three a delivery); any other goes through `process_bind_param` first."""
         if dialect.name != "sqlite":
             return super().bind_processor(dialect)
         check = self.process_bind_param
@@ -152,10 +147,8 @@ class AutomationRun(Base):
 
 
 class Task(Base):
-    """A task; `document` is the Task resource as the API returns it, except for its policy's history: the steps
-    are rows of `task_history_steps` (positions `history_start` up to `history_start + history_length`) and the
-    document holds `[]` in their place (see `storage.task_history`). A restart appends one row instead of
-    rewriting a row that grows with every restart."""
+    """A task; `document` is the Task resource as the API returns it, but its policy's history is `[]`: the steps are
+    rows of `task_history_steps` at positions `history_start` up to `history_start + history_length`."""
 
     __tablename__ = "tasks"
 

@@ -1,10 +1,6 @@
-"""Every sealed value in the database, in one place: what it is bound to (associated data), sealing the
-plaintext rows of an older database, re-sealing everything under the primary key (`accessgov keys rotate`),
-and which key ids are still referenced (`accessgov keys prune`).
-
-Sealed values: `listeners.hmac_secret_sealed`, `listeners.previous_hmac_secret_sealed` (both bound to
-`listener:<id>:hmac`) and the `page_token_keys` setting (bound to `setting:page_token_keys`).
-"""
+"""Every sealed value in the database, in one place: the listeners' two secret columns (bound to
+`listener:<id>:hmac`) and the `page_token_keys` setting (bound to `setting:page_token_keys`). Sealing an older
+database's plaintext, re-sealing under the primary key (`keys rotate`), the key ids in use (`keys prune`)."""
 
 from __future__ import annotations
 
@@ -167,11 +163,9 @@ def keyring_of(bind: Session | Connection | None) -> Keyring:
 
 
 def open_keyring(database_url: str | None = None, env: Mapping[str, str] = os.environ) -> Keyring:
-    """The keyring for the database at `database_url` (default: `DATABASE_URL`'s), by the one rule of
-    `keyring.key_source`: what the server and every CLI command use. A key file is created on first use, but
-    never beside a database that already holds sealed values: a new key could not open them, and a second key
-    file would silently split the secrets between two keys (the usual cause: another working directory or
-    another `ACCESSGOV_SECRET_KEY_FILE`)."""
+    """The keyring for the database at `database_url` (default: `DATABASE_URL`'s), by `keyring.key_source`'s rule.
+    A key file is created on first use, never beside a database holding sealed values: a new key could not open
+    them (the usual cause: another working directory or `ACCESSGOV_SECRET_KEY_FILE`)."""
     path, why = key_source(env, database_url)
     if path is not None and not path.exists():
         if database_url is None:
