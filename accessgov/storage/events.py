@@ -1,11 +1,9 @@
 """Durable idempotency of inbound webhook events, and the queue of automation runs they trigger (an outbox).
 
-The (listener_id, event_id) primary key of `webhook_events` is what makes a delivery count once: the
-claim is an `INSERT ... ON CONFLICT DO NOTHING`, so concurrent deliveries of one event (threads,
-processes, servers) are decided by the database, never by a read-then-write check. The same transaction
-queues the automation run; runners claim queued runs under a lease and finish them with a conditional
-update, so a runner that dies mid-run loses nothing (the lease expires, another runner claims the run) and
-a run is never recorded twice (a stale runner's result no longer matches the run's attempt).
+The (listener_id, event_id) primary key of `webhook_events` makes a delivery count once: the database decides
+between concurrent deliveries of one event, never a read-then-write check. The same transaction queues the run;
+runners claim runs under a lease and finish them with an update conditional on their attempt, so a runner that
+dies loses nothing and a stale runner's result is never recorded.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
 from accessgov.storage.engine import rowcount
-from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.prepared import PreparedQuery, per_dialect
 from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
 
 EVENT_RETENTION = timedelta(days=7)
@@ -101,19 +99,13 @@ class _Statements:
     claim_and_queue: PreparedQuery | None  # PostgreSQL: `_claim_and_queue_statement`
 
 
+@per_dialect
 def _prepared(dialect: Dialect) -> _Statements:
-    prepared = _PREPARED.get(dialect.name)
-    if prepared is None:
-        postgres = dialect.name == "postgresql"
-        prepared = _PREPARED[dialect.name] = _Statements(
-            insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
-            insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
-            claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if postgres else None,
-        )
-    return prepared
-
-
-_PREPARED: dict[str, _Statements] = {}
+    return _Statements(
+        insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
+        insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
+        claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if dialect.name == "postgresql" else None,
+    )
 
 
 class Delivery(NamedTuple):
@@ -128,16 +120,11 @@ class Delivery(NamedTuple):
 
 
 def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """Record each of `deliveries` (its event and its automation run, exactly once per listener and event id; a
-    repeated event in the list is a duplicate), in order, on a DBAPI connection inside the caller's transaction
-    (the writer's batch unit).
-
-    On SQLite the transaction holds the database's write lock from its start (`BEGIN IMMEDIATE`), so one
-    look-up of the events already recorded and two multi-row inserts decide the whole batch: measured at a
-    fifth of the CPU of two statements per delivery. On PostgreSQL another server may be inserting the same
-    event at the same moment, so each event is claimed by the database's own conflict handling, all of the
-    batch's claims in one pipelined `executemany`.
-    """
+    """Record each of `deliveries` (its event and its run, exactly once per listener and event id; a repeat in the
+    list is a duplicate), in order, on a DBAPI connection in the caller's transaction (the writer's batch unit).
+    SQLite holds the write lock from `BEGIN IMMEDIATE`, so one look-up and two multi-row inserts decide the batch
+    (a fifth of the CPU of two statements per delivery); PostgreSQL claims each event by its own conflict
+    handling (another server may insert it meanwhile), all claims in one pipelined `executemany`."""
     statements = _prepared(dialect)
     if dialect.name == "postgresql":
         return _record_claimed(statements, dbapi, deliveries)
@@ -263,45 +250,27 @@ class _RunnerStatements:
     finish: PreparedQuery  # `_FINISH`
 
 
+@per_dialect
 def _runner_statements(dialect: Dialect) -> _RunnerStatements:
-    statements = _RUNNER_STATEMENTS.get(dialect.name)
-    if statements is None:
-        columns = (
-            _RUNS.c.id,
-            _RUNS.c.listener_id,
-            _RUNS.c.event_id,
-            _RUNS.c.context,
-            _RUNS.c.attempts,
-            _RUNS.c.created_at,
-        )
-        limit: BindParameter[int] = bindparam("limit")
-        selects = [
-            select(*columns).where(claimable).order_by(_RUNS.c.created_at).limit(limit)
-            for claimable in (_RUNS.c.status == QUEUED, _expired(bindparam("now", type_=_RUNS.c.lease_until.type)))
-        ]
-        if dialect.name == "postgresql":  # runners share the queue without waiting on each other's rows
-            selects = [stmt.with_for_update(skip_locked=True) for stmt in selects]
-        take = (
-            update(_RUNS)
-            .where(_RUNS.c.id == bindparam("run_id"))
-            .values(status=RUNNING, attempts=_RUNS.c.attempts + 1, lease_until=bindparam("lease_until"))
-        )
-        statements = _RUNNER_STATEMENTS[dialect.name] = _RunnerStatements(
-            *(PreparedQuery(stmt, dialect) for stmt in (*selects, take, _FINISH))
-        )
-    return statements
-
-
-_RUNNER_STATEMENTS: dict[str, _RunnerStatements] = {}
+    columns = (_RUNS.c.id, _RUNS.c.listener_id, _RUNS.c.event_id, _RUNS.c.context, _RUNS.c.attempts, _RUNS.c.created_at)
+    limit: BindParameter[int] = bindparam("limit")
+    selects = [
+        select(*columns).where(claimable).order_by(_RUNS.c.created_at).limit(limit)
+        for claimable in (_RUNS.c.status == QUEUED, _expired(bindparam("now", type_=_RUNS.c.lease_until.type)))
+    ]
+    if dialect.name == "postgresql":  # runners share the queue without waiting on each other's rows
+        selects = [stmt.with_for_update(skip_locked=True) for stmt in selects]
+    take = (
+        update(_RUNS)
+        .where(_RUNS.c.id == bindparam("run_id"))
+        .values(status=RUNNING, attempts=_RUNS.c.attempts + 1, lease_until=bindparam("lease_until"))
+    )
+    return _RunnerStatements(*(PreparedQuery(stmt, dialect) for stmt in (*selects, take, _FINISH)))
 
 
 def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int) -> list[ClaimedRun]:
-    """Take up to `limit` runs, oldest first: queued ones, and running ones whose lease has expired.
-
-    PostgreSQL skips rows another runner has locked (`FOR UPDATE SKIP LOCKED`), so several runners share
-    the queue without waiting on each other; SQLite has one writer at a time anyway. Runs claimed
-    `MAX_ATTEMPTS` times already are finished as FAILED instead.
-    """
+    """Take up to `limit` runs, oldest first: queued ones, and running ones whose lease has expired (PostgreSQL
+    skips rows another runner locked). Runs claimed `MAX_ATTEMPTS` times already are finished as FAILED instead."""
     connection = session.connection()
     statements = _runner_statements(connection.dialect)
     dbapi = connection.connection.driver_connection  # the session's transaction

@@ -1,16 +1,12 @@
-"""Statements compiled once per dialect by SQLAlchemy and executed on a plain DBAPI connection.
-
-For the few queries on every request's path (a page of entitlements), building a Core statement, computing
-its cache key and going through SQLAlchemy's result machinery cost several times the query itself (measured:
-192 µs against 13 µs for a page on SQLite). SQLAlchemy still writes the SQL for each dialect; only the
-execution is direct: parameters go through the columns' bind processors for the dialect, as through Core.
-"""
+"""Statements compiled once per dialect by SQLAlchemy and executed on a plain DBAPI connection: for the queries on
+every request's path, Core's statement building, cache key and result machinery cost several times the query
+(measured: 192 against 13 µs for a page on SQLite)."""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
@@ -19,14 +15,25 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from accessgov.jsoncodec import loads
 
+T = TypeVar("T")
+
+
+def per_dialect(build: Callable[[Dialect], T]) -> Callable[[Dialect], T]:
+    """`build(dialect)` once per dialect name, then the same value: a module's statements, compiled once."""
+    built: dict[str, T] = {}
+
+    def get(dialect: Dialect) -> T:
+        value = built.get(dialect.name)
+        if value is None:
+            value = built[dialect.name] = build(dialect)
+        return value
+
+    return get
+
 
 class PreparedQuery:
-    """One statement, compiled for one dialect; `run` executes it on a DBAPI connection.
-
-    Parameters go through the same bind processors SQLAlchemy would apply (a column's type for this
-    dialect: datetimes as SQLite stores them, JSON serialised), so rows written here read back exactly as
-    rows written through Core.
-    """
+    """One statement, compiled for one dialect; `run` executes it on a DBAPI connection. Parameters go through the
+    bind processors Core would apply, so rows written here read back exactly as rows written through Core."""
 
     def __init__(self, stmt: ClauseElement, dialect: Dialect) -> None:
         compiled = cast(SQLCompiler, stmt.compile(dialect=dialect))  # a statement's compiler, not DDL's

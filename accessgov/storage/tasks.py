@@ -16,17 +16,12 @@ from sqlalchemy.orm import Session
 from accessgov.jsoncodec import RawJSON, dumps_bytes, extends, loads_each
 from accessgov.storage import ids
 from accessgov.storage.parsed_documents import ParsedDocuments
-from accessgov.storage.prepared import PreparedQuery, json_column
+from accessgov.storage.prepared import PreparedQuery, json_column, per_dialect
 from accessgov.storage.schema import Policy, Task, TaskAction, TaskHistoryStep
 from accessgov.storage.statement_steps import Steps, read, write, write_many
 from accessgov.storage.task_history import HistoryCache, join, split
 
-__all__ = [
-    "Action",
-    "TaskWrites",
-    "parse_numeric_id",
-    "save_task",
-]
+__all__ = ["Action", "TaskWrites", "parse_numeric_id", "save_task"]
 
 INT64_MAX = 2**63 - 1
 
@@ -85,9 +80,8 @@ def _fresh_start(after: int) -> int:
     return max(after, time.time_ns() // 1000)
 
 
-# The restart path's statements, compiled once per dialect and run on the write transaction's own DBAPI
-# connection: the ORM (identity map, flush) and Core's per-call machinery cost more than the statements
-# themselves (profiled: ~55% of a restart's writer time before, with one `session.connection()` per call).
+# The restart path's statements, run on the transaction's DBAPI connection: the ORM and Core's per-call machinery
+# cost more than the statements (profiled: ~55% of a restart's writer time).
 _TASKS = Task.__table__
 _ACTIONS = TaskAction.__table__
 # The document as stored text on every backend (PostgreSQL's json type keeps the text as written), so that
@@ -120,8 +114,7 @@ _INSERT_STEP = insert(_STEPS).values(
     task_id=bindparam("task_id"), position=bindparam("position"), step=bindparam("step", type_=_STEPS.c.step.type)
 )
 _DELETE_STEPS = delete(_STEPS).where(_STEPS.c.task_id == bindparam("task_id"))
-# PostgreSQL: a restart's three writes (the step appended, the task's row, the action recorded) in one statement,
-# one round trip instead of three (data-modifying CTEs run to completion whether or not the statement reads them).
+# PostgreSQL: a restart's three writes in one statement (data-modifying CTEs run whether or not it reads them):
 # psycopg's work per statement was ~40 % of a restart's CPU on the loop (profiled).
 _RESTART = _REPLACE.add_cte(_INSERT_STEP.cte("appended")).add_cte(_INSERT_ACTION.cte("recorded"))
 
@@ -140,28 +133,23 @@ class _Statements:
     restart: PreparedQuery | None  # PostgreSQL's
 
 
-_STATEMENTS: dict[str, _Statements] = {}
-
-
+@per_dialect
 def _statements(dialect: Dialect) -> _Statements:
-    statements = _STATEMENTS.get(dialect.name)
-    if statements is None:
-        lock = dialect.name == "postgresql"
-        locking = (_BY_ID, _BY_NUMERIC, _HISTORY_OF)
-        by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in locking) if lock else locking
-        statements = _STATEMENTS[dialect.name] = _Statements(
-            by_id=PreparedQuery(by_id, dialect),
-            by_numeric=PreparedQuery(by_numeric, dialect),
-            history_of=PreparedQuery(history_of, dialect),
-            policy=PreparedQuery(_POLICY, dialect),
-            replace=PreparedQuery(_REPLACE, dialect),
-            insert_action=PreparedQuery(_INSERT_ACTION, dialect),
-            step_texts=PreparedQuery(_STEP_TEXTS, dialect),
-            insert_step=PreparedQuery(_INSERT_STEP, dialect),
-            delete_steps=PreparedQuery(_DELETE_STEPS, dialect),
-            restart=PreparedQuery(_RESTART, dialect) if lock else None,
-        )
-    return statements
+    lock = dialect.name == "postgresql"
+    locking = (_BY_ID, _BY_NUMERIC, _HISTORY_OF)
+    by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in locking) if lock else locking
+    return _Statements(
+        by_id=PreparedQuery(by_id, dialect),
+        by_numeric=PreparedQuery(by_numeric, dialect),
+        history_of=PreparedQuery(history_of, dialect),
+        policy=PreparedQuery(_POLICY, dialect),
+        replace=PreparedQuery(_REPLACE, dialect),
+        insert_action=PreparedQuery(_INSERT_ACTION, dialect),
+        step_texts=PreparedQuery(_STEP_TEXTS, dialect),
+        insert_step=PreparedQuery(_INSERT_STEP, dialect),
+        delete_steps=PreparedQuery(_DELETE_STEPS, dialect),
+        restart=PreparedQuery(_RESTART, dialect) if lock else None,
+    )
 
 
 # A task restarted again is not parsed again (see `ParsedDocuments`), nor are its history's steps read again.
