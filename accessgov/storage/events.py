@@ -127,7 +127,8 @@ def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -
     handling (another server may insert it meanwhile), all claims in one pipelined `executemany`."""
     statements = _prepared(dialect)
     if dialect.name == "postgresql":
-        return _record_claimed(statements, dbapi, deliveries)
+        query, runs, rows = _claims(statements, deliveries)  # a repeat within the batch conflicts with its first
+        return _claimed(runs, query.execute_many_returning(dbapi, rows))
     seen = _recorded(dbapi, {(delivery.listener_id, delivery.event_id) for delivery in deliveries})
     accepted = []
     for delivery in deliveries:
@@ -138,14 +139,6 @@ def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -
     if new_events:
         statements.insert_event.execute_many(dbapi, [statements.insert_event.params(row) for row in new_events])
     return _queue_runs(statements, dbapi, deliveries, accepted)
-
-
-def _record_claimed(statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """Claim every event and queue its run, one statement per delivery (`_claim_and_queue_statement`), all of
-    them pipelined: a row back says this batch inserted the event and its run; a repeat within the batch
-    conflicts with the row its first occurrence inserted."""
-    query, runs, rows = _claims(statements, deliveries)
-    return _claimed(runs, query.execute_many_returning(dbapi, rows))
 
 
 async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
@@ -283,7 +276,8 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
     lease_until = now + lease
     for run_id, listener_id, event_id, context, attempts, created_at in rows:
         if attempts >= MAX_ATTEMPTS:
-            _finish(session, run_id, attempts, FAILED, f"gave up after {attempts} attempts", {}, now)
+            gave_up = _finish_params(run_id, attempts, FAILED, f"gave up after {attempts} attempts", {})
+            _finish_all(session, [gave_up], now)
             continue
         claimed.append(ClaimedRun(run_id, listener_id, event_id, context, attempts + 1, lease_until, created_at))
     if claimed:  # an idle runner polls every second: no statement when there is nothing to take
@@ -308,18 +302,6 @@ _FINISH = (
         finished_at=bindparam("now", type_=_RUNS.c.finished_at.type),
     )
 )
-
-
-def _finish(
-    session: Session,
-    run_id: str,
-    attempt: int,
-    status: str,
-    reason: str | None,
-    outputs: Mapping[str, Any],
-    now: datetime,
-) -> bool:
-    return _finish_all(session, [_finish_params(run_id, attempt, status, reason, outputs)], now) == 1
 
 
 def _finish_all(session: Session, rows: Sequence[Mapping[str, Any]], now: datetime) -> int:

@@ -23,10 +23,7 @@ def _store(session: Session, keys: PageKeys, keyring: Keyring) -> None:
 
 def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
     """The stored keys, or None before the first server created them (a read: no write, no lock)."""
-    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
-    if stored is None:
-        return None
-    return PageKeys.from_json(open_sealed(keyring or keyring_of(session), stored, setting_ad(PAGE_TOKEN_KEYS)))
+    return load_if_changed(session, None, keyring)[1]
 
 
 def load_if_changed(
@@ -63,10 +60,9 @@ def rotate(session: Session, now: datetime, grace: timedelta, keyring: Keyring |
 def purge_expired(session: Session, now: datetime, keyring: Keyring | None = None) -> int:
     """Drop previous keys past their grace; returns how many."""
     keyring = keyring or keyring_of(session)
-    stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
-    if stored is None:
+    keys = load(session, keyring)
+    if keys is None:
         return 0
-    keys = PageKeys.from_json(open_sealed(keyring, stored, setting_ad(PAGE_TOKEN_KEYS)))
     pruned = keys.pruned(now)
     if pruned != keys:
         _store(session, pruned, keyring)

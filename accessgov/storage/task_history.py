@@ -1,15 +1,11 @@
-"""A task's policy history, stored as rows of `task_history_steps` apart from the task's document.
+"""A task's policy history, stored as rows of `task_history_steps` apart from the task's document: a restart appends
+one row instead of rewriting a document that grows with every restart (docs/architecture.md, "Storage settings and
+their measurements"). The document keeps `[]` where the history was (its keys stay in order); `split` and `join`
+convert between the two forms.
 
-A restart moves the current step into the history, so the history grows by one step per restart. Kept inside the
-task's document, every restart rewrote the whole of it (SQLite writes a row's every page again, ~40 KB after 200
-restarts; measured 277-338 -> 510-516 us of CPU per lock, replace and commit going from 0 to 200 steps). As rows,
-a restart appends one. The document keeps `[]` where the history was, so the task reads back with its keys in
-their order; `split` and `join` convert between the two forms.
-
-Step rows are immutable, and a history replaced as a whole is written at new positions: the steps of a task at
-positions [start, start + length) are always the same, which lets `HistoryCache` keep them by task across
-transactions and processes (it validates by the task row's own start and length, read under its row lock). Only
-what a committed transaction read or wrote is kept (`TaskWrites.publish`): a rolled-back append is not a step.
+Step rows are immutable and a history replaced as a whole goes to new positions, so the steps at [start, start +
+length) are always the same: `HistoryCache` keeps them by task, checked against the task row's start and length
+(read under its row lock), and only once their transaction committed (`TaskWrites.publish`).
 """
 
 from __future__ import annotations
