@@ -1,10 +1,7 @@
 """Database work written once for both kinds of connection: a generator yields each `Statement` it needs run and
-receives its result; `drive` runs it on a DBAPI connection (a thread's session, SQLite's loop connection), and
-`drive_async` on a psycopg `AsyncConnection` awaited on the event loop (`storage.loop_batches`).
-
-The work decides what to run next from what came back (a task's row, then its history's new steps, then the
-policy its baseline defers to), so it cannot be a list of statements; as a generator it needs no second copy
-with `await` in it.
+receives its result; `drive` runs it on a DBAPI connection, `drive_async` on a psycopg `AsyncConnection` awaited on
+the event loop. The work decides what to run next from what came back (a task's row, its history's new steps, the
+policy its baseline defers to), and as a generator needs no second copy with `await` in it.
 """
 
 from __future__ import annotations
