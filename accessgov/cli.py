@@ -90,29 +90,13 @@ def _warn_of_connection_budget(config: ServerConfig, workers: int) -> None:
 
 def serve_options(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Any:
     """Command-line options over `ACCESSGOV_*` variables over defaults."""
-    from dataclasses import replace
+    from dataclasses import fields, replace
 
     from accessgov.http.server import ServeOptions
 
-    chosen = {name: value for name, value in vars(args).items() if value is not None and name in SERVE_FIELDS}
+    names = {field.name for field in fields(ServeOptions)}
+    chosen = {name: value for name, value in vars(args).items() if value is not None and name in names}
     return replace(ServeOptions.from_env(env), **chosen)
-
-
-SERVE_FIELDS = (
-    "host",
-    "port",
-    "workers",
-    "http",
-    "head_timeout",
-    "body_timeout",
-    "keep_alive",
-    "limit_concurrency",
-    "backlog",
-    "graceful_shutdown",
-    "log_level",
-    "access_log",
-    "gc_threshold",
-)
 
 
 def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
@@ -271,15 +255,10 @@ def _keyring(config: ServerConfig) -> Any:
 
 
 def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import referenced_key_ids
 
-    try:
-        keyring = _keyring(config)
-    except KeyringError as error:
-        return _fail(str(error))
-    engine = _engine(config)
-    with engine.connect() as connection:
+    keyring = _keyring(config)  # a KeyringError is `main`'s to report, as for every key command
+    with _engine(config).connect() as connection:
         used = referenced_key_ids(connection)
     source = keyring.path or "ACCESSGOV_SECRET_KEY"
     for kid in keyring.key_ids:
@@ -323,37 +302,29 @@ def cmd_keys_doctor(args: argparse.Namespace, config: ServerConfig) -> int:
 
 
 def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import reseal_all
 
-    try:
-        keyring = _keyring(config)
-        if keyring.path is not None:
-            print(f"new primary key {keyring.add_primary()} in {keyring.path}")
-        else:
-            print(f"ACCESSGOV_SECRET_KEY: re-sealing under its first key, {keyring.primary_id}")
-        with _engine(config).begin() as connection:
-            count = reseal_all(connection, keyring)
-    except KeyringError as error:
-        return _fail(str(error))
+    keyring = _keyring(config)
+    if keyring.path is not None:
+        print(f"new primary key {keyring.add_primary()} in {keyring.path}")
+    else:
+        print(f"ACCESSGOV_SECRET_KEY: re-sealing under its first key, {keyring.primary_id}")
+    with _engine(config).begin() as connection:
+        count = reseal_all(connection, keyring)
     print(f"re-sealed {count} value(s) under {keyring.primary_id}; `accessgov keys prune` removes unused keys")
     return 0
 
 
 def cmd_keys_prune(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.keys import KeyringError
     from accessgov.storage.sealing import referenced_key_ids
 
-    try:
-        keyring = _keyring(config)
-        keyring.reload()  # another process may have rotated since
-        with _engine(config).connect() as connection:
-            used = referenced_key_ids(connection)
-        unused = set(keyring.key_ids) - used - {keyring.primary_id}
-        if unused:
-            keyring.remove(unused)
-    except KeyringError as error:
-        return _fail(str(error))
+    keyring = _keyring(config)
+    keyring.reload()  # another process may have rotated since
+    with _engine(config).connect() as connection:
+        used = referenced_key_ids(connection)
+    unused = set(keyring.key_ids) - used - {keyring.primary_id}
+    if unused:
+        keyring.remove(unused)
     print(f"removed {len(unused)} unused key(s): {', '.join(sorted(unused)) or '-'}")
     return 0
 
@@ -499,9 +470,7 @@ def _add_serve(sub: Any) -> None:
         "--head-timeout", type=duration_seconds, help="time for a request head (10, 2.5s) [ACCESSGOV_HEAD_TIMEOUT, 10]"
     )
     serve.add_argument(
-        "--body-timeout",
-        type=duration_seconds,
-        help="time between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]",
+        "--body-timeout", type=duration_seconds, help="time between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]"
     )
     serve.add_argument("--keep-alive", type=whole_seconds, help="idle keep-alive time [ACCESSGOV_KEEP_ALIVE, 5]")
     serve.add_argument(
