@@ -1,21 +1,11 @@
 """Abuse limits on failed authentication: a moving window per source address and per credential (the `limits`
 library, in memory or shared through Redis).
 
-Rules (docs/keys-and-limits.md):
-
-- Every credential is verified first (an HMAC, a token look-up, a JWT signature: all cheap next to a request),
-  and one that verifies is never refused: success never reaches this module, so the limiter costs nothing on the
-  success path and other parties' failures can never lock out a right credential.
-- Only failed credential checks count (the token endpoint's invalid_client, an unknown or expired bearer token, a
-  webhook signature or JWT that does not verify); not a missing credential, nor server-side trouble such as an
-  unreachable JWKS.
-- A failure counts for its source address (IPv6 grouped by a prefix, /64 by default: one host holds a whole /64)
-  and for its credential. An address past its limit gets 429 with `Retry-After` for its failures: the failing
-  source backs off. A credential past its limit is reported (a warning at most once a minute per credential),
-  never refused: refusing it would lock out its owner.
-- With `ACCESSGOV_REDIS_URL` every worker and server shares the counters. A backend that errs or hangs is given at
-  most `backend_timeout` seconds, then left alone for `BACKEND_RETRY_SECONDS` (one log line when it goes away,
-  one when it is back), while failures are answered as configured: 401 (fail open) or 429 (fail closed).
+Only a credential that does not verify reaches this module, so the success path costs nothing and a right
+credential is never refused. An address past its limit gets 429 with `Retry-After`; a credential past its limit
+is only reported. A shared backend that errs or hangs gets at most `backend_timeout`, then is left alone for
+`BACKEND_RETRY_SECONDS`, failing open or closed as configured. The rules and settings: docs/keys-and-limits.md
+("Failed-authentication limits").
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The keyring: key id -> 32-byte AES key, one of them primary (new values are sealed under it).
 
-Sources, first match wins:
-
-- `ACCESSGOV_SECRET_KEY`: `kid:<base64url 32 bytes>[,kid:<key>...]`, the first one primary (a bare key without
-  `kid:` gets an id derived from it). Several keys let a rotation run with the environment too.
-- the key file (`key_file_path`, one rule for the server and every CLI command): `ACCESSGOV_SECRET_KEY_FILE`;
-  else `secret.keys` next to the SQLite database file; else (PostgreSQL, in-memory SQLite) the per-user data
-  directory, `$XDG_DATA_HOME/accessgov/secret.keys` (default `~/.local/share/accessgov/secret.keys`). JSON
-  `{"primary": kid, "keys": {kid: key}, "created": {kid: ISO time}}`, created with one new key and mode 0600
-  on first use (`accessgov.storage.sealing.open_keyring` refuses to when the database holds sealed values).
-  `accessgov keys rotate` adds a new primary key to it; a running server that meets an unknown key id re-reads
-  it at once when the file changed since it last read it (a `stat`, so values under a key that is nowhere
-  cannot make it re-read the file on every request), so a rotation needs no restart and costs no request.
+Keys come from `ACCESSGOV_SECRET_KEY` (`kid:<base64url 32 bytes>[,...]`, the first primary; fixed) or from the
+key file `key_source` names (one rule for the server and every CLI command), a JSON file created with one key
+and mode 0600 on first use. A running server that meets an unknown key id re-reads the file when a `stat` says
+it changed, so a rotation needs no restart. The sources, the file's format and rotation: docs/keys-and-limits.md.
 """
 
 from __future__ import annotations
