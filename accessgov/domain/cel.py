@@ -1,10 +1,8 @@
 """CEL expressions (cel-python) used by policy rules and webhook automations.
 
-Programs are transpiled to Python once (celpy's `CompiledRunner`): measured 4-5x faster per evaluation than
-the tree-walking interpreter on the demo automation. The transpiled program is run by celpy through one
-module global (`base_activation`), so evaluations are serialised by a lock: two threads evaluating at once (the
-event loop and a database writer thread running a restart's rules, as PostgreSQL's restarts did before they moved
-to the loop, or a caller's own thread) must not see each other's variables.
+Programs are transpiled to Python once (celpy's `CompiledRunner`; measured 4-5x faster per evaluation than its
+interpreter on the demo automation). celpy runs a transpiled program through one module global
+(`base_activation`), so evaluations are serialised by a lock: two threads must not see each other's variables.
 """
 
 from __future__ import annotations
@@ -26,13 +24,10 @@ from celpy.evaluation import CELEvalError
 
 
 def _cheap_result_casts() -> None:
-    """Make celpy's run-time `typing.cast`s cheap: every variable lookup of a transpiled program (`activation.ctx`)
-    and every `in` evaluates `cast(Union[Result, NameContainer], ...)` or `cast(Iterable[Result], ...)`, and
-    `Result` is a Union of ~15 types, some generic, whose hash typing's cache recomputes on each subscription
-    (~90 `__hash__` calls per automation run: py-spy and cProfile put it at a quarter of a run). A cast returns its
-    argument unchanged and celpy uses `Result` only in casts and annotations once imported, so `Any` in its place
-    changes no value: the demo automation's run went from ~195 to ~88 us.
-    """
+    """Make celpy's run-time `typing.cast`s cheap: each variable lookup and `in` of a transpiled program casts to
+    a Union over `Result`, ~15 types whose hash typing's cache recomputes each time (a quarter of a run, profiled).
+    A cast returns its argument unchanged and celpy uses `Result` only in casts and annotations, so `Any` in its
+    place changes no value. Measured: the demo automation's run ~195 -> ~88 us."""
     if typing.get_origin(getattr(celpy.evaluation, "Result", None)) is typing.Union:
         celpy.evaluation.Result = Any  # type: ignore[assignment]
 
@@ -94,13 +89,9 @@ _new_int, _new_float, _new_str = int.__new__, float.__new__, str.__new__
 
 
 def json_to_cel(value: Any) -> Any:
-    """`celpy.json_to_cel`, the same values of the same types, ~7x faster on a typical payload.
-
-    celpy's `IntType(n)` wraps its conversion in a new `functools.wraps` closure on every call: converting a
-    delivery's payload for each automation run was ~20 % of the runner's CPU (py-spy on `accessgov worker`).
-    Plain JSON types are built directly here; anything else (tuples, datetimes, subclasses) goes to celpy.
-    An integer outside int64 raises `ValueError("overflow")`, as `IntType` does.
-    """
+    """`celpy.json_to_cel`, the same values of the same types, ~7x faster on a typical payload (celpy's `IntType`
+    builds a closure per call: ~20 % of the runner's CPU). Plain JSON types are built here, anything else goes to
+    celpy; an integer outside int64 raises `ValueError("overflow")`, as `IntType` does."""
     kind = type(value)
     if kind is str:
         return _new_str(celtypes.StringType, value)
