@@ -17,21 +17,14 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 PAGING_APP_ID = "app-github"
 PAGING_APP_ENTITLEMENTS = 2500
 TASK_KINDS = ("grant", "revoke", "certify", "offboarding", "action", "finding")
-OUTCOME_PREFIX = {
-    "grant": "GRANT_OUTCOME",
-    "revoke": "REVOKE_OUTCOME",
-    "certify": "CERTIFY_OUTCOME",
-    "offboarding": "OFFBOARDING_OUTCOME",
-    "action": "ACTION_OUTCOME",
-    "finding": "FINDING_TASK_OUTCOME",
-}
-CLOSED_OUTCOME = {
-    "grant": "GRANT_OUTCOME_GRANTED",
-    "revoke": "REVOKE_OUTCOME_REVOKED",
-    "certify": "CERTIFY_OUTCOME_CERTIFIED",
-    "offboarding": "OFFBOARDING_OUTCOME_DONE",
-    "action": "ACTION_OUTCOME_SUCCESS",
-    "finding": "FINDING_TASK_OUTCOME_REMEDIATED",
+# Each kind's outcome enum and the value of a closed task (an open one has `<enum>_UNSPECIFIED`).
+OUTCOMES = {
+    "grant": ("GRANT_OUTCOME", "GRANTED"),
+    "revoke": ("REVOKE_OUTCOME", "REVOKED"),
+    "certify": ("CERTIFY_OUTCOME", "CERTIFIED"),
+    "offboarding": ("OFFBOARDING_OUTCOME", "DONE"),
+    "action": ("ACTION_OUTCOME", "SUCCESS"),
+    "finding": ("FINDING_TASK_OUTCOME", "REMEDIATED"),
 }
 POLICY_FOR_KIND = {
     "grant": "policy-grant",
@@ -54,7 +47,6 @@ class DemoTenant:
 
     users: list[dict[str, Any]] = field(default_factory=list)
     apps: list[dict[str, Any]] = field(default_factory=list)
-    app_users: list[dict[str, Any]] = field(default_factory=list)
     policies: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
 
@@ -166,7 +158,8 @@ def policies() -> list[dict[str, Any]]:
 def _task_type(kind: str, rng: random.Random, users: list[str], closed: bool, n: int) -> dict[str, Any]:
     app_id = PAGING_APP_ID if n % 3 == 0 else f"app-{('okta', 'aws', 'slack', 'jira', 'salesforce')[n % 5]}"
     user = rng.choice(users)
-    outcome = CLOSED_OUTCOME[kind] if closed else f"{OUTCOME_PREFIX[kind]}_UNSPECIFIED"
+    enum, closed_value = OUTCOMES[kind]
+    outcome = f"{enum}_{closed_value if closed else 'UNSPECIFIED'}"
     outcome_time = ts(n + 600) if closed else None
     common = {
         "appEntitlementId": f"ent-{rng.randint(1, 12):07d}",
