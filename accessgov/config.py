@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
@@ -130,7 +130,6 @@ class ServerConfig:
     limiter_failure_mode: str = "open"
     # "json": one JSON line per request on stderr; "uvicorn" (uvicorn's own access log) and "off": none of ours.
     access_log: str = "json"
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def listener_base_url(self) -> str:

@@ -1,12 +1,7 @@
-"""The automation runner: executes queued runs outside the delivery's request and transaction.
-
-In-process by default (a task on the server's event loop), or as separate `accessgov worker` processes when
-several servers share PostgreSQL. A runner claims a batch of runs under a lease and lets requests go first: a
-run waits while requests are in flight, for at most `max_lag` after it was queued. It evaluates each
-automation on the event loop one run at a time (a run is a few hundred microseconds of CEL; yielding between
-runs keeps request latency flat, where a thread would hold the GIL for whole switch intervals), then records
-the outcomes in one transaction. A runner that dies mid-batch loses nothing: the lease expires and another
-runner claims the runs again; a stale runner's outcome is discarded, so a run is never recorded twice.
+"""The automation runner: executes queued runs outside the delivery's request and transaction, on the server's
+event loop or in `accessgov worker` processes. It claims batches under a lease, lets requests go first (for at most
+`max_lag` after a run was queued), runs them one at a time on the loop and records the outcomes in one transaction;
+a stale runner's outcome is discarded (docs/architecture.md, "A webhook delivery, hop by hop"; docs/operations.md).
 """
 
 from __future__ import annotations
@@ -58,7 +53,6 @@ class RunRunner:
         self.clock = clock
         self._wake = asyncio.Event()
         self._compiled: dict[tuple[str, datetime], Automation] = {}
-        self.completed = 0
 
     def wake(self) -> None:
         """New runs were queued: look now instead of at the next poll."""
@@ -104,7 +98,6 @@ class RunRunner:
             log.warning(
                 "%d of %d run outcomes were stale (lease expired and reclaimed)", len(outcomes) - written, len(outcomes)
             )
-        self.completed += written
         return len(claimed)
 
     async def _yield_to_requests(self, run: events.ClaimedRun) -> None:
