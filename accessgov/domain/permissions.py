@@ -35,6 +35,7 @@ def may_act(roles: Collection[str]) -> bool:
 
 
 def is_open(task: Mapping[str, Any]) -> bool:
+    """Neither closed nor deleted: the task takes actions, a restart among them."""
     return task.get("state") != "TASK_STATE_CLOSED" and not task.get("deletedAt")
 
 

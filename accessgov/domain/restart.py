@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from accessgov.domain.cel import ExpressionError, compile_expression, run_program, to_cel
+from accessgov.domain.permissions import is_open
 from accessgov.errors import Conflict, ErrorCode
 
 MAX_BASELINE_DEPTH = 5
@@ -25,11 +26,6 @@ class TaskNotRestartable(Conflict):
 
     def __init__(self, message: str) -> None:
         super().__init__(ErrorCode.TASK_NOT_RESTARTABLE, message)
-
-
-def is_restartable(task: Mapping[str, Any]) -> bool:
-    """Only an open, undeleted task has a current policy workflow to restart."""
-    return task.get("state") != "TASK_STATE_CLOSED" and not task.get("deletedAt")
 
 
 def baseline_key(policy: Mapping[str, Any]) -> str:
@@ -155,7 +151,7 @@ def restart(
     The interrupted current step moves to `history` (as done), the first selected step becomes current
     (active), the remaining steps become `next`, and processing starts over.
     """
-    if not is_restartable(task):
+    if not is_open(task):  # only an open, undeleted task has a current policy workflow to restart
         raise TaskNotRestartable(f"task {task.get('numericId')} is closed or deleted")
     result = dict(task)  # shallow: every nested value that changes is rebuilt below, none is mutated
     instance = result.get("policy") or {}
