@@ -6,16 +6,7 @@ import re
 import uuid
 
 from accessgov.webhooks.errors import WebhookRequestError
-from accessgov.webhooks.protocol import MAX_BODY_BYTES, MAX_JWT_LIFETIME_SECONDS, TIMESTAMP_WINDOW_SECONDS
-
-__all__ = [
-    "MAX_BODY_BYTES",
-    "MAX_JWT_LIFETIME_SECONDS",
-    "TIMESTAMP_WINDOW_SECONDS",
-    "check_event_id",
-    "parse_event_id",
-    "parse_timestamp",
-]
+from accessgov.webhooks.protocol import TIMESTAMP_WINDOW_SECONDS
 
 _DIGITS = re.compile(r"[0-9]{1,12}")  # used with fullmatch: `$` would accept a trailing newline
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -11,6 +11,7 @@ from starlette.requests import ClientDisconnect
 
 from accessgov.errors import ApiError, InvalidRequest, PayloadTooLarge
 from accessgov.http import body as bodies
+from accessgov.webhooks import protocol
 from accessgov.webhooks import request_checks as checks
 from accessgov.webhooks.errors import SourceNotAllowedError, WebhookAuthError, WebhookRequestError
 
@@ -18,9 +19,9 @@ NOW = 1_767_225_600
 
 
 def test_limits() -> None:
-    assert checks.MAX_BODY_BYTES == 65_536
-    assert checks.TIMESTAMP_WINDOW_SECONDS == 300
-    assert checks.MAX_JWT_LIFETIME_SECONDS == 600
+    assert protocol.MAX_BODY_BYTES == 65_536
+    assert protocol.TIMESTAMP_WINDOW_SECONDS == 300
+    assert protocol.MAX_JWT_LIFETIME_SECONDS == 600
 
 
 @pytest.mark.parametrize(
@@ -256,7 +257,7 @@ class Stream:
         return {"type": "http.request", "body": b"a" * size, "more_body": more}
 
 
-def read(stream: Stream, limit: int = checks.MAX_BODY_BYTES) -> bytes:
+def read(stream: Stream, limit: int = protocol.MAX_BODY_BYTES) -> bytes:
     return asyncio.run(bodies.read_limited_body(stream.receive, limit))
 
 
