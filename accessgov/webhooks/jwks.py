@@ -1,10 +1,6 @@
-"""Fetching and caching the JWKS of JWT listeners: asynchronous, one deadline per fetch, one fetch per URL.
-
-A fetch runs on the event loop under one overall deadline that covers connecting, the response head and the
-body (`asyncio.timeout`), so a sender that drips its headers a byte a second costs a socket for at most
-`timeout_seconds`, never a thread. Concurrent requests for the same URL await one fetch; no lock is held
-while waiting. A failed fetch, whatever the exception, is remembered for the refetch interval.
-"""
+"""Fetching and caching the JWKS of JWT listeners: on the event loop, one overall deadline per fetch (connect,
+head and body: a sender dripping bytes costs a socket for at most `timeout_seconds`, never a thread), one fetch
+at a time per URL (concurrent requests await it, no lock held)."""
 
 from __future__ import annotations
 
@@ -46,15 +42,10 @@ class _Entry:
 
 
 class JwksCache:
-    """Signing keys by JWKS URL and `kid`.
-
-    A document is used for `ttl_seconds`, then fetched again. A `kid` missing from a fresh document triggers a
-    refetch (key rotation), but at most once per `refetch_interval_seconds` per URL, so a stream of tokens with
-    made-up `kid`s cannot make the service hammer the sender's endpoint. A failed fetch is remembered for the
-    same interval: until then requests fail with JWKS_UNREACHABLE without new attempts. Keys whose TTL has
-    passed are never used, even when the refetch fails. `clock` is injectable for tests; `transport` lets tests
-    route fetches without sockets.
-    """
+    """Signing keys by JWKS URL and `kid`: a document is used for `ttl_seconds` (never longer, even when the
+    refetch fails). An unknown `kid` or a failed fetch leads to at most one fetch per `refetch_interval_seconds`
+    per URL (meanwhile: UNKNOWN_KID, or JWKS_UNREACHABLE), so made-up `kid`s cannot hammer the sender's endpoint.
+    `clock` and `transport` let tests run without waiting or sockets."""
 
     def __init__(
         self,
