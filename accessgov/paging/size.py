@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accessgov.contract.bundle import parse_integer
+from accessgov.errors import quoted
 from accessgov.paging.errors import PageSizeError
 from accessgov.paging.limits import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE
 
@@ -40,12 +41,8 @@ def clamp_page_size(
     elif isinstance(value, str):
         parsed = parse_integer(value)
         if parsed is None:
-            raise PageSizeError(f"page_size must be an integer, got {_shorten(value)!r}")
+            raise PageSizeError(f"page_size must be an integer, got {quoted(value)}")
         number = parsed
     else:
         raise PageSizeError(f"page_size must be an integer, got {type(value).__name__}")
     return max(minimum, min(maximum, number))
-
-
-def _shorten(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from accessgov import paging
 from accessgov.paging import (
     PageRequest,
     PageSizeError,
@@ -27,6 +26,7 @@ from accessgov.paging import (
     parse_page_request,
 )
 from accessgov.paging import tokens as paging_tokens
+from accessgov.paging.limits import TOKEN_VERSION
 
 SECRET = b"s" * 32
 COLLECTION = "apps/app-1/entitlements"
@@ -245,7 +245,7 @@ def test_unknown_version_is_rejected(codec: PageTokenCodec, monkeypatch: pytest.
 
 def test_signed_token_without_a_valid_cursor_is_rejected(codec: PageTokenCodec) -> None:
     for body in [b"[]", b"[1.5]", b"[true]", b'{"a":1}', b"[[1]]", b"\xff\xfe"]:
-        signed = paging_tokens._HEADER.pack(paging.TOKEN_VERSION, T0) + body
+        signed = paging_tokens._HEADER.pack(TOKEN_VERSION, T0) + body
         raw = signed + codec._mac(COLLECTION, signed)
         token = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
         with pytest.raises(PageTokenError) as caught:
