@@ -1,10 +1,5 @@
-"""Sender side of inbound webhooks: build the headers (HMAC signature or JWT) and send the exact bytes.
-
-    headers = hmac_headers(secret, body)
-    send(url, body, headers)
-
-The HMAC test vector below is also published in the spec (`x-hmac-test-vector` on the webhook operation).
-"""
+"""Sender side of inbound webhooks: build the headers (HMAC signature or JWT) and send the exact bytes, e.g.
+`send(url, body, hmac_headers(secret, body))`."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 import httpx
 import jwt
@@ -22,16 +17,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from accessgov.webhooks.hmac_signature import compute_signature
 from accessgov.webhooks.jwt_token import ALLOWED_ALGORITHMS
 from accessgov.webhooks.protocol import MAX_JWT_LIFETIME_SECONDS, body_hash
-
-# The secret is the 32 bytes 0x00..0x1f in base64url; the HMAC key is this 43-character TEXT, UTF-8 encoded.
-# Signature input: b"1767225600.7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b." + body.
-HMAC_TEST_VECTOR: Final[dict[str, Any]] = {
-    "secret": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
-    "timestamp": "1767225600",
-    "event_id": "7f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
-    "body": b'{"orderId":"A-1001","amount":42}',
-    "signature": "BUi0R7VR8TVjVukL5JugnjgzEc-dNdpd6wjt5h3IhDI",
-}
 
 
 def _common(event_id: str | None, timestamp: int | None) -> dict[str, str]:

@@ -6,12 +6,13 @@ import base64
 import hashlib
 import hmac
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from accessgov.webhooks import hmac_signature
 from accessgov.webhooks.errors import WebhookAuthError
-from accessgov.webhooks.signing import HMAC_TEST_VECTOR
+from tests.unit.webhook_vectors import HMAC_TEST_VECTOR
 
 SECRET = "x8Jq3bqfQ2Vq0cVxv0hQm8n4lG7yXb0R6jvS3k1mZ2o"  # a fixed, valid 43-character secret
 TIMESTAMP = "1767225600"
@@ -151,6 +152,18 @@ def test_test_vector_inputs_are_well_formed() -> None:
     assert uuid.UUID(HMAC_TEST_VECTOR["event_id"]).version == 4
     assert HMAC_TEST_VECTOR["timestamp"].isdigit()
     assert isinstance(HMAC_TEST_VECTOR["body"], bytes)
+
+
+def test_test_vector_is_the_one_the_spec_publishes() -> None:
+    import yaml
+
+    path = Path(__file__).resolve().parents[2] / "spec" / "paths" / "api_v1_webhooks_incoming_{listener_id}.yaml"
+    published = yaml.safe_load(path.read_text(encoding="utf-8"))["post"]["x-hmac-test-vector"]
+    v = HMAC_TEST_VECTOR
+    assert published == {
+        "secret": v["secret"], "timestamp": v["timestamp"], "eventId": v["event_id"], "body": v["body"].decode(),
+        "signature": v["signature"],
+    }  # fmt: skip
 
 
 def test_test_vector_matches_the_library() -> None:
