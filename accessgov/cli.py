@@ -1,16 +1,6 @@
 """`accessgov`: serve the reference server, manage webhook listeners, send signed webhooks.
 
-accessgov serve [--host H] [--port P] [--workers N] [--demo] [--head-timeout S] [--limit-concurrency N] ...
-accessgov migrate | seed-demo
-accessgov listeners create --auth hmac|jwt [--jwks-url URL] [--allow-cidr CIDR ...] [--name N] [--step NAME=CEL ...]
-accessgov listeners list | disable ID | enable ID | publish ID | unpublish ID | rotate ID [--grace 24h]
-accessgov keys list | rotate | prune | doctor
-accessgov page-keys rotate [--grace 24h]
-accessgov runs list [--listener ID] [--status QUEUED|RUNNING|SUCCEEDED|SKIPPED|FAILED]
-accessgov worker [--batch N]
-accessgov webhook send URL (--hmac-secret S | --jwt-key PEM --kid K [--tenant-base-url U]) --data @file.json|JSON
-accessgov tokens create --name N --role admin|operator|viewer
-accessgov proxy --upstream URL [--host H] [--port P] [--errors]
+Every subcommand has its own `--help`; docs/operations.md ("Listeners, runs and keys from the CLI") lists them.
 """
 
 from __future__ import annotations
