@@ -63,7 +63,6 @@ class JwksCache:
         self.transport = transport
         self._entries: dict[str, _Entry] = {}
         self.fetches = 0
-        self.failures = 0
 
     async def get_key(self, jwks_url: str, kid: str) -> jwt.PyJWK:
         """The key `kid` of the JWKS at `jwks_url`; `WebhookAuthError` when unreachable or unknown."""
@@ -87,7 +86,6 @@ class JwksCache:
             keys = await self._fetch(jwks_url)
         except WebhookAuthError as error:
             entry.failure = error
-            self.failures += 1
             future.set_exception(error)
             future.exception()  # marked retrieved: waiters re-raise it
             raise
