@@ -1,10 +1,7 @@
-"""JSON encoding for responses and the database's JSON columns: orjson, with the standard library as fallback.
-
-orjson is several times faster on the documents this service moves (a page of entitlements, a task), which
-profiling showed to be a large share of a GET page. It differs from the standard library in two ways that
-matter here: it reads integers beyond 64 bits as floats (webhook payloads may carry any integer), and it
-writes at most 254 levels of nesting. Documents that might meet either go through `json`, which keeps
-integers exact.
+"""JSON encoding for responses and the database's JSON columns: orjson (several times faster on a page or a task:
+docs/performance.md, "Why the fast paths are shaped as they are"), with the standard library as fallback. orjson
+reads integers beyond 64 bits as floats (webhook payloads may carry any integer) and writes at most 254 levels of
+nesting: documents that might meet either go through `json`, which keeps integers exact.
 """
 
 from __future__ import annotations
@@ -18,8 +15,8 @@ import orjson
 
 from accessgov.text_lru import TextLru
 
-# Every digit mapped to 9: a run of 19 digits is then a plain substring search. A regular expression for it
-# tried every position and took ten times as long as orjson's whole parse (profiled on a page of entitlements).
+# Every digit mapped to 9: a run of 19 digits is then a plain substring search (a regular expression took ten
+# times as long as orjson's whole parse of a page).
 _DIGITS_AS_NINES = bytes.maketrans(b"012345678", b"999999999")
 _LONG_INTEGER = b"9" * 19
 # orjson.dumps refuses deeper documents; fewer opening brackets than this cannot nest deeper.
@@ -114,13 +111,12 @@ def loads_each(texts: Sequence[str]) -> list[Any]:
 
 class GrowingArrays:
     """JSON text of arrays that only grow at the end (a task's policy history), by key, extended in place of
-    being written again: `[a,b]` + `c` is `[a,b,c]`, so a restart appending one step writes one step.
+    being written again: `[a,b]` + `c` is `[a,b,c]`, so a restart appending one step writes one step (writing the
+    whole history was 25-29 % of the server's CPU once tasks had ~100 steps).
 
-    Writing a task's whole history on every restart was the largest cost of a restart, and grew with it
-    (py-spy under wrk: `dumps_bytes` 25-29 % of the server's CPU once tasks had ~100 steps). Text is reused only
-    for the very list it was written from, or one holding the same element objects first: documents are never
-    modified once built (see `storage.tasks`), so the same objects still have the same text. Bounded by the text
-    kept; least recently used first out. Thread-safe (PostgreSQL runs several writer threads).
+    Text is reused only for the very list it was written from, or one holding the same element objects first:
+    documents are never modified once built (see `storage.tasks`), so the same objects still have the same text.
+    Bounded by the text kept, least recently used first out; thread-safe (PostgreSQL runs several writer threads).
     """
 
     def __init__(self, max_bytes: int = 8 * 2**20) -> None:

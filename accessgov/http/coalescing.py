@@ -1,12 +1,6 @@
-"""One write per response instead of two: a response head is held until its body follows.
-
-uvicorn writes a response's status line and headers, then its body, as two transport writes, and the event loop
-sends each at once: two `write()` system calls and, over TCP, two segments, each waking the reader. On a virtual
-machine waking a client's idle CPU is the expensive part (an inter-processor interrupt, paid inside the server's
-`write()`): under wrk, `perf` put 8.4 % of a page-serving process's samples in that wake-up (loopback delivery,
-`sock_def_readable`), twice per response. Held and joined (uvloop's `writelines` is one `writev`), the bare
-endpoint (a GET with a 5.8 KB body) went from 16,500-18,500 to 17,300-21,400 requests/s and a GET page from
-4,900-5,500 to 5,000-6,100, in alternating rounds.
+"""One write per response instead of two: a response head is held until its body follows. uvicorn writes them
+apart, and each write wakes the client, the expensive part on a virtual machine (joined, the bare endpoint went
+from 16,500-18,500 to 17,300-21,400 requests/s: docs/performance.md, "Why the fast paths are shaped as they are").
 
 `CoalescingTransport` wraps a connection's transport: a write that ends a head (`\\r\\n\\r\\n`) is held and
 goes out with the next write, or alone at the end of the loop step that wrote it (a streaming response that

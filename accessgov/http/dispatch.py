@@ -1,14 +1,9 @@
-"""The contract's operations called straight from the middleware stack, past Starlette's router.
+"""The contract's operations called straight from the middleware stack, past Starlette's router, whose layers were
+about a tenth of a webhook delivery's CPU (docs/performance.md, "Why the fast paths are shaped as they are").
 
-Starlette reaches an endpoint through its error middleware, its exception middleware, the router (each route's
-regular expression tried in turn), the route, `request_response` and a second exception wrapper: about a tenth of
-a webhook delivery's CPU in the server's profile. `FastDispatch` sits ahead of that whole stack (`ContractApp`,
-inside the middleware added to the app) and calls the operation of a request whose method and path name one
-directly, with the scope Starlette's route would have left (`endpoint`, `path_params`, for the access log and the
-handlers). Anything else — an unknown path, a method the path does not have (405), `HEAD`, a trailing-slash
-redirect, a `root_path` — goes on through Starlette unchanged, so those answers stay Starlette's. An exception
-other than `ApiError` is answered as Starlette's error middleware answers it (the app's `Exception` handler)
-and raised on to the server.
+A request whose method and path name an operation is answered by `FastDispatch` with the scope Starlette's route
+would have left (`endpoint`, `path_params`: for the access log and the handlers); anything else (an unknown path,
+405, `HEAD`, a trailing-slash redirect, a `root_path`) goes through Starlette unchanged, its answers Starlette's.
 """
 
 from __future__ import annotations
@@ -80,14 +75,8 @@ class FastDispatch:
 
 
 class ContractApp(Starlette):
-    """Starlette with the contract's operations dispatched ahead of its own stack (`FastDispatch`).
-
-    The middleware added with `add_middleware` (the access log) wraps everything; inside it, a request naming an
-    operation is answered by `FastDispatch`, which renders an unexpected error as Starlette's error middleware
-    would (the `Exception` handler: the contract's 500 `Error`), and anything else goes through Starlette's stack
-    unchanged (its error middleware, 404, 405, redirects). The error middleware's wrapper of every response
-    message was ~1-2 % of a request's instructions.
-    """
+    """Starlette with the contract's operations dispatched ahead of its own stack (`FastDispatch`), inside the
+    middleware added with `add_middleware` (the access log), which still wraps everything."""
 
     def __init__(self, dispatched: Sequence[tuple[str, str, Endpoint]], **kwargs: Any) -> None:
         super().__init__(**kwargs)

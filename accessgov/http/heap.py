@@ -1,22 +1,7 @@
-"""The cyclic garbage collector tuned for a long-running server process.
-
-Measured under load (PostgreSQL, 500 deliveries/s offered): a full (generation 2) collection walked the
-~150,000 objects the process holds from startup (the route table, compiled schemas, SQLAlchemy's mappers and
-caches, the demo tenant) and paused the event loop for ~100 ms, the worst latency of the run. Those objects live
-as long as the process: `settle` collects once and then freezes them (`gc.freeze`), so later collections only
-walk what requests allocate.
-
-What requests leave alive grows too: the parsed documents the caches keep (task histories, entitlements) are
-containers a full collection walks, and it finds nothing to free in them. Under restart load the pause grew with
-them, 4 -> 78 ms over 20 s, and the p99 with it (12 -> 52 ms); a full collection is therefore started a tenth as
-often (Python's third threshold, 10 -> 100 younger collections): p99 9-16 ms over the same run. Short-lived
-cycles are still collected at once by the younger generations.
-
-The young generation, in a serving process (`set_young_threshold`, `accessgov serve --gc-threshold`): a young
-collection traverses every container still alive, and a restart keeps its task's history (hundreds of steps)
-alive across its awaits. With Python's 700 allocations between young collections the collector was 12.5 % of the
-loop's samples under restart load (py-spy), and restart's CPU grew with the histories (167 -> 234 us over four
-rounds of 5 s); with 50,000, 166 -> 193 us. GET page and HMAC deliveries did not change.
+"""The cyclic garbage collector tuned for a long-running server process: the ~150,000 objects of startup frozen out
+of later collections (a full collection of them paused the loop ~100 ms), full collections a tenth as often
+(restart's p99 12-52 -> 9-16 ms), young ones every 50,000 allocations instead of 700 (the collector was 12.5 % of
+the loop under restart load). The measurements: docs/performance.md, "Why the fast paths are shaped as they are".
 """
 
 from __future__ import annotations
