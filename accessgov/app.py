@@ -1,9 +1,6 @@
-"""The composition root: the contract's routes (from the bundle) with the hand-written handlers plugged in.
-
-Request path of a webhook delivery: engine (route, headers, size, JSON) -> api.webhooks (timestamp, event id,
-listener from the cache, CIDR, HMAC or JWT) -> storage.database writer (event record + queued run, one
-commit) -> 200 naming the run -> later, runner (claim, CEL, record outcome).
-"""
+"""The composition root: the contract's routes (from the bundle) with the hand-written handlers plugged in, and the
+background work (purges, key reloads, the runner). A request's path through them: docs/architecture.md ("A webhook
+delivery, hop by hop" and the sections after it)."""
 
 from __future__ import annotations
 
@@ -12,8 +9,9 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -26,9 +24,11 @@ from accessgov.api.restart import RestartHandler
 from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.config import ServerConfig
+from accessgov.contract.bundle import operations_from_bundle
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http import heap
-from accessgov.http.engine import HandlerSpec, build_app, load_bundle, operations_from_bundle
+from accessgov.http.context import HandlerSpec
+from accessgov.http.engine import build_app, load_bundle
 from accessgov.http.load import InFlight
 from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import SealedValueError
@@ -55,8 +55,9 @@ PURGE_INTERVAL_SECONDS = 3600
 # token, so it ends on time whatever this interval.
 PAGE_KEYS_RELOAD_SECONDS = 1.0
 PAGE_KEYS_REFRESH_MIN_SECONDS = 1.0
-# The key file is re-read this often, so a new primary key (`accessgov keys rotate`) is used for sealing within
-# it; an unknown key id re-reads it at once (`Keyring.key`).
+# The key file is re-read this often, so a new primary key (`accessgov keys rotate`, another process) is used for
+# sealing within it, and `accessgov keys prune` may drop the old key once every server had that long to see the new
+# file; an unknown key id re-reads it at once (`Keyring.key`).
 KEYRING_RELOAD_SECONDS = 30
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
@@ -173,41 +174,20 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
 
         await db.write(unit)
 
-    async def purge_periodically() -> None:
-        while True:
-            await asyncio.sleep(PURGE_INTERVAL_SECONDS)
-            try:
-                await purge()
-            except Exception:  # A failed purge must not stop the server; the next round retries.
-                log.exception("purging expired event records and tokens failed")
-
-    async def reload_keyring_periodically() -> None:
-        """A new primary key (`accessgov keys rotate`, another process) is used for sealing within the interval,
-        so `accessgov keys prune` may drop the old key once every server had that long to see the new file."""
-        while True:
-            await asyncio.sleep(KEYRING_RELOAD_SECONDS)
-            try:
-                await asyncio.to_thread(keyring.reload)
-            except Exception:  # keep the keys we have; the next round retries
-                log.exception("re-reading the key file failed")
-
-    async def reload_page_keys_periodically() -> None:
-        """`accessgov page-keys rotate` (another process) is picked up within the interval, by every worker."""
-        while True:
-            await asyncio.sleep(overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS))
-            try:
-                await refresh_page_keys_now()
-            except Exception:  # keep signing with the keys we have; the next round retries
-                log.exception("reloading the page-token keys failed")
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await purge()
-        background = [asyncio.create_task(purge_periodically())]
+        periodic: list[tuple[float, Callable[[], Awaitable[object]], str]] = [
+            (PURGE_INTERVAL_SECONDS, purge, "purging expired event records and tokens")
+        ]
         if not config.page_token_secret:
-            background.append(asyncio.create_task(reload_page_keys_periodically()))
+            reload = overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS)
+            periodic.append((reload, refresh_page_keys_now, "reloading the page-token keys"))
         if keyring.path is not None:
-            background.append(asyncio.create_task(reload_keyring_periodically()))
+            periodic.append(
+                (KEYRING_RELOAD_SECONDS, partial(asyncio.to_thread, keyring.reload), "re-reading the key file")
+            )
+        background = [asyncio.create_task(_every(*job)) for job in periodic]
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
         heap.settle()  # startup's objects live as long as the process: later collections skip them
@@ -232,11 +212,18 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     # 404s of unknown routes and 500s included (and a 500 carries the request id too).
     app.add_middleware(AccessLogMiddleware, log=config.access_log == "json", trusted_proxies=trusted_proxies)
     app.state.db = db
-    app.state.sessions = db.sessions
-    app.state.engine = db.engine
-    app.state.runner = runner
-    app.state.listeners = listeners
     return app
+
+
+async def _every(seconds: float, work: Callable[[], Awaitable[object]], what: str) -> None:
+    """`work()` every `seconds`, for ever; a failure is logged and the next round retries (keeping what it had:
+    a failed purge or reload must not stop the server)."""
+    while True:
+        await asyncio.sleep(seconds)
+        try:
+            await work()
+        except Exception:
+            log.exception("%s failed", what)
 
 
 def worker_app() -> Starlette:

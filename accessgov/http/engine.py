@@ -25,7 +25,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle
+from accessgov.contract.bundle import Schemas, coerce
 from accessgov.errors import (
     QUOTED_CHARS,
     ApiError,
@@ -42,15 +42,6 @@ from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
 from accessgov.http.load import InFlight
 from accessgov.http.responses import JSONResponse
-
-__all__ = [
-    "Authenticator",
-    "HandlerSpec",
-    "RequestContext",
-    "build_app",
-    "load_bundle",
-    "operations_from_bundle",
-]
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +252,8 @@ def build_app(
     lifespan: Any = None,
     in_flight: InFlight | None = None,
 ) -> Starlette:
-    """A Starlette app serving `operations` (see `operations_from_bundle`) of the bundle `doc`, each by its handler."""
+    """A Starlette app serving `operations` (`contract.bundle.operations_from_bundle`) of the bundle `doc`, each by
+    its handler."""
     operation_ids = {entry["operation_id"] for entry in operations}
     if unknown := set(handlers) - operation_ids:
         raise ValueError(f"handlers for operations the spec does not have: {sorted(unknown)}")

@@ -9,9 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
+from accessgov.contract.bundle import operations_from_bundle
 from accessgov.domain.permissions import Principal
 from accessgov.http.context import HandlerSpec, RequestContext
-from accessgov.http.engine import build_app, load_bundle, operations_from_bundle
+from accessgov.http.engine import build_app, load_bundle
 from accessgov.observability.access_log import AccessLogMiddleware
 from tests.harness import serve
 

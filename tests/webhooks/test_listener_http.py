@@ -713,7 +713,7 @@ def pg_env(postgres_admin: sa.Engine) -> Iterator[tuple[str, str]]:  # noqa: F81
         app = app_for(db_url, ServerClock())
         with serve(app) as base_url:
             yield base_url, db_url
-        app.state.engine.dispose()
+        app.state.db.engine.dispose()
         engine.dispose()
 
 
