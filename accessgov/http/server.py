@@ -2,15 +2,11 @@
 limits, a connection cap, a draining shutdown, and worker processes that die with their supervisor. Each
 response leaves in one write (`coalescing`).
 
-uvicorn bounds idle keep-alive connections but not a request head that never completes (slowloris) nor a body
-that stalls, so the HTTP protocols are subclassed with two timers: the head timer runs from the connection (or
-the first byte of the next request) until the head is complete; the body timer runs between body chunks. When
-one fires the connection is closed: the contract documents no 408 and no request exists yet to answer.
-
-What the protocols answer themselves, without the app, is the contract's `Error` body with an access-log line
-(`EdgeAnswers`): 400 for a request the HTTP parser refuses, 431 beyond the header limits (`HeaderLimits`: the
-parser callbacks count lines and bytes; uvicorn has no such limit for httptools, and for h11 only a 16 KB bound
-on the whole head, answered 400), and 503 `SERVICE_UNAVAILABLE` at the connection cap (uvicorn's is plain text).
+uvicorn bounds neither a request head that never completes (slowloris) nor a body that stalls, so the HTTP
+protocols are subclassed with two timers: the head timer runs from the connection (or the first byte of the next
+request) until the head is complete, the body timer between body chunks. When one fires the connection is closed:
+the contract documents no 408 and no request exists yet to answer. What the protocols answer themselves
+(`EdgeAnswers`: 400, 431 beyond the `HeaderLimits`, 503 at the connection cap): docs/edges.md, "Request heads".
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import functools
 import logging
 import os
 import shutil
@@ -45,6 +42,7 @@ from accessgov.errors import (
 from accessgov.http import heap
 from accessgov.http.coalescing import CoalescingTransport
 from accessgov.observability.access_log import EdgeLog, new_request_id
+from accessgov.observability.metrics import MULTIPROC_ENV
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +54,6 @@ DEFAULT_GRACEFUL_SHUTDOWN = 10
 DEFAULT_KEEP_ALIVE = 5
 SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
 DEFAULT_HEADER_LIMITS = HeaderLimits()
 
 
@@ -124,18 +121,13 @@ class _HeadTooLarge(Exception):
     """Raised in a parser callback: the head crossed a `HeaderLimits` bound (answered 431)."""
 
 
-_EDGE_LOGS: dict[bool, EdgeLog] = {}
-
-
+@functools.cache
 def _edge_log(log: bool) -> EdgeLog:
     """The process's one `EdgeLog` (its lines buffered per loop turn like the app's)."""
-    if log not in _EDGE_LOGS:
-        _EDGE_LOGS[log] = EdgeLog(log=log)
-    return _EDGE_LOGS[log]
+    return EdgeLog(log=log)
 
 
-def _status_line(status: int) -> bytes:
-    return {400: b"HTTP/1.1 400 Bad Request\r\n", 431: b"HTTP/1.1 431 Request Header Fields Too Large\r\n"}[status]
+_STATUS_LINES = {400: b"HTTP/1.1 400 Bad Request\r\n", 431: b"HTTP/1.1 431 Request Header Fields Too Large\r\n"}
 
 
 class EdgeAnswers:
@@ -180,7 +172,7 @@ class EdgeAnswers:
         body = orjson.dumps(error.body())
         head = b"".join(
             (
-                _status_line(error.status),
+                _STATUS_LINES[error.status],
                 b"content-type: application/json\r\ncontent-length: ",
                 str(len(body)).encode(),
                 b"\r\nconnection: close\r\nx-request-id: ",
@@ -405,9 +397,8 @@ class ServeOptions:
     # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
     access_log: str = "json"
     gc_threshold: int = heap.DEFAULT_YOUNG_THRESHOLD  # see `accessgov.http.heap`
-    header_limits: HeaderLimits = (
-        DEFAULT_HEADER_LIMITS  # ACCESSGOV_MAX_HEADER_LINE_BYTES, _MAX_HEADERS, _MAX_HEAD_BYTES
-    )
+    # ACCESSGOV_MAX_HEADER_LINE_BYTES, ACCESSGOV_MAX_HEADERS and ACCESSGOV_MAX_HEAD_BYTES
+    header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:

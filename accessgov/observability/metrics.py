@@ -21,7 +21,7 @@ from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, M
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
 
 REQUESTS_NAME, REQUESTS_HELP = "accessgov_http_requests", "HTTP requests answered, by operation id and status."
 REQUEST_SECONDS_NAME = "accessgov_http_request_duration_seconds"
