@@ -1,17 +1,9 @@
 """A pure ASGI middleware (no BaseHTTPMiddleware: no extra task or body copy per request): the request id, one
-JSON access-log line and the request metrics.
+JSON access-log line and the request metrics. The line's fields and the `X-Request-Id` rule: docs/operations.md
+("Logs, metrics, health"); what it never holds and the `client` it names: docs/edges.md ("Access log").
 
-- `X-Request-Id`: taken from the request when it is a sane token (1-128 of `[A-Za-z0-9._:-]`), else 32 new
-  random hex digits; echoed on every response, errors included.
-- One line per request on stderr, written at the end of the loop turn together with the turn's other lines
-  (`line_writer`: writes of at most PIPE_BUF bytes cut at line ends, so workers sharing stderr do not
-  interleave): ts, level, method, route (the path template), operation, status,
-  duration_ms, request_id, client, and listener_id / event_id for webhook deliveries. Never a header value
-  other than the request and event ids, never a body, token, secret or signature.
-- `client` is the address the failure limiter counts: the TCP peer, or behind a trusted proxy
-  (`ACCESSGOV_TRUSTED_PROXIES`) the forwarded client, by the same function (`cidr.client_address`).
-- Answers the HTTP edge gives without the app (a request the parser refuses: 400, 431; the connection cap's
-  503) get their line from `EdgeLog`, with operation `edge` and the TCP peer as client (no header was read).
+Lines leave at the end of the loop turn with the turn's others (`line_writer`). Answers the HTTP edge gives
+without the app (400, 431, 503) get theirs from `EdgeLog`: operation `edge`, the TCP peer as client.
 """
 
 from __future__ import annotations
@@ -176,26 +168,17 @@ class AccessLogMiddleware:
             if operation == WEBHOOK_OPERATION:
                 _count_delivery(status, code)
             if self.log:
-                self._write(scope, operation, route, status, seconds, request_id, code, event_id)
-
-    def _write(
-        self,
-        scope: Scope,
-        operation: str,
-        route: str,
-        status: int,
-        seconds: float,
-        request_id: bytes,
-        code: str | None,
-        event_id: bytes | None,
-    ) -> None:
-        client = client_of(scope, self.trusted_proxies)
-        line = _line(self.timestamps, scope["method"], route, operation, status, seconds, request_id, client, code)
-        if operation == WEBHOOK_OPERATION:
-            line["listener_id"] = scope.get("path_params", {}).get("listener_id")
-            # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
-            line["event_id"] = event_id.decode("ascii").lower() if event_id and _UUID.fullmatch(event_id) else None
-        self.lines.write(orjson.dumps(line) + b"\n")
+                client = client_of(scope, self.trusted_proxies)
+                line = _line(
+                    self.timestamps, scope["method"], route, operation, status, seconds, request_id, client, code
+                )
+                if operation == WEBHOOK_OPERATION:
+                    line["listener_id"] = scope.get("path_params", {}).get("listener_id")
+                    # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
+                    line["event_id"] = (
+                        event_id.decode("ascii").lower() if event_id and _UUID.fullmatch(event_id) else None
+                    )
+                self.lines.write(orjson.dumps(line) + b"\n")
 
 
 class _Timestamps:
