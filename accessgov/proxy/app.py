@@ -7,13 +7,8 @@ here), and the response is streamed back (small ones in one piece). The request 
 status, a content type or required header the contract does not promise, a body its schema rejects, or a 2xx answer to a
 request the contract says is invalid. Each violation is one JSON log line (logger `accessgov.proxy`) and
 counted; `GET /__proxy/violations` reports the counts. With `errors=True` a violating response is replaced by
-a 502 whose body lists the violations (the response is then buffered instead of streamed).
-
-Edges: a request body over the contract's limit (64 KB for every operation documenting a 413, else `max_body`)
-is answered 413 without being forwarded or buffered further; the report answers loopback peers only, or, when
-the proxy was given a token (`ACCESSGOV_PROXY_TOKEN`), whoever sends `Authorization: Bearer <token>`; violations
-name what failed and where (a JSON pointer, a parameter name), never the value sent; an unreachable upstream is a
-generic 502 `Error`, its exception logged, not answered. Every answer of the proxy's own is the contract's `Error`.
+a 502 whose body lists the violations (the response is then buffered instead of streamed). What the proxy answers
+itself (413, the report's 401/403, 502), always as the contract's `Error`: docs/edges.md ("Validation proxy").
 """
 
 from __future__ import annotations
@@ -43,17 +38,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 # RFC 9110 section 7.6.1; `host` and `content-length` are set again by the client for the upstream.
 HOP_BY_HOP = frozenset(
-    {
-        b"connection",
-        b"keep-alive",
-        b"proxy-authenticate",
-        b"proxy-authorization",
-        b"proxy-connection",
-        b"te",
-        b"trailer",
-        b"transfer-encoding",
-        b"upgrade",
-    }
+    b"connection keep-alive proxy-authenticate proxy-authorization proxy-connection te trailer transfer-encoding"
+    b" upgrade".split()
 )
 REQUEST_DROPPED = HOP_BY_HOP | {b"host", b"content-length"}
 MAX_CHECKED_BODY = 4 * 1024 * 1024  # larger responses are streamed through with status and headers checked only
