@@ -1,9 +1,7 @@
-"""The running event loop, asked of the system only when a hint cannot answer.
-
-On Python 3.11 `asyncio.get_running_loop()` makes a `getpid` system call (to tell a forked child from its parent):
-1.7 % of a GET page's and 2.6 % of a JWT delivery's event-loop samples (py-spy --native), from the access log
-and the SQLite writer asking once per request. Both already hold the loop a flush of theirs is scheduled on, which
-is the running one while it runs: the first caller of a turn asks, the others take the hint.
+"""The running event loop, asked of the system only when a hint cannot answer: on Python 3.11
+`asyncio.get_running_loop()` makes a `getpid` system call (1.7 % of a GET page's and 2.6 % of a JWT delivery's loop
+samples, from the access log and the SQLite writer asking once per request). Both hold the loop a flush of theirs is
+scheduled on, the running one while it runs: the first caller of a turn asks, the others take the hint.
 """
 
 from __future__ import annotations

@@ -49,13 +49,3 @@ class TextLru(Generic[T, V]):
             self._entries[key] = (text, value)
             while self._length > self.max_length:
                 self._length -= len(self._entries.popitem(last=False)[1][0])
-
-    def keys(self) -> list[Hashable]:
-        """The keys, least recently used first (tests)."""
-        with self._lock:
-            return list(self._entries)
-
-    @property
-    def length(self) -> int:
-        """The total length of the texts kept."""
-        return self._length

@@ -1,10 +1,7 @@
-"""Access-log lines written once per turn of the event loop instead of once per request.
-
-A system call per request line: formatting and writing a line cost 5.6 µs alone, 3.8 µs with the lines of a
-turn written together (under wrk the server's sys time per page fell from 45-52 to 39-47 µs). Lines logged
-during one turn of the loop are written at the end of it, in chunks of at most `PIPE_BUF` bytes cut at line
-ends: a write that size to a pipe is atomic, so workers sharing stderr still never interleave inside a line.
-Outside a running loop a line is written at once; what is pending at exit is written then.
+"""Access-log lines written once per turn of the event loop instead of once per request (a line cost 5.6 µs alone,
+3.8 µs with the turn's others: docs/performance.md), in chunks of at most `PIPE_BUF` bytes cut at line ends: a write
+that size to a pipe is atomic, so workers sharing stderr never interleave inside a line. Outside a running loop a
+line is written at once; what is pending at exit is written then.
 """
 
 from __future__ import annotations

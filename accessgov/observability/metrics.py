@@ -9,6 +9,7 @@ sample), exposed as the same families.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from bisect import bisect_left
@@ -48,15 +49,10 @@ SQLITE_CHECKPOINTS = Histogram(
     buckets=DISK_SECONDS_BUCKETS,
 )
 
-_children: dict[tuple[Any, ...], Any] = {}
 
-
+@functools.cache
 def _child(metric: Any, *labels: str) -> Any:
-    key = (metric, *labels)
-    child = _children.get(key)
-    if child is None:
-        child = _children[key] = metric.labels(*labels)
-    return child
+    return metric.labels(*labels)
 
 
 class RequestRecorder(Collector):

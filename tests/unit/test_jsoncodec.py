@@ -85,8 +85,8 @@ def test_growing_arrays_keep_a_bounded_amount_of_text() -> None:
     arrays = GrowingArrays(max_bytes=4_000)
     for key in range(100):
         arrays.dumps(f"task-{key}", [{"id": "x" * 90}])
-    assert arrays._written.length <= 4_000
-    kept = arrays._written.keys()
+    assert arrays._written._length <= 4_000
+    kept = list(arrays._written._entries)  # least recently used first
     assert "task-99" in kept and "task-0" not in kept  # least recently written first out
 
 

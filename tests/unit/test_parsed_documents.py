@@ -47,7 +47,7 @@ def test_get_many_refreshes_the_keys_it_finds() -> None:
     for n in range(4):
         lru.put(f"k{n}", "abcd", n)
     assert lru.get_many(["k0", "nope", "k2"]) == [("abcd", 0), None, ("abcd", 2)]
-    assert lru.keys() == ["k1", "k3", "k0", "k2"]  # found keys are now the most recently used
+    assert list(lru._entries) == ["k1", "k3", "k0", "k2"]  # found keys are now the most recently used
     lru.put("k4", "abcd", 4)
     assert lru.get_many(["k1"]) == [None]  # the least recently used went first
 
