@@ -6,7 +6,9 @@ and parameter values here, so they judge a request alike.
 
 from __future__ import annotations
 
+import base64
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -79,6 +81,22 @@ def credential(scheme: dict[str, Any]) -> str:
     if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
         return "basic"
     return "bearer"
+
+
+def present(headers: Mapping[str, str], credential: str) -> bool:
+    """Whether `headers` (lower-case names) carry `credential` (see `credential`): a non-empty API-key header, or
+    `Authorization` with the scheme and a value, for Basic one that is base64 of `user:password` (RFC 7617)."""
+    if credential.startswith("header:"):
+        return bool(headers.get(credential.removeprefix("header:")))
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    if not value.strip() or scheme.lower() != credential:
+        return False
+    if credential == "basic":
+        try:
+            return ":" in base64.b64decode(value.strip(), validate=True).decode("utf-8")
+        except ValueError:  # not base64, or not UTF-8
+            return False
+    return True
 
 
 def _header_value(header: dict[str, Any], schema: dict[str, Any]) -> str:

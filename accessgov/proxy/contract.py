@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl
 from jsonschema.exceptions import ValidationError, best_match
 
 from accessgov import jsoncodec
-from accessgov.contract.bundle import Schemas, coerce, escape, operations_from_bundle, path_regex
+from accessgov.contract.bundle import Schemas, coerce, escape, operations_from_bundle, path_regex, present
 
 # The body limit of every operation documenting a 413 (components/responses/PayloadTooLarge: 65,536 bytes).
 CONTRACT_MAX_BODY = 64 * 1024
@@ -76,7 +76,7 @@ class OperationContract:
     ) -> list[Problem]:
         problems = []
         optional = not self.security or any(not requirement for requirement in self.security)
-        if not optional and not any(all(_present(headers, c) for c in r) for r in self.security):
+        if not optional and not any(all(present(headers, c) for c in r) for r in self.security):
             problems.append(Problem("request.security", "no credentials for any security requirement"))
         sources = {"path": path_params, "query": query, "header": headers}
         for param, validator in self.parameters:
@@ -161,13 +161,6 @@ class OperationContract:
         if failure is not None:
             problems.append(Problem("response.body", f"body {_failed(failure)}"))
         return problems
-
-
-def _present(headers: dict[str, str], credential: str) -> bool:
-    if credential.startswith("header:"):
-        return bool(headers.get(credential.removeprefix("header:")))
-    scheme, _, value = headers.get("authorization", "").partition(" ")
-    return scheme.lower() == credential and bool(value.strip())
 
 
 class Contract:

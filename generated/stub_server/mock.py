@@ -19,7 +19,6 @@ body against their schemas (400), then the response:
 
 from __future__ import annotations
 
-import base64
 import json
 import random
 import re
@@ -32,7 +31,7 @@ import orjson
 from jsonschema.exceptions import best_match
 
 # The template's own directory has no `contract/`: only the generated package does (a copy of accessgov/contract).
-from .contract.bundle import Schemas, coerce, deref, path_regex  # type: ignore[import-not-found, import-untyped, unused-ignore]
+from .contract.bundle import Schemas, coerce, deref, path_regex, present  # type: ignore[import-not-found, import-untyped, unused-ignore]
 from .contract.bundle import resolve as _pointer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 from .dynamic import generate
 
@@ -134,7 +133,7 @@ class _Operation:
         if not requirements or any(not requirement for requirement in requirements):
             return
         for requirement in requirements:
-            if all(_present(headers, credential) for _, credential in requirement):
+            if all(present(headers, credential) for _, credential in requirement):
                 return
         unauthorized = self.entry["responses"].get("401")
         body = next(iter(unauthorized["examples"].values()), None) if unauthorized else None
@@ -269,20 +268,6 @@ def _resolver(doc: dict[str, Any]) -> Callable[[str], Any]:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
-
-
-def _present(headers: dict[str, str], credential: str) -> bool:
-    if credential.startswith("header:"):
-        return bool(headers.get(credential.removeprefix("header:")))
-    scheme, _, value = headers.get("authorization", "").partition(" ")
-    if not value.strip() or scheme.lower() != credential:
-        return False
-    if credential == "basic":
-        try:
-            return ":" in base64.b64decode(value.strip(), validate=True).decode("utf-8")
-        except ValueError:
-            return False
-    return True
 
 
 def substitute_ids(value: Any, path_params: Mapping[str, str]) -> Any:

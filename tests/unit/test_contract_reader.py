@@ -11,7 +11,7 @@ import httpx
 import pytest
 from starlette.routing import Route
 
-from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle, parse_integer
+from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle, parse_integer, present
 from accessgov.http.context import HandlerSpec, RequestContext
 from accessgov.http.engine import build_app, load_bundle
 from accessgov.proxy.contract import Contract
@@ -82,6 +82,31 @@ def test_engine_proxy_and_mock_judge_integers_alike(name: str) -> None:
     assert found is not None
     proxy = {value: not found[0].check_request({}, {name: value}, {}, b"") for value in VERDICTS}
     assert proxy == expected
+
+
+@pytest.mark.parametrize(
+    ("authorization", "credential", "expected"),
+    [
+        ("Bearer abc", "bearer", True),
+        ("bearer abc", "bearer", True),
+        ("Bearer ", "bearer", False),
+        ("Bearer", "bearer", False),
+        ("Basic eDp5", "bearer", False),  # another scheme
+        ("Basic eDp5", "basic", True),  # x:y
+        ("Basic eHk=", "basic", False),  # xy: no colon
+        ("Basic not-base64!", "basic", False),
+        ("Basic /w==", "basic", False),  # not UTF-8
+    ],
+)
+def test_credentials_present(authorization: str, credential: str, expected: bool) -> None:
+    """The one rule the mock and the proxy share for 'credentials present'."""
+    assert present({"authorization": authorization}, credential) is expected
+
+
+def test_api_key_credentials_present() -> None:
+    assert present({"x-api-key": "k"}, "header:x-api-key")
+    assert not present({"x-api-key": ""}, "header:x-api-key")
+    assert not present({"authorization": "Bearer k"}, "header:x-api-key")
 
 
 def test_parse_integer() -> None:
