@@ -273,13 +273,15 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
     if len(rows) < limit:
         rows += statements.expired.run_typed(dbapi, now=now, limit=limit - len(rows))
     claimed = []
+    gave_up = []
     lease_until = now + lease
     for run_id, listener_id, event_id, context, attempts, created_at in rows:
         if attempts >= MAX_ATTEMPTS:
-            gave_up = _finish_params(run_id, attempts, FAILED, f"gave up after {attempts} attempts", {})
-            _finish_all(session, [gave_up], now)
-            continue
-        claimed.append(ClaimedRun(run_id, listener_id, event_id, context, attempts + 1, lease_until, created_at))
+            gave_up.append(_finish_params(run_id, attempts, FAILED, f"gave up after {attempts} attempts", {}))
+        else:
+            claimed.append(ClaimedRun(run_id, listener_id, event_id, context, attempts + 1, lease_until, created_at))
+    if gave_up:
+        _finish_all(session, gave_up, now)
     if claimed:  # an idle runner polls every second: no statement when there is nothing to take
         take = statements.take
         take.execute_many(dbapi, take.params_many([{"run_id": run.id} for run in claimed], lease_until=lease_until))

@@ -182,6 +182,22 @@ def test_a_run_claimed_too_often_is_given_up(sessions: sessionmaker[Session], ma
         assert stored.status == "FAILED" and "gave up" in (stored.reason or "")
 
 
+def test_runs_given_up_beside_one_still_claimable(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
+    listener = make_listener()
+    for n in range(2):
+        deliver(sessions, listener.id, event_id=f"tired{n}")
+    moment = NOW
+    for _ in range(events.MAX_ATTEMPTS):
+        assert len(claim(sessions, now=moment)) == 2
+        moment += LEASE + timedelta(seconds=1)
+    deliver(sessions, listener.id, event_id="fresh", now=moment)
+    assert [(run.event_id, run.attempt) for run in claim(sessions, now=moment)] == [("fresh", 1)]
+    with sessions() as session:
+        runs = {run.event_id: (run.status, run.reason) for run in events.list_runs(session)}
+    assert runs["tired0"] == runs["tired1"] == ("FAILED", f"gave up after {events.MAX_ATTEMPTS} attempts")
+    assert runs["fresh"] == ("RUNNING", None)
+
+
 def test_finish_rejects_a_non_final_status(sessions: sessionmaker[Session], make_listener: MakeListener) -> None:
     listener = make_listener()
     deliver(sessions, listener.id)
