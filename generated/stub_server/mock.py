@@ -245,9 +245,9 @@ class _Operation:
         if pointer is None:
             return None
         validator = self.schemas.validator(pointer)
-        resolve = _resolver(self.doc)
+        schema, resolve = _pointer(self.doc, pointer), _resolver(self.doc)
         for _ in range(DYNAMIC_ATTEMPTS):
-            value = substitute_ids(generate(_pointer(self.doc, pointer), resolve, rng), path_params)
+            value = substitute_ids(generate(schema, resolve, rng), path_params)
             if validator.is_valid(value):
                 return self.encode(status, value)
         # The schema uses keywords the generator does not cover: the documented example is valid too.
