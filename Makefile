@@ -22,6 +22,11 @@ PYTEST_WORKERS ?= 2
 # CPU-bound and keeps 2.
 FULL_WORKERS := $(if $(filter command line environment,$(origin PYTEST_WORKERS)),$(PYTEST_WORKERS),3)
 PYTEST_ARGS ?=
+# Both test lanes: PYTHONDONTWRITEBYTECODE= caches the bytecode and pytest's rewritten test modules (in __pycache__,
+# ignored by git) even where the environment turns that off, else every run compiles ~340 modules again (~5 CPU-s a
+# worker); -p no:schemathesis, since no test uses its pytest plugin (the suite runs Schemathesis as a command), whose
+# import costs ~0.5 CPU-s a process.
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -p no:schemathesis
 BUNDLE := generated/openapi.yaml
 HOST ?= 127.0.0.1
 PORT ?= 8080
@@ -171,16 +176,13 @@ test: ## Run every check and test (what CI runs)
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy
 	$(PY) -m scripts.check_services
-	$(BIN)/pytest -q -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools" $(PYTEST_ARGS)
+	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools" $(PYTEST_ARGS)
 
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
-	$(BIN)/pytest -q -m bench_tools tests/bench $(PYTEST_ARGS)
+	$(PYTEST) -m bench_tools tests/bench $(PYTEST_ARGS)
 
-# PYTHONDONTWRITEBYTECODE= : the bytecode and pytest's rewritten test modules are cached (in __pycache__, ignored
-# by git) even where the environment turns that off, else every run compiles ~340 modules again (~5 CPU-s a worker).
-# -p no:schemathesis: no test uses its pytest plugin, whose import costs ~0.5 CPU-s in each of the 3 processes.
 test-fast: $(STAMP) ## The inner loop, under a minute: tests not marked slow/postgres, in process (PYTEST_ARGS=...)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -p no:schemathesis -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)
+	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)
 
 clean: ## Remove the venv, caches and local data
 	rm -rf $(VENV) build data .pytest_cache .ruff_cache
