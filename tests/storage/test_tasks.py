@@ -103,7 +103,7 @@ def test_task_actions_are_recorded_in_order(sessions: sessionmaker[Session]) -> 
         ("RESTART", "again", "api-token", NOW),
         ("COMMENT", None, "u", NOW + timedelta(seconds=1)),
     ]
-    with sessions() as session, pytest.raises(Exception, match=r"(?i)foreign key"):  # no such task
+    with sessions() as session, pytest.raises(IntegrityError, match=r"(?i)foreign key"):  # no such task
         DrivenTaskWrites(session).record_action(task_id="missing", kind="RESTART", comment=None, actor="x", now=NOW)
 
 
