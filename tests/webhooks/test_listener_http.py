@@ -289,13 +289,26 @@ def test_missing_header(env: Env, header: str, code: str) -> None:
 
 @pytest.mark.parametrize(
     "content_type",
-    ["text/plain", "application/x-www-form-urlencoded", "application/xml", "application/jsonx", "application/json-seq"],
+    [
+        "",
+        "text/plain",
+        "text/json",
+        "application/x-www-form-urlencoded",
+        "application/xml",
+        "application/jsonx",
+        "application/json-seq",
+        "application/merge-patch+json",
+        "multipart/form-data; boundary=x",
+    ],
 )
 def test_wrong_content_type(env: Env, content_type: str) -> None:
     expect(post(env.url("hmac"), BODY, hmac_headers(content_type=content_type)), 400, "INVALID_CONTENT_TYPE")
 
 
-@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "Application/Json;charset=UTF-8"])
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json", "APPLICATION/JSON", "application/json; charset=utf-8", "Application/Json;charset=UTF-8"],
+)
 def test_json_content_type_with_charset(env: Env, content_type: str) -> None:
     expect(post(env.url("hmac"), BODY, hmac_headers(content_type=content_type)), 200)
 
