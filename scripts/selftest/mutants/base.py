@@ -27,6 +27,9 @@ class Mutant:
     breaks: str
     handlers: Callable[[Fixtures], dict[str, Handler]]
     control: bool = False
+    # The traceability variants it breaks ("REQUIREMENT-ID/variant", conformance/accessgov_conformance/
+    # traceability.yaml); a control names the allowed variants it exercises.
+    covers: tuple[str, ...] = ()
 
     def build(self, app: ASGIApp, fixtures: Fixtures) -> ASGIApp:
         return intercept(app, self.handlers(fixtures))
