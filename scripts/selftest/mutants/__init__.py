@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from scripts.selftest.mutants import controls, errors_auth, paging, restart, webhook
+from scripts.selftest.mutants import controls, errors_auth, paging, restart, webhook, webhook_jwt
 from scripts.selftest.mutants.base import Mutant
 
-MUTANTS: list[Mutant] = [*webhook.MUTANTS, *paging.MUTANTS, *restart.MUTANTS, *errors_auth.MUTANTS]
+MUTANTS: list[Mutant] = [
+    *webhook.MUTANTS,
+    *webhook_jwt.MUTANTS,
+    *paging.MUTANTS,
+    *restart.MUTANTS,
+    *errors_auth.MUTANTS,
+]
 CONTROLS: list[Mutant] = list(controls.CONTROLS)
 ALL: list[Mutant] = [*MUTANTS, *CONTROLS]
 BY_ID: dict[str, Mutant] = {mutant.id: mutant for mutant in ALL}
