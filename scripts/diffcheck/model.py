@@ -14,13 +14,23 @@ REQUEST, RESPONSE = "request", "response"
 
 
 class Severity(StrEnum):
+    """A check's grade for this contract (`severities.yaml`): the gate, the changelog and the version rule read it.
+
+    `client-breaking` is what breaks a typed client (the generated SDK) but not a tolerant HTTP client."""
+
     BREAKING = "breaking"
+    CLIENT_BREAKING = "client-breaking"
     WARNING = "warning"
     INFO = "info"
 
     @property
     def rank(self) -> int:
-        return {"breaking": 0, "warning": 1, "info": 2}[self.value]
+        return {"breaking": 0, "client-breaking": 1, "warning": 2, "info": 3}[self.value]
+
+    @property
+    def breaks(self) -> bool:
+        """Fails `make diff` unless accepted, is marked breaking in the changelog, needs a major version."""
+        return self in (Severity.BREAKING, Severity.CLIENT_BREAKING)
 
 
 @dataclass(frozen=True)
