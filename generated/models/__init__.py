@@ -1119,7 +1119,7 @@ class WebhookPayload(RootModel[Any]):
     root: Annotated[
         Any,
         Field(
-            description='Any JSON value of at most 64 KB, defined by the sender. It becomes the automation\'s context data, read in expressions as `ctx.trigger.<field>` or `ctx.trigger["<field>"]`, so an object is the usual choice.',
+            description='Any JSON value of at most 64 KB, defined by the sender. It becomes the automation\'s context data, read in expressions as `ctx.trigger.<field>` or `ctx.trigger["<field>"]`, so an object is the usual choice; an array, string, number, boolean or null at the top is accepted too. Duplicate member names are accepted (the last one wins, RFC 8259 leaves it open). Not JSON text, so 400 `INVALID_JSON`: a byte order mark, `NaN` or `Infinity`, an empty body, invalid UTF-8, anything after the value, or nesting deeper than the server\'s parser takes.',
             title="WebhookPayload",
         ),
     ]

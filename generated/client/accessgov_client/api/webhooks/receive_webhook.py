@@ -147,7 +147,11 @@ def sync_detailed(
         webhook_event_id (UUID):
         body (Any): Any JSON value of at most 64 KB, defined by the sender. It becomes the
             automation's context data, read in expressions as `ctx.trigger.<field>` or
-            `ctx.trigger["<field>"]`, so an object is the usual choice.
+            `ctx.trigger["<field>"]`, so an object is the usual choice; an array, string, number,
+            boolean or null at the top is accepted too. Duplicate member names are accepted (the last
+            one wins, RFC 8259 leaves it open). Not JSON text, so 400 `INVALID_JSON`: a byte order
+            mark, `NaN` or `Infinity`, an empty body, invalid UTF-8, anything after the value, or
+            nesting deeper than the server's parser takes.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,7 +223,11 @@ def sync(
         webhook_event_id (UUID):
         body (Any): Any JSON value of at most 64 KB, defined by the sender. It becomes the
             automation's context data, read in expressions as `ctx.trigger.<field>` or
-            `ctx.trigger["<field>"]`, so an object is the usual choice.
+            `ctx.trigger["<field>"]`, so an object is the usual choice; an array, string, number,
+            boolean or null at the top is accepted too. Duplicate member names are accepted (the last
+            one wins, RFC 8259 leaves it open). Not JSON text, so 400 `INVALID_JSON`: a byte order
+            mark, `NaN` or `Infinity`, an empty body, invalid UTF-8, anything after the value, or
+            nesting deeper than the server's parser takes.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -286,7 +294,11 @@ async def asyncio_detailed(
         webhook_event_id (UUID):
         body (Any): Any JSON value of at most 64 KB, defined by the sender. It becomes the
             automation's context data, read in expressions as `ctx.trigger.<field>` or
-            `ctx.trigger["<field>"]`, so an object is the usual choice.
+            `ctx.trigger["<field>"]`, so an object is the usual choice; an array, string, number,
+            boolean or null at the top is accepted too. Duplicate member names are accepted (the last
+            one wins, RFC 8259 leaves it open). Not JSON text, so 400 `INVALID_JSON`: a byte order
+            mark, `NaN` or `Infinity`, an empty body, invalid UTF-8, anything after the value, or
+            nesting deeper than the server's parser takes.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -356,7 +368,11 @@ async def asyncio(
         webhook_event_id (UUID):
         body (Any): Any JSON value of at most 64 KB, defined by the sender. It becomes the
             automation's context data, read in expressions as `ctx.trigger.<field>` or
-            `ctx.trigger["<field>"]`, so an object is the usual choice.
+            `ctx.trigger["<field>"]`, so an object is the usual choice; an array, string, number,
+            boolean or null at the top is accepted too. Duplicate member names are accepted (the last
+            one wins, RFC 8259 leaves it open). Not JSON text, so 400 `INVALID_JSON`: a byte order
+            mark, `NaN` or `Infinity`, an empty body, invalid UTF-8, anything after the value, or
+            nesting deeper than the server's parser takes.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
