@@ -33,37 +33,6 @@ def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | 
     return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    number = int(value)
-    if number < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return number
-
-
-@dataclass(frozen=True)
-class HeaderLimits:
-    """The request-head limits of `accessgov serve` (431 `REQUEST_HEADERS_TOO_LARGE` beyond any of them).
-
-    uvicorn has none of its own for httptools, and for h11 only one on the whole head (16 KB, answered 400):
-    `accessgov.http.server`'s protocols count in their parser callbacks.
-    """
-
-    line_bytes: int = 8 * 1024  # the request line, or one header line (name and value)
-    count: int = 100  # header lines
-    head_bytes: int = 32 * 1024  # the whole head
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> HeaderLimits:
-        return cls(
-            line_bytes=_positive(env, "ACCESSGOV_MAX_HEADER_LINE_BYTES", cls.line_bytes),
-            count=_positive(env, "ACCESSGOV_MAX_HEADERS", cls.count),
-            head_bytes=_positive(env, "ACCESSGOV_MAX_HEAD_BYTES", cls.head_bytes),
-        )
-
-
 def _bounded_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
     value = env.get(name, "").strip()
     if not value:

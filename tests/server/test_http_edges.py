@@ -16,7 +16,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from accessgov.config import HeaderLimits
+from accessgov.http.edge import HeaderLimits
 from accessgov.http.engine import load_bundle
 from tests.server._process import ADMIN, ENTITLEMENTS, Served, accessgov_serve, read_until_closed
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from accessgov.http import server
+from accessgov.http import edge
 from accessgov.http.coalescing import CoalescingTransport
 from tests.support.protocols import PEER, RecordingTransport, drive
 
@@ -119,7 +119,7 @@ async def _streamed(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 def _serve(http: str, app: App, request: bytes) -> RecordingTransport:
     """`request` through the server's protocol for `http` on a recording transport, until the app is done."""
-    protocol_class = server.PROTOCOLS[http]
+    protocol_class = edge.PROTOCOLS[http]
     if protocol_class is None:
         pytest.fail(f"{http} is not installed")
     return drive(uvicorn.Config(app=app, http=protocol_class, lifespan="off", log_level="warning"), request)

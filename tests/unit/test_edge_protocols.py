@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from accessgov.config import HeaderLimits
+from accessgov.http.edge import PROTOCOLS, HeaderLimits
 from accessgov.http.engine import load_bundle
-from accessgov.http.server import PROTOCOLS, ServeOptions, uvicorn_config
+from accessgov.http.server import ServeOptions, uvicorn_config
 from accessgov.observability.access_log import EdgeLog
 from tests.support.protocols import PEER, RecordingTransport
 from tests.support.protocols import drive as drive_protocol
@@ -53,7 +53,7 @@ def drive(
     """Feed `data` to a new connection of the `http` protocol, in reads of `read` bytes, and let the app run."""
 
     def log_to_pipe(protocol: Any) -> None:
-        protocol._edge = EdgeLog(stream_fd=log_fd)
+        protocol._edge_log = EdgeLog(stream_fd=log_fd).answered
 
     config = uvicorn_config(app, ServeOptions(http=http, limit_concurrency=limit_concurrency))
     return drive_protocol(config, data, read=read, prepare=log_to_pipe)
@@ -153,3 +153,42 @@ def test_the_connection_cap_is_503_error(http: str, log_pipe: tuple[int, int]) -
         "GET",
         PEER[0],
     )
+
+
+def _head_of_exact_size(total: int) -> bytes:
+    """A head whose target and header names and values add up to exactly `total` bytes (what the limit counts),
+    the target at the line limit."""
+    target = b"/api/v1/apps/app-github/entitlements?page_token=" + b"A" * (LIMITS.line_bytes - 48)
+    assert len(target) == LIMITS.line_bytes
+    rest = total - len(target) - len(b"Hostx")
+    filler = []
+    index = 0
+    while rest > 0:
+        name = b"X-F%02d" % index
+        size = min(LIMITS.line_bytes, rest) - len(name)
+        filler.append(name + b": " + b"a" * size + b"\r\n")
+        rest -= len(name) + size
+        index += 1
+    return b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n" + b"".join(filler) + b"\r\n"
+
+
+@pytest.mark.parametrize("read", [65536, 1 << 20])
+def test_the_request_target_counts_in_the_head_total(http: str, log_pipe: tuple[int, int], read: int) -> None:
+    transport = drive(http, log_pipe[1], _head_of_exact_size(LIMITS.head_bytes), read=read)
+    assert answer(transport)[0] == 200, transport.written[:300]
+    transport = drive(http, log_pipe[1], _head_of_exact_size(LIMITS.head_bytes + 1), read=read)
+    expect_refusal(transport, log_pipe[0], 431, "REQUEST_HEADERS_TOO_LARGE")
+
+
+def test_one_oversized_read_that_never_ends_is_431_at_once(http: str, log_pipe: tuple[int, int]) -> None:
+    # One read of a 64 KB header line, then nothing: refused on that read, not at the head timeout.
+    transport = drive(http, log_pipe[1], HEAD + b"X-Big: " + b"a" * 65536, read=1 << 20)
+    expect_refusal(transport, log_pipe[0], 431, "REQUEST_HEADERS_TOO_LARGE")
+
+
+def test_a_pipelined_body_does_not_count_against_the_next_head(http: str, log_pipe: tuple[int, int]) -> None:
+    body = b"{" + b" " * 60_000 + b"}"
+    post = b"POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    transport = drive(http, log_pipe[1], post + HEAD + b"X-Partial: abc", read=1 << 20)
+    assert answer(transport)[0] == 200, transport.written[:300]
+    assert b" 431 " not in transport.written
