@@ -2,7 +2,7 @@
 
     accessgov-conformance run --base-url URL --config FILE [--checks conformance|schema|all] [--report-dir DIR]
                               [--seed N] [--only RULE_ID,...] [schemathesis options]
-    accessgov-conformance rules
+    accessgov-conformance rules [--coverage]
 
 Exit status of `run`: 0 when every applicable check passed with evidence, 1 when a check failed or showed no
 evidence, 2 for a usage or configuration error. Options `run` does not know are passed to `schemathesis run`.
@@ -11,14 +11,14 @@ evidence, 2 for a usage or configuration error. Options `run` does not know are 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
-import httpx
-
-from . import reports, spec
+from . import coverage, preflight, reports, spec, transport
 from .config import ConfigError, load
+from .context import Context
 from .registry import Rule, Verdict, all_rules
 from .runner import RunState, run
 
@@ -43,8 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--seed", type=int, default=1, help="seed of every generated value (default 1)")
     run_cmd.add_argument("--only", default="", help="comma-separated rule ids to run (EV-OPS-001 only if named)")
     run_cmd.add_argument("--spec", help="the OpenAPI document for the schema part (default: the packaged one)")
-    run_cmd.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
-    commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
+    run_cmd.add_argument("--timeout", type=float, default=30.0, help="seconds per request, in total (default 30)")
+    run_cmd.add_argument(
+        "--max-retry-wait", type=float, help="seconds a run may wait out 429s in all (overrides [target])"
+    )
+    rules_cmd = commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
+    rules_cmd.add_argument(
+        "--coverage", action="store_true", help="the traceability table: each requirement, its rules and status"
+    )
     return parser
 
 
@@ -74,6 +80,10 @@ def list_rules() -> int:
 def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
     try:
         config = load(args.config, base_url=args.base_url)
+        if args.max_retry_wait is not None:
+            if args.max_retry_wait < 0:
+                raise ConfigError("--max-retry-wait must not be negative")
+            config = dataclasses.replace(config, max_retry_wait=args.max_retry_wait)
         chosen = select(all_rules(), args.checks, args.only)
     except ConfigError as error:
         print(f"accessgov-conformance: {error}", file=sys.stderr)
@@ -86,13 +96,19 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
     print(f"accessgov-conformance: {len(chosen)} rule(s) against {config.base_url} ({config.kind}), seed {args.seed}",
           file=sys.stderr)  # fmt: skip
     started = time.monotonic()
-    with httpx.Client(timeout=args.timeout, follow_redirects=False) as client:
+    with transport.client(args.timeout) as client:
         state = RunState(config, args.seed, client)
         state.options = {
             "report_dir": report_dir,
             "passthrough": passthrough,
             "spec": args.spec or spec.default_spec_path(),
+            "timeout": args.timeout,
         }
+        probe = Context(config, client, "preflight", args.seed, state.salt, state.token_cache, run=state)
+        stopped = preflight.problem(probe)
+        if stopped is not None:
+            print(f"accessgov-conformance: cannot check {config.base_url}: {stopped}", file=sys.stderr)
+            return 2
         results = run(chosen, state, reports.progress())
     seconds = time.monotonic() - started
     junit_path, summary_path = reports.write(results, config, report_dir, seconds)
@@ -116,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rules":
         if passthrough:
             parser.error(f"unrecognized arguments: {' '.join(passthrough)}")
-        return list_rules()
+        return coverage.print_table() if args.coverage else list_rules()
     return run_command(args, passthrough)
 
 

@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     paging,
     restart,
     schema,
+    shapes,
     webhook_common,
     webhook_hmac,
     webhook_jwt,

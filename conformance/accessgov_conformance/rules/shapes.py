@@ -1,0 +1,67 @@
+"""Statements about the resource types and the shared error rules that no schema can state: the policy's
+baseline entry, and the body-size limit every operation with a body shares (the restart operation's here)."""
+
+from __future__ import annotations
+
+from ..context import Context
+from ..registry import Fail, NotApplicable, rule
+from .restart import restart, restarted
+
+BODY_LIMIT = 64 * 1024
+POLICY_TYPE_PREFIX = "POLICY_TYPE_"
+
+
+@rule(
+    "TY-POLICY-001",
+    family="types",
+    title="A policy holds exactly one baseline: its lowercased-type entry or baselinePolicyId",
+    text="Policy.policySteps always has the baseline entry keyed by the lowercased policy type (POLICY_TYPE_GRANT: "
+    "`grant`), unless baselinePolicyId is set, which is mutually exclusive with that entry.",
+    spec="spec/components/schemas/Policy.yaml#/properties/policySteps",
+    seed="Resources and their fields > Policy",
+)
+def policy_baseline(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    result = restarted(ctx, ctx.config.open_task_ids[0], what="restart to read the task's policy")
+    task = (result.get("taskView") or {}).get("task") or {}
+    policy = (task.get("policy") or {}).get("policy")
+    if not isinstance(policy, dict):
+        raise NotApplicable("the restarted task carries no policy (taskView.task.policy.policy is null)")
+    policy_type = policy.get("policyType")
+    if not isinstance(policy_type, str) or not policy_type.startswith(POLICY_TYPE_PREFIX):
+        raise NotApplicable(f"policyType {policy_type!r} has no baseline key this version of the contract knows")
+    key = policy_type.removeprefix(POLICY_TYPE_PREFIX).lower()
+    steps = policy.get("policySteps") or {}
+    deferred = bool(policy.get("baselinePolicyId"))
+    if deferred and key in steps:
+        raise Fail(f"policy {policy.get('id')!r} sets baselinePolicyId and also has the baseline entry {key!r}")
+    if not deferred and key not in steps:
+        raise Fail(
+            f"policy {policy.get('id')!r} ({policy_type}) has neither baselinePolicyId nor the baseline entry "
+            f"{key!r} in policySteps (keys: {', '.join(sorted(steps)) or 'none'})"
+        )
+
+
+@rule(
+    "ER-SIZE-001",
+    family="errors",
+    title="A request body over 64 KB is refused 413, one of 64 KB is read",
+    text="A body larger than 64 KB (65,536 bytes) is refused with 413 PAYLOAD_TOO_LARGE and nothing is processed; "
+    "a body of exactly 65,536 bytes is read (judged on its content, never 413).",
+    spec="spec/components/responses/PayloadTooLarge.yaml",
+    seed="Limits (64 KB); (spec only) the limit of every operation with a body",
+)
+def restart_body_limit(ctx: Context) -> None:
+    task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
+    head, tail = b'{"comment":"', b'"}'
+
+    def body(size: int) -> bytes:
+        return head + b"a" * (size - len(head) - len(tail)) + tail
+
+    over = restart(ctx, task_id, body(BODY_LIMIT + 1))
+    ctx.expect(over, 413, code="PAYLOAD_TOO_LARGE", what="a restart body of 65,537 bytes")
+    at_limit = restart(ctx, task_id, body(BODY_LIMIT))
+    ctx.conforms(at_limit, what="a restart body of exactly 65,536 bytes")
+    if at_limit.status == 413:
+        raise Fail("a restart body of exactly 65,536 bytes (64 KB) was refused 413; the limit is 'larger than 64 KB'")
