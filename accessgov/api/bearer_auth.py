@@ -30,6 +30,9 @@ class BearerAuthenticator:
     def __call__(self, ctx: RequestContext) -> Principal | Awaitable[Principal]:
         """The principal at once for a token cached as granted (no await: most requests); else an awaitable of it
         (`resolve`). The token is always checked first: a valid one is never refused by the failure limits."""
+        if sum(name == b"authorization" for name, _ in ctx.request.scope["headers"]) > 1:
+            # Which of several credentials to use is a guess (RFC 9110: Authorization is a singleton field).
+            raise Unauthenticated(ErrorCode.UNAUTHENTICATED, "send one Authorization header, not several")
         token = bearer_token(ctx.header("authorization"))  # a missing header is no guess: not counted
         grant = self.tokens.cached_grant(token)
         if grant is not None:

@@ -537,7 +537,7 @@ class PageToken(RootModel[str]):
     root: Annotated[
         str,
         Field(
-            description="Pagination convention, request side. Omit or leave empty on the first request; on each later request pass the `nextPageToken` of the previous response. A token that was altered, truncated, expired, or issued for another collection is rejected with 400 `INVALID_PAGE_TOKEN`.",
+            description="Pagination convention, request side. Omit or leave empty on the first request; on each later request pass the `nextPageToken` of the previous response. A token that was altered, truncated, expired, or issued for another collection is rejected with 400 `INVALID_PAGE_TOKEN`, as is a made-up one. A token is bound to the collection it was issued for, not to the caller: any credential allowed to list that collection may send it. It is not single-use: sent again (also after the walk reached the last page) it returns the same page, until it expires.",
             examples=[""],
             max_length=1024,
             title="PageToken",
@@ -1498,7 +1498,7 @@ class TaskActionsServiceRestartRequest(BaseModel):
         Field(
             alias="policyStepId",
             deprecated=True,
-            description="Deprecated. Accepted but has no effect.",
+            description="Deprecated. Accepted but has no effect: whatever step it names (one of the task's, or none), the task restarts exactly as without it.",
         ),
     ] = MISSING
 

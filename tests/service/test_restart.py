@@ -156,6 +156,30 @@ def test_missing_or_wrong_credentials_are_401(server: Server, header: str | None
     assert response.headers["www-authenticate"].startswith("Bearer")
 
 
+@pytest.mark.parametrize("valid_first", [True, False])
+def test_two_authorization_headers_are_401_whichever_is_valid(server: Server, valid_first: bool) -> None:
+    """Which of two credentials counts would be a guess: neither does (issue 37's decision, bearerAuth.yaml)."""
+    lines = [("Authorization", "Bearer demo-admin-token"), ("Authorization", "Bearer not-a-token")]
+    response = httpx.post(
+        f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart",
+        json={},
+        headers=lines if valid_first else lines[::-1],
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "UNAUTHENTICATED"
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER"])
+def test_the_bearer_scheme_is_case_insensitive(server: Server, scheme: str) -> None:
+    response = httpx.post(
+        f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart",
+        json={},
+        headers={"Authorization": f"{scheme} demo-admin-token"},
+    )
+    assert response.status_code == 200
+
+
 def test_malformed_json_is_400(admin: httpx.Client) -> None:
     response = admin.post(
         f"/api/v1/tasks/{task_number(10)['id']}/action/restart",

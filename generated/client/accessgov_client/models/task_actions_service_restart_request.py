@@ -17,12 +17,14 @@ T = TypeVar("T", bound="TaskActionsServiceRestartRequest")
 
 @_attrs_define
 class TaskActionsServiceRestartRequest:
-    """Restart a task's current policy workflow from its first step.
+    """Restart a task's current policy workflow from its first step. The body is a JSON object (an empty one is valid);
+    members this version does not define are ignored, so a newer client's request is still accepted.
 
-    Attributes:
-        comment (str | Unset): Comment attached to the request; it is added to the task's comments.
-        expand_mask (None | TaskExpandMask | Unset): Related objects to return in `expanded`.
-        policy_step_id (str | Unset): Deprecated. Accepted but has no effect.
+        Attributes:
+            comment (str | Unset): Comment attached to the request; it is added to the task's comments.
+            expand_mask (None | TaskExpandMask | Unset): Related objects to return in `expanded`.
+            policy_step_id (str | Unset): Deprecated. Accepted but has no effect: whatever step it names (one of the task's,
+                or none), the task restarts exactly as without it.
     """
 
     comment: str | Unset = UNSET

@@ -15,7 +15,8 @@ T = TypeVar("T", bound="TaskExpandMask")
 @_attrs_define
 class TaskExpandMask:
     """Related objects to return in the response's `expanded` array. `*` requests everything. Unknown values are rejected
-    with 400, so a typo never silently returns less than asked for.
+    with 400, so a typo never silently returns less than asked for. Values match exactly: another letter case
+    (`USER_ID`), surrounding whitespace or an empty string is an unknown value.
 
         Attributes:
             paths (list[TaskExpandMaskPathsType0Item] | None | Unset): The related objects to expand.

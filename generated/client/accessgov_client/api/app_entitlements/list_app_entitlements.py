@@ -114,7 +114,10 @@ def sync_detailed(
         page_token (str | Unset): Pagination convention, request side. Omit or leave empty on the
             first request; on each later request pass the `nextPageToken` of the previous response. A
             token that was altered, truncated, expired, or issued for another collection is rejected
-            with 400 `INVALID_PAGE_TOKEN`.
+            with 400 `INVALID_PAGE_TOKEN`, as is a made-up one. A token is bound to the collection it
+            was issued for, not to the caller: any credential allowed to list that collection may send
+            it. It is not single-use: sent again (also after the walk reached the last page) it
+            returns the same page, until it expires.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -169,7 +172,10 @@ def sync(
         page_token (str | Unset): Pagination convention, request side. Omit or leave empty on the
             first request; on each later request pass the `nextPageToken` of the previous response. A
             token that was altered, truncated, expired, or issued for another collection is rejected
-            with 400 `INVALID_PAGE_TOKEN`.
+            with 400 `INVALID_PAGE_TOKEN`, as is a made-up one. A token is bound to the collection it
+            was issued for, not to the caller: any credential allowed to list that collection may send
+            it. It is not single-use: sent again (also after the walk reached the last page) it
+            returns the same page, until it expires.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,7 +225,10 @@ async def asyncio_detailed(
         page_token (str | Unset): Pagination convention, request side. Omit or leave empty on the
             first request; on each later request pass the `nextPageToken` of the previous response. A
             token that was altered, truncated, expired, or issued for another collection is rejected
-            with 400 `INVALID_PAGE_TOKEN`.
+            with 400 `INVALID_PAGE_TOKEN`, as is a made-up one. A token is bound to the collection it
+            was issued for, not to the caller: any credential allowed to list that collection may send
+            it. It is not single-use: sent again (also after the walk reached the last page) it
+            returns the same page, until it expires.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -272,7 +281,10 @@ async def asyncio(
         page_token (str | Unset): Pagination convention, request side. Omit or leave empty on the
             first request; on each later request pass the `nextPageToken` of the previous response. A
             token that was altered, truncated, expired, or issued for another collection is rejected
-            with 400 `INVALID_PAGE_TOKEN`.
+            with 400 `INVALID_PAGE_TOKEN`, as is a made-up one. A token is bound to the collection it
+            was issued for, not to the caller: any credential allowed to list that collection may send
+            it. It is not single-use: sent again (also after the walk reached the last page) it
+            returns the same page, until it expires.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -121,7 +121,8 @@ def sync_detailed(
     Args:
         task_id (str):
         body (TaskActionsServiceRestartRequest): Restart a task's current policy workflow from its
-            first step.
+            first step. The body is a JSON object (an empty one is valid); members this version does
+            not define are ignored, so a newer client's request is still accepted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -170,7 +171,8 @@ def sync(
     Args:
         task_id (str):
         body (TaskActionsServiceRestartRequest): Restart a task's current policy workflow from its
-            first step.
+            first step. The body is a JSON object (an empty one is valid); members this version does
+            not define are ignored, so a newer client's request is still accepted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -214,7 +216,8 @@ async def asyncio_detailed(
     Args:
         task_id (str):
         body (TaskActionsServiceRestartRequest): Restart a task's current policy workflow from its
-            first step.
+            first step. The body is a JSON object (an empty one is valid); members this version does
+            not define are ignored, so a newer client's request is still accepted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -261,7 +264,8 @@ async def asyncio(
     Args:
         task_id (str):
         body (TaskActionsServiceRestartRequest): Restart a task's current policy workflow from its
-            first step.
+            first step. The body is a JSON object (an empty one is valid); members this version does
+            not define are ignored, so a newer client's request is still accepted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
