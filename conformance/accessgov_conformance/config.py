@@ -7,6 +7,7 @@ given literally or as `<key>_env = "VARIABLE"` to read them from the environment
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -32,6 +33,11 @@ class Listener:
     kid: str | None = None
     source_allowed: bool = True
     cidr_restricted: bool = False
+    # False when the listener's automation is unpublished or its trigger disabled: its events are accepted and
+    # their run is skipped (the WH-RUN rules need one of each).
+    automation_published: bool = True
+    trigger_enabled: bool = True
+    allowed_cidrs: tuple[str, ...] = ()  # the ranges the target restricts it to, when known (forwarding rules)
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,16 @@ def _int(table: dict[str, Any], key: str, where: str, default: int | None) -> in
     return value
 
 
+def _cidrs(raw: dict[str, Any], where: str) -> tuple[str, ...]:
+    cidrs = _strings(raw, "allowed_cidrs", where)
+    for cidr in cidrs:
+        try:
+            ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            raise ConfigError(f"{where}.allowed_cidrs: {cidr!r} is not a CIDR range") from None
+    return cidrs
+
+
 def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
     where = f"listeners[{index}]"
     if not isinstance(raw, dict):
@@ -137,7 +153,7 @@ def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
     method = raw.get("method")
     if method not in ("hmac", "jwt"):
         raise ConfigError(f"{where}.method must be 'hmac' or 'jwt'")
-    for flag in ("source_allowed", "cidr_restricted"):
+    for flag in ("source_allowed", "cidr_restricted", "automation_published", "trigger_enabled"):
         if not isinstance(raw.get(flag, False), bool):
             raise ConfigError(f"{where}.{flag} must be true or false")
     common = {
@@ -145,6 +161,9 @@ def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
         "method": method,
         "source_allowed": raw.get("source_allowed", True),
         "cidr_restricted": raw.get("cidr_restricted", not raw.get("source_allowed", True)),
+        "automation_published": raw.get("automation_published", True),
+        "trigger_enabled": raw.get("trigger_enabled", True),
+        "allowed_cidrs": _cidrs(raw, where),
     }
     if method == "hmac":
         return Listener(**common, secret=_string(raw, "secret", where, required=True))
