@@ -43,6 +43,9 @@ CIDR_LISTENER_ID = "wh_selftest_cidr"
 CIDR_ALLOWED = ("192.0.2.0/24",)
 LOOPBACK_LISTENER_ID = "wh_selftest_loopback"  # restricted to ranges that hold the kit: must be accepted
 LOOPBACK_ALLOWED = ("127.0.0.0/8", "::1/128")
+# Listeners whose events are accepted but whose run is skipped: trigger disabled, automation unpublished.
+DISABLED_LISTENER_ID = "wh_selftest_disabled"
+UNPUBLISHED_LISTENER_ID = "wh_selftest_unpublished"
 # The paging rules walk a whole collection: one of 230 entitlements (more than a clamped page of 100, ten pages
 # of the default 25) keeps each kit run short; the demo's 2,500-entitlement app would take ten times longer.
 PAGING_APP_ID = "app-selftest"
@@ -138,8 +141,15 @@ def kit_config(fixtures: Fixtures) -> str:
             f'secret = "{fixtures.hmac_secrets[listener_id]}"',
             f"source_allowed = {str(allowed).lower()}",
             f"cidr_restricted = {str(restricted).lower()}",
+            f"allowed_cidrs = [{', '.join(f'{c!r}' for c in fixtures.allowed_cidrs.get(listener_id, ()))}]",
             "",
         ]
+    for listener_id, flag in (
+        (DISABLED_LISTENER_ID, "trigger_enabled"),
+        (UNPUBLISHED_LISTENER_ID, "automation_published"),
+    ):
+        lines += ["[[listeners]]", f'id = "{listener_id}"', 'method = "hmac"']
+        lines += [f'secret = "{fixtures.hmac_secrets[listener_id]}"', f"{flag} = false", ""]
     lines += ["[[listeners]]", f'id = "{JWT_LISTENER_ID}"', 'method = "jwt"', f'kid = "{JWT_KID}"']
     lines += [f'private_key = """{pem}"""', ""]
     opened = ", ".join(f'"{task_id}"' for task_id in fixtures.open_task_ids[:6])
@@ -200,6 +210,20 @@ def _seed(database_url: str, fixtures: Fixtures) -> None:
             automation_name="Self-test loopback-only listener",
             automation_steps=steps,
         )
+        for listener_id, published, enabled in (
+            (DISABLED_LISTENER_ID, True, False),
+            (UNPUBLISHED_LISTENER_ID, False, True),
+        ):
+            listeners.create_listener(
+                session,
+                listener_id=listener_id,
+                auth_method="HMAC",
+                hmac_secret=fixtures.hmac_secrets[listener_id],
+                automation_name=f"Self-test listener {listener_id}",
+                automation_steps=steps,
+                published=published,
+                enabled=enabled,
+            )
         directory.put_documents(session, "app", [{"id": PAGING_APP_ID, "displayName": "Self-test paging app"}])
         entries = (demo.entitlement(PAGING_APP_ID, n) for n in range(1, PAGING_APP_ENTITLEMENTS + 1))
         entitlements.insert_entitlements(session, PAGING_APP_ID, entries)
@@ -243,6 +267,8 @@ def serve_variants(wrappers: Mapping[str, Any]) -> Iterator[tuple[dict[str, str]
             SECOND_LISTENER_ID: f"selftest-second-{uuid.uuid4().hex}",
             CIDR_LISTENER_ID: demo_seed.DEMO_HMAC_SECRET,
             LOOPBACK_LISTENER_ID: f"selftest-loopback-{uuid.uuid4().hex}",
+            DISABLED_LISTENER_ID: f"selftest-disabled-{uuid.uuid4().hex}",
+            UNPUBLISHED_LISTENER_ID: f"selftest-unpublished-{uuid.uuid4().hex}",
         },
         allowed_cidrs={CIDR_LISTENER_ID: CIDR_ALLOWED, LOOPBACK_LISTENER_ID: LOOPBACK_ALLOWED},
         open_task_ids=opened,

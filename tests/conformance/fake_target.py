@@ -46,7 +46,10 @@ LISTENERS = {
     "wh_jwt": {"method": "jwt"},
     "wh_outside": {"method": "hmac", "allowed": False},
     "wh_inside": {"method": "hmac", "allowed": True},
+    "wh_disabled": {"method": "hmac", "skipped": "trigger disabled"},
+    "wh_unpublished": {"method": "hmac", "skipped": "automation unpublished"},
 }
+INSIDE = "192.0.2.1"  # an address of wh_outside's ranges (the kit's own address is outside them)
 TASKS = {
     "task-open-1": {"numericId": "101", "state": "TASK_STATE_OPEN", "elevated": True},
     "task-open-2": {"numericId": "102", "state": "TASK_STATE_OPEN"},
@@ -86,12 +89,26 @@ id = "wh_outside"
 method = "hmac"
 secret = "{SECRET}"
 source_allowed = false
+allowed_cidrs = ["192.0.2.0/24"]
 
 [[listeners]]
 id = "wh_inside"
 method = "hmac"
 secret = "{SECRET}"
 cidr_restricted = true
+allowed_cidrs = ["127.0.0.0/8"]
+
+[[listeners]]
+id = "wh_disabled"
+method = "hmac"
+secret = "{SECRET}"
+trigger_enabled = false
+
+[[listeners]]
+id = "wh_unpublished"
+method = "hmac"
+secret = "{SECRET}"
+automation_published = false
 
 [fixtures]
 open_task_ids = ["task-open-1", "task-open-2"]
@@ -108,6 +125,10 @@ class Refusal(Exception):
     def __init__(self, status: int, code: str, headers: dict[str, str] | None = None, oauth: bool = False) -> None:
         super().__init__(code)
         self.status, self.code, self.headers, self.oauth = status, code, headers or {}, oauth
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _b64url(data: bytes) -> str:
@@ -296,6 +317,7 @@ class FakeTarget:
     # --- webhooks ----------------------------------------------------------------------------------------------
 
     def webhook(self, request: httpx.Request, listener_id: str) -> tuple[int, Any, dict[str, str]]:
+        request.read()  # a chunked body arrives as a stream
         if self.broken("EV-OPS-001"):  # a failed-authentication limit that locks every delivery out
             raise Refusal(429, "TOO_MANY_FAILED_ATTEMPTS", {"Retry-After": "60"})
         listener = LISTENERS.get(listener_id)
@@ -315,10 +337,18 @@ class FakeTarget:
         allowed = listener.get("allowed", True) or self.broken("WH-CIDR-001")
         if listener.get("allowed") is True and self.broken("WH-CIDR-003"):
             allowed = False
+        forwarded = headers.get("x-forwarded-for")
+        if forwarded and self.broken("WH-CIDR-004") and forwarded == INSIDE:  # trusts the header: let in
+            allowed = True
+        if forwarded and self.broken("WH-CIDR-005") and listener.get("allowed") is True:  # and locked out
+            allowed = False
         if self.broken("WH-CIDR-002"):
             self.authenticate(request, listener, listener_id)
         if not allowed:
             raise Refusal(403, "SOURCE_NOT_ALLOWED")
+        event_id = event_id if self.broken("WH-IDEM-005") else event_id.lower()
+        if self.broken("WH-IDEM-004"):  # keyed on the event id and the body
+            event_id += hashlib.sha256(request.content).hexdigest()
         key = event_id if self.broken("WH-IDEM-002") else (listener_id, event_id)
         if self.broken("WH-ORDER-003") and key in self.events:
             raise Refusal(409, "DUPLICATE_EVENT")
@@ -326,12 +356,18 @@ class FakeTarget:
         if key in self.events and not self.broken("WH-IDEM-001"):
             raise Refusal(409, "DUPLICATE_EVENT")
         self.events.add(key)  # type: ignore[arg-type]
-        named = str(uuid.uuid4()) if self.broken("WH-ACCEPT-001") else event_id
-        return 200, {"eventId": named, "automationRun": {"id": "run-1", "status": "AUTOMATION_RUN_STATUS_QUEUED"}}, {}
+        named = str(uuid.uuid4()) if self.broken("WH-ACCEPT-001") else headers.get("webhook-event-id", event_id)
+        run: dict[str, Any] = {"id": "run-1", "status": "AUTOMATION_RUN_STATUS_QUEUED", "reason": None}
+        rule = {"wh_disabled": "WH-RUN-001", "wh_unpublished": "WH-RUN-002"}.get(listener_id, "")
+        if listener.get("skipped") and not self.broken(rule):
+            run = {"id": "run-1", "status": "AUTOMATION_RUN_STATUS_SKIPPED", "reason": listener["skipped"]}
+        return 200, {"eventId": named, "automationRun": run}, {}
 
     def shape(self, request: httpx.Request) -> tuple[str, Any]:
         headers = request.headers
-        if headers.get("content-type") != "application/json" and not self.broken("WH-HDR-003"):
+        content_type = headers.get("content-type", "")
+        media = content_type if self.broken("WH-HDR-004") else content_type.split(";")[0].strip().lower()
+        if media != "application/json" and not self.broken("WH-HDR-003"):
             raise Refusal(400, "INVALID_CONTENT_TYPE")
         timestamp = headers.get("webhook-timestamp")
         if timestamp is None:
@@ -343,27 +379,34 @@ class FakeTarget:
             if not self.broken("WH-HDR-002"):
                 raise Refusal(400, "MISSING_HEADER")
             event_id = str(uuid.uuid4())
-        if not timestamp.isdigit():
+        if timestamp.startswith("0") and self.broken("WH-TS-004"):
+            raise Refusal(400, "INVALID_TIMESTAMP")
+        if not re.fullmatch("[0-9]{1,12}", timestamp):
             if not self.broken("WH-TS-001"):
                 raise Refusal(400, "INVALID_TIMESTAMP")
             timestamp = str(int(float(timestamp))) if timestamp.replace(".", "").isdigit() else str(int(time.time()))
         window = 250 if self.broken("WH-TS-002") else 400 if self.broken("WH-TS-003") else 300
-        if abs(int(time.time()) - int(timestamp)) > window:
+        if abs(int(time.time()) - int(timestamp)) > window - self.broken("WH-TS-005"):
             raise Refusal(400, "TIMESTAMP_OUT_OF_WINDOW")
         if event_id != event_id.lower() and self.broken("WH-EID-003"):  # upper-case hex taken for invalid
             raise Refusal(400, "INVALID_EVENT_ID")
         if not UUID.match(event_id) and not self.broken("WH-EID-001"):
             raise Refusal(400, "INVALID_EVENT_ID")
+        if UUID.match(event_id) and uuid.UUID(event_id).variant != uuid.RFC_4122 and not self.broken("WH-EID-001"):
+            raise Refusal(400, "INVALID_EVENT_ID")
         if UUID.match(event_id) and uuid.UUID(event_id).version != 4 and not self.broken("WH-EID-002"):
             raise Refusal(400, "INVALID_EVENT_ID")
         limit = 64_000 if self.broken("WH-SIZE-001") else 128 * 1024 if self.broken("WH-SIZE-002") else 64 * 1024
-        if len(request.content) > limit:
+        counted = "content-length" in headers or not self.broken("WH-SIZE-003")  # chunked: no Content-Length
+        if counted and len(request.content) > limit:
             raise Refusal(413, "PAYLOAD_TOO_LARGE")
         try:
-            body = json.loads(request.content)
+            body = json.loads(request.content.decode("utf-8"), parse_constant=_no_constant)
             if self.broken("WH-JSON-002") and not isinstance(body, dict):  # "JSON" taken to mean an object
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError) as error:
+            if isinstance(error, RecursionError) and self.broken("WH-JSON-003"):
+                raise Refusal(500, "INTERNAL") from None
             if not self.broken("WH-JSON-001"):
                 raise Refusal(400, "INVALID_JSON") from None
             body = None
@@ -378,7 +421,9 @@ class FakeTarget:
     def check_hmac(self, request: httpx.Request) -> None:
         headers = request.headers
         signature = headers.get("webhook-signature")
-        if signature is None:
+        if signature and signature.startswith("v1,") and self.broken("WH-HMAC-011"):
+            signature = signature[3:]
+        if not signature:
             if self.broken("WH-HMAC-002"):
                 return
             raise Refusal(401, "MISSING_AUTHENTICATION")
@@ -390,6 +435,8 @@ class FakeTarget:
             body = json.dumps(json.loads(body)).encode()
         # A lenient verifier also accepts an input that leaves one part out: that part is not covered.
         inputs = [(timestamp, event_id, body)]
+        if self.broken("WH-HMAC-012"):  # the input rebuilt from the parsed values, not the texts as sent
+            inputs = [(str(int(timestamp)) if timestamp.isdigit() else timestamp, event_id.lower(), body)]
         if self.broken("WH-HMAC-003"):
             inputs.append((timestamp, event_id, b""))
         if self.broken("WH-HMAC-004"):
@@ -399,11 +446,18 @@ class FakeTarget:
         keys = [SECRET.encode()]
         if self.broken("WH-HMAC-006"):
             keys.append(base64.urlsafe_b64decode(SECRET + "=" * (-len(SECRET) % 4)))
+        algorithm = "sha512" if self.broken("WH-HMAC-009") else "sha256"
         for key in keys:
             for ts, eid, signed in inputs:
-                expected = _b64url(hmac.new(key, f"{ts}.{eid}.".encode() + signed, hashlib.sha256).digest())
-                if hmac.compare_digest(expected, signature):
-                    return
+                digest = hmac.new(key, f"{ts}.{eid}.".encode() + signed, hashlib.sha256).digest()
+                also = [_b64url(hmac.new(key, f"{ts}.{eid}.".encode() + signed, algorithm).digest())]
+                if self.broken("WH-HMAC-008"):  # Standard Webhooks' order
+                    also.append(_b64url(hmac.new(key, f"{eid}.{ts}.".encode() + signed, hashlib.sha256).digest()))
+                if self.broken("WH-HMAC-010"):  # padding tolerated
+                    also.append(base64.urlsafe_b64encode(digest).decode())
+                for expected in (_b64url(digest), *also):
+                    if hmac.compare_digest(expected.encode(), signature.encode()):
+                        return
         raise Refusal(401, "SIGNATURE_MISMATCH")
 
     def check_jwt(self, request: httpx.Request, listener_id: str) -> None:

@@ -1,17 +1,39 @@
-"""Webhook rules that hold whatever the listener's method: headers, timestamp window, event id, body, size,
-idempotency per listener, processing order, source CIDR ranges."""
+"""Webhook rules that hold whatever the listener's method: headers, content type, timestamp text and window, event
+id, JSON body, size, idempotency per listener, processing order, source CIDR ranges, automation outcomes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..config import Listener
-from ..context import Context
+from ..context import Context, Exchange
 from ..registry import Fail, NotApplicable, rule
-from ._webhook import SEED_ERRORS, SEED_HEADERS, WH, accepted, any_listener, uuid_v1
+from ._webhook import (
+    SEED_ERRORS,
+    SEED_HEADERS,
+    WH,
+    accepted,
+    any_listener,
+    hmac_listener,
+    in_one_second,
+    inside_outside,
+    runs,
+    send_raw,
+    signed_headers,
+    uuid_v1,
+    uuid_version,
+)
 
 FAMILY = "webhook"
+WINDOW = 300
 WINDOW_INSIDE = 298  # seconds; 2 s short of the 300 s limit, for the clock reads and the request's latency
 WINDOW_OUTSIDE = 302
 MAX_BODY = 64 * 1024
+FORWARDING = ("X-Forwarded-For", "Forwarded", "X-Real-IP", "True-Client-IP", "CF-Connecting-IP")
+TS_SPEC = "spec/components/parameters/WebhookTimestamp.yaml#/description"
+EID_SPEC = "spec/components/parameters/WebhookEventId.yaml#/description"
+PAYLOAD_SPEC = "spec/components/schemas/WebhookPayload.yaml#/description"
+CT_SPEC = f"{WH}#/post/requestBody/description"
 
 
 def _outside(ctx: Context) -> Listener:
@@ -28,12 +50,18 @@ def _padded_body(size: int) -> bytes:
     return prefix + b"x" * (size - len(prefix) - len(suffix)) + suffix
 
 
+def _forwarded(header: str, address: str) -> str:
+    if header != "Forwarded":
+        return address
+    return f'for="[{address}]"' if ":" in address else f"for={address}"
+
+
 @rule(
     "WH-ACCEPT-001",
     family=FAMILY,
     title="A correctly authenticated delivery is accepted",
     text="A delivery with valid headers and credential is answered 200 with a WebhookAcceptedResponse naming "
-    "its event id.",
+    "its event id, its run not skipped (the listener's automation is published and enabled).",
     spec=f"{WH}#/post/responses/200",
     seed=SEED_ERRORS,
     mock=True,
@@ -68,38 +96,107 @@ def missing_event_id(ctx: Context) -> None:
     ctx.expect(ctx.deliver(any_listener(ctx), omit=("Webhook-Event-Id",)), 400, code="MISSING_HEADER")
 
 
+REFUSED_TYPES = (
+    "text/plain",
+    "text/json",
+    "application/jsonx",
+    "application/json-patch+json",
+    "multipart/form-data; boundary=x",
+    "application/x-www-form-urlencoded",
+)
+
+
 @rule(
     "WH-HDR-003",
     family=FAMILY,
     title="Content-Type must be application/json",
-    text="A delivery whose Content-Type is text/plain is answered 400 INVALID_CONTENT_TYPE; one without "
-    "Content-Type 400 (MISSING_HEADER or INVALID_CONTENT_TYPE).",
-    spec="spec/components/responses/WebhookBadRequest.yaml#/description",
+    text="A delivery whose media type is not application/json (text/plain, text/json, application/jsonx, "
+    "application/json-patch+json, multipart/form-data, form-urlencoded) is answered 400 INVALID_CONTENT_TYPE; "
+    "one without Content-Type 400 (MISSING_HEADER or INVALID_CONTENT_TYPE).",
+    spec=CT_SPEC,
     seed=SEED_HEADERS,
     mock=True,
 )
 def wrong_content_type(ctx: Context) -> None:
     listener = any_listener(ctx)
-    ctx.expect(ctx.deliver(listener, content_type="text/plain"), 400, code="INVALID_CONTENT_TYPE", what="text/plain")
+    for media in REFUSED_TYPES:
+        ctx.expect(ctx.deliver(listener, content_type=media), 400, code="INVALID_CONTENT_TYPE", what=media)
     body = ctx.expect(ctx.deliver(listener, content_type=None), 400, what="no Content-Type")
     if body.get("code") not in ("MISSING_HEADER", "INVALID_CONTENT_TYPE"):
         raise Fail(f"no Content-Type: Error.code is {body.get('code')!r}, not MISSING_HEADER or INVALID_CONTENT_TYPE")
 
 
+ALLOWED_TYPES = (
+    "application/json; charset=utf-8",
+    'application/json; charset="utf-8"',
+    "application/json;charset=UTF-8",
+    "Application/JSON",
+)
+
+
+@rule(
+    "WH-HDR-004",
+    family=FAMILY,
+    title="application/json with parameters or in other letter case is accepted",
+    text='Deliveries with Content-Type `application/json; charset=utf-8`, `application/json; charset="utf-8"`, '
+    "`application/json;charset=UTF-8` and `Application/JSON` are accepted (200).",
+    spec=CT_SPEC,
+    seed=SEED_HEADERS,
+)
+def content_type_parameters(ctx: Context) -> None:
+    listener = any_listener(ctx)
+    for media in ALLOWED_TYPES:
+        accepted(ctx, ctx.deliver(listener, content_type=media), what=f"Content-Type {media}")
+
+
+def _timestamp_forms(now: int) -> dict[str, str]:
+    text = str(now)
+    return {
+        "fraction": f"{text}.5",
+        "fraction-zero": f"{text}.0",
+        "iso-8601": "2026-01-01T00:00:00Z",
+        "milliseconds": f"{text}000",
+        "plus-sign": f"+{text}",
+        "minus-sign": f"-{text}",
+        "exponent": f"{text[0]}.{text[1:]}e{len(text) - 1}",
+        "inner-space": f"{text[:5]} {text[5:]}",
+        "hex": hex(now),
+        "empty": "",
+    }
+
+
 @rule(
     "WH-TS-001",
     family=FAMILY,
-    title="Webhook-Timestamp is whole Unix seconds",
-    text="A timestamp that is not decimal seconds (here milliseconds-with-a-dot and ISO 8601) is answered 400 "
-    "INVALID_TIMESTAMP.",
+    title="Webhook-Timestamp is whole Unix seconds in ASCII digits",
+    text="A timestamp that is not decimal seconds (a fraction, .0, ISO 8601, milliseconds, a + or - sign, an "
+    "exponent, a space inside, hex, empty, other scripts' digits) is answered 400 INVALID_TIMESTAMP.",
     spec="spec/components/parameters/WebhookTimestamp.yaml#/schema",
     seed=SEED_HEADERS,
     mock=True,
 )
 def timestamp_format(ctx: Context) -> None:
     listener = any_listener(ctx)
-    for value in (f"{ctx.now()}.5", "2026-01-01T00:00:00Z"):
-        ctx.expect(ctx.deliver(listener, timestamp=value), 400, code="INVALID_TIMESTAMP", what=f"timestamp {value}")
+    for name, value in _timestamp_forms(ctx.now()).items():
+        ctx.expect(ctx.deliver(listener, timestamp=value), 400, code="INVALID_TIMESTAMP", what=f"timestamp {name}")
+    if listener.method == "hmac":
+        arabic = str(ctx.now()).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")).encode()
+        body = b'{"conformance":true}'
+        headers = signed_headers(ctx, listener, body, timestamp=arabic, event_id=ctx.event_id())
+        exchange = send_raw(ctx, listener, body, headers)
+        ctx.expect(exchange, 400, code="INVALID_TIMESTAMP", what="timestamp in Arabic-Indic digits")
+
+
+@rule(
+    "WH-TS-004",
+    family=FAMILY,
+    title="A timestamp with leading zeros is the same number",
+    text="A Webhook-Timestamp of now with a leading 0 (still at most 12 digits, signed as sent) is accepted (200).",
+    spec=TS_SPEC,
+    seed=SEED_HEADERS,
+)
+def timestamp_leading_zero(ctx: Context) -> None:
+    accepted(ctx, ctx.deliver(any_listener(ctx), timestamp=f"0{ctx.now()}"))
 
 
 @rule(
@@ -107,7 +204,7 @@ def timestamp_format(ctx: Context) -> None:
     family=FAMILY,
     title="A timestamp just inside the 5-minute window is accepted (both directions)",
     text=f"Deliveries stamped now-{WINDOW_INSIDE} s and now+{WINDOW_INSIDE} s are accepted (200).",
-    spec="spec/components/parameters/WebhookTimestamp.yaml#/description",
+    spec=TS_SPEC,
     seed="Limits (Webhook-Timestamp skew)",
 )
 def window_inside(ctx: Context) -> None:
@@ -122,7 +219,7 @@ def window_inside(ctx: Context) -> None:
     title="A timestamp just outside the 5-minute window is refused (both directions)",
     text=f"Deliveries stamped now-{WINDOW_OUTSIDE} s and now+{WINDOW_OUTSIDE} s are answered 400 "
     "TIMESTAMP_OUT_OF_WINDOW.",
-    spec="spec/components/parameters/WebhookTimestamp.yaml#/description",
+    spec=TS_SPEC,
     seed="Limits (Webhook-Timestamp skew)",
 )
 def window_outside(ctx: Context) -> None:
@@ -133,70 +230,170 @@ def window_outside(ctx: Context) -> None:
 
 
 @rule(
+    "WH-TS-005",
+    family=FAMILY,
+    title="The window is exactly 300 s, inclusive",
+    text="Stamped now-300 and now+300 a delivery is accepted; now-301 and now+301 it is 400 "
+    "TIMESTAMP_OUT_OF_WINDOW. The four go within one second of the kit's clock, which must agree with the "
+    "target's to a few tenths of a second.",
+    spec=TS_SPEC,
+    seed="Limits (Webhook-Timestamp skew)",
+)
+def window_edges(ctx: Context) -> None:
+    listener = any_listener(ctx)
+    offsets = (-WINDOW, WINDOW, -WINDOW - 1, WINDOW + 1)
+
+    def sender(offset: int) -> Callable[[], Exchange]:
+        return lambda: ctx.deliver(listener, timestamp_offset=offset)
+
+    for offset, exchange in zip(offsets, in_one_second(ctx, [sender(offset) for offset in offsets]), strict=True):
+        what = f"timestamp now{offset:+d} s"
+        if abs(offset) == WINDOW:
+            accepted(ctx, exchange, what=what)
+        else:
+            ctx.expect(exchange, 400, code="TIMESTAMP_OUT_OF_WINDOW", what=what)
+
+
+def _event_id_forms(ctx: Context) -> dict[str, str]:
+    good = ctx.event_id()
+    bad_variant = good[:19] + "c" + good[20:]
+    return {
+        "not-uuid": "not-a-uuid",
+        "braces": "{" + good + "}",
+        "urn": "urn:uuid:" + good,
+        "no-hyphens": good.replace("-", ""),
+        "nil": "00000000-0000-0000-0000-000000000000",
+        "max": "ffffffff-ffff-ffff-ffff-ffffffffffff",
+        "bad-variant": bad_variant,
+        "trailing-character": good + "0",
+        "empty": "",
+    }
+
+
+@rule(
     "WH-EID-001",
     family=FAMILY,
-    title="Webhook-Event-Id must be a UUID",
-    text="An event id that is not a UUID is answered 400 INVALID_EVENT_ID.",
+    title="Webhook-Event-Id must be a canonical UUID",
+    text="An event id that is not a hyphenated 8-4-4-4-12 UUID v4 (text, braces, urn:uuid:, no hyphens, nil, "
+    "max, another variant, a trailing character, empty) is answered 400 INVALID_EVENT_ID.",
     spec="spec/components/parameters/WebhookEventId.yaml#/schema",
     seed=SEED_HEADERS,
     mock=True,
 )
 def event_id_not_uuid(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), event_id="not-a-uuid"), 400, code="INVALID_EVENT_ID")
+    listener = any_listener(ctx)
+    for name, value in _event_id_forms(ctx).items():
+        # An empty value goes in as a header override: `deliver` reads an empty event_id as "make one up".
+        exchange = ctx.deliver(listener, extra_headers={"Webhook-Event-Id": value}) if not value else None
+        exchange = exchange or ctx.deliver(listener, event_id=value)
+        ctx.expect(exchange, 400, code="INVALID_EVENT_ID", what=f"event id {name}")
 
 
 @rule(
     "WH-EID-002",
     family=FAMILY,
     title="Webhook-Event-Id must be a UUID of version 4",
-    text="A well-formed UUID of another version (1) is answered 400 INVALID_EVENT_ID.",
-    spec="spec/components/parameters/WebhookEventId.yaml#/description",
+    text="Well-formed UUIDs of versions 1, 3, 5 and 7 are answered 400 INVALID_EVENT_ID.",
+    spec=EID_SPEC,
     seed=SEED_HEADERS,
     mock=True,
 )
 def event_id_not_v4(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), event_id=uuid_v1(ctx)), 400, code="INVALID_EVENT_ID")
+    listener = any_listener(ctx)
+    for version in (1, 3, 5, 7):
+        value = uuid_v1(ctx) if version == 1 else uuid_version(ctx, version)
+        exchange = ctx.deliver(listener, event_id=value)
+        ctx.expect(exchange, 400, code="INVALID_EVENT_ID", what=f"UUID version {version}")
 
 
 @rule(
     "WH-EID-003",
     family=FAMILY,
-    title="An upper-case UUID v4 is a valid event id",
-    text="A Webhook-Event-Id of upper-case hex digits (the spec's pattern allows A-F) is accepted (200).",
+    title="An upper- or mixed-case UUID v4 is a valid event id",
+    text="A Webhook-Event-Id of upper-case hex digits, and one of mixed case (the spec's pattern allows A-F), are "
+    "accepted (200).",
     spec="spec/components/parameters/WebhookEventId.yaml#/schema/pattern",
     seed=SEED_HEADERS,
     mock=True,
 )
 def event_id_upper_case(ctx: Context) -> None:
-    accepted(ctx, ctx.deliver(any_listener(ctx), event_id=ctx.event_id().upper()))
+    listener = any_listener(ctx)
+    accepted(ctx, ctx.deliver(listener, event_id=ctx.event_id().upper()), what="upper case")
+    mixed = "".join(ch.upper() if i % 2 else ch for i, ch in enumerate(ctx.event_id()))
+    accepted(ctx, ctx.deliver(listener, event_id=mixed), what="mixed case")
+
+
+NOT_JSON = {
+    "truncated": b'{"orderId": ',
+    "nan": b'{"amount":NaN}',
+    "infinity": b'{"amount":Infinity}',
+    "minus-infinity": b"-Infinity",
+    "empty": b"",
+    "bom": b'\xef\xbb\xbf{"conformance":true}',
+    "invalid-utf8": b'{"name":"\xff\xfe"}',
+    "trailing-garbage": b'{"conformance":true} x',
+    "two-values": b'{"a":1}{"b":2}',
+    "single-quotes": b"{'a':1}",
+}
 
 
 @rule(
     "WH-JSON-001",
     family=FAMILY,
-    title="The body must be valid JSON",
-    text="A correctly signed body that is not JSON is answered 400 INVALID_JSON.",
-    spec="spec/components/responses/WebhookBadRequest.yaml#/description",
+    title="The body must be JSON text",
+    text="Correctly signed bodies that are not JSON text (truncated, NaN, Infinity, -Infinity, empty, a UTF-8 "
+    "BOM, invalid UTF-8, trailing garbage, two values, single quotes) are answered 400 INVALID_JSON.",
+    spec=PAYLOAD_SPEC,
     seed=SEED_ERRORS,
     mock=True,
 )
 def body_not_json(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), body=b'{"orderId": '), 400, code="INVALID_JSON")
+    listener = any_listener(ctx)
+    for name, body in NOT_JSON.items():
+        ctx.expect(ctx.deliver(listener, body=body), 400, code="INVALID_JSON", what=f"body {name}")
+
+
+ANY_JSON = {
+    "array": b'[1,"two",{"three":3}]',
+    "string": b'"text"',
+    "number": b"42",
+    "boolean": b"true",
+    "null": b"null",
+    "duplicate-keys": b'{"a":1,"a":2}',
+    "whitespace": b' \n{ "a" : [ 1 , 2 ] }\n',
+}
 
 
 @rule(
     "WH-JSON-002",
     family=FAMILY,
     title="Any JSON value is a valid body",
-    text="Correctly signed bodies that are JSON but not objects (an array, a string, null) are accepted (200).",
+    text="Correctly signed JSON bodies that are not objects (an array, a string, a number, true, null), an object "
+    "with a duplicate member name and one with insignificant whitespace are accepted (200).",
     spec="spec/components/schemas/WebhookPayload.yaml",
     seed="Events (the event payload is the JSON body; field names defined by the sender)",
     mock=True,
 )
 def any_json_value(ctx: Context) -> None:
     listener = any_listener(ctx)
-    for body in (b'[1,"two",{"three":3}]', b'"text"', b"null"):
-        accepted(ctx, ctx.deliver(listener, body=body), what=f"body {body.decode()}")
+    for name, body in ANY_JSON.items():
+        accepted(ctx, ctx.deliver(listener, body=body), what=f"body {name}")
+
+
+@rule(
+    "WH-JSON-003",
+    family=FAMILY,
+    title="Deeply nested JSON is refused or accepted, never an error of the server",
+    text="A body of 20,000 nested arrays (40 KB) is answered 400 INVALID_JSON or 200, never a 5xx.",
+    spec=PAYLOAD_SPEC,
+    seed=SEED_ERRORS,
+)
+def deep_nesting(ctx: Context) -> None:
+    exchange = ctx.deliver(any_listener(ctx), body=b"[" * 20_000 + b"]" * 20_000)
+    if exchange.status == 200:
+        accepted(ctx, exchange, what="deeply nested body")
+    else:
+        ctx.expect(exchange, 400, code="INVALID_JSON", what="deeply nested body")
 
 
 @rule(
@@ -224,6 +421,22 @@ def body_over_limit(ctx: Context) -> None:
 
 
 @rule(
+    "WH-SIZE-003",
+    family=FAMILY,
+    title="A chunked body over 64 KB is refused",
+    text=f"A correctly signed JSON body of {MAX_BODY + 1} bytes sent with Transfer-Encoding: chunked (no "
+    "Content-Length) is answered 413 PAYLOAD_TOO_LARGE.",
+    spec=f"{WH}#/post/requestBody/description",
+    seed="Limits (Webhook body size)",
+)
+def chunked_over_limit(ctx: Context) -> None:
+    listener = hmac_listener(ctx)
+    body = _padded_body(MAX_BODY + 1)
+    headers = signed_headers(ctx, listener, body, timestamp=str(ctx.now()), event_id=ctx.event_id())
+    ctx.expect(send_raw(ctx, listener, body, headers, chunked=True), 413, code="PAYLOAD_TOO_LARGE")
+
+
+@rule(
     "WH-IDEM-001",
     family=FAMILY,
     title="A repeated event id on the same listener is a duplicate",
@@ -239,17 +452,52 @@ def duplicate(ctx: Context) -> None:
 
 
 @rule(
+    "WH-IDEM-004",
+    family=FAMILY,
+    title="The event id alone decides a replay: another body is still a duplicate",
+    text="A second delivery with the same Webhook-Event-Id and another (correctly signed) body is answered 409 "
+    "DUPLICATE_EVENT.",
+    spec="spec/components/responses/DuplicateEvent.yaml#/description",
+    seed="Events (Idempotency)",
+)
+def duplicate_other_body(ctx: Context) -> None:
+    listener = any_listener(ctx)
+    event_id = ctx.event_id()
+    accepted(ctx, ctx.deliver(listener, event_id=event_id, body=b'{"n":1}'), what="first delivery")
+    exchange = ctx.deliver(listener, event_id=event_id, body=b'{"n":2}')
+    ctx.expect(exchange, 409, code="DUPLICATE_EVENT", what="same event id, another body")
+
+
+@rule(
+    "WH-IDEM-005",
+    family=FAMILY,
+    title="The same event id in other letter case is a duplicate",
+    text="After a delivery with a lower-case Webhook-Event-Id, the same UUID in upper case is answered 409 "
+    "DUPLICATE_EVENT; after an upper-case one, the lower-case id is too.",
+    spec=EID_SPEC,
+    seed="Events (Idempotency)",
+)
+def duplicate_other_case(ctx: Context) -> None:
+    listener = any_listener(ctx)
+    for first, second in ((str.lower, str.upper), (str.upper, str.lower)):
+        event_id = ctx.event_id()
+        accepted(ctx, ctx.deliver(listener, event_id=first(event_id)), what=f"first delivery ({first.__name__})")
+        exchange = ctx.deliver(listener, event_id=second(event_id))
+        ctx.expect(exchange, 409, code="DUPLICATE_EVENT", what=f"the same id in {second.__name__} case")
+
+
+@rule(
     "WH-IDEM-002",
     family=FAMILY,
     title="Idempotency is per listener",
     text="The same Webhook-Event-Id delivered to another listener is not a duplicate (200 on both).",
-    spec="spec/components/parameters/WebhookEventId.yaml#/description",
+    spec=EID_SPEC,
     seed="Events (Idempotency: same event ID for the same listener)",
 )
 def per_listener(ctx: Context) -> None:
-    reachable = [item for item in ctx.config.listeners if item.source_allowed]
+    reachable = [item for item in ctx.config.listeners if runs(item)]
     if len(reachable) < 2:
-        ctx.listener("hmac", index=1)  # raises NotApplicable: a second listener is needed
+        raise NotApplicable("the configuration names no second listener the kit may reach whose automation runs")
     first, second = reachable[:2]
     event_id = ctx.event_id()
     accepted(ctx, ctx.deliver(first, event_id=event_id), what=f"listener {first.id}")
@@ -260,22 +508,32 @@ def per_listener(ctx: Context) -> None:
     "WH-IDEM-003",
     family=FAMILY,
     title="A refused delivery does not consume its event id",
-    text="After a 400 (timestamp outside the window) the same event id is still accepted once (200).",
-    spec="spec/components/responses/WebhookBadRequest.yaml#/description",
+    text="After a 400 (timestamp outside the window), a 400 (body not JSON), a 401 (wrong signature) or a 413 "
+    "(body too large) the same event id is still accepted once (200).",
+    spec="spec/components/responses/DuplicateEvent.yaml#/description",
     seed="Endpoints > Inbound webhook listener (processing order)",
 )
 def refused_not_consumed(ctx: Context) -> None:
     listener = any_listener(ctx)
-    event_id = ctx.event_id()
-    ctx.expect(ctx.deliver(listener, event_id=event_id, timestamp_offset=-3600), 400, what="stale delivery")
-    accepted(ctx, ctx.deliver(listener, event_id=event_id), what="same event id, valid delivery")
+    refusals: list[tuple[str, int, dict[str, object]]] = [
+        ("stale timestamp", 400, {"timestamp_offset": -3600}),
+        ("body not JSON", 400, {"body": b"{not json"}),
+        ("body too large", 413, {"body": _padded_body(MAX_BODY + 1)}),
+    ]
+    if listener.method == "hmac":
+        refusals.append(("wrong signature", 401, {"sign_body": b'{"other":1}'}))
+    for what, status, spoil in refusals:
+        event_id = ctx.event_id()
+        ctx.expect(ctx.deliver(listener, event_id=event_id, **spoil), status, what=what)  # type: ignore[arg-type]
+        accepted(ctx, ctx.deliver(listener, event_id=event_id), what=f"same event id after the {status} ({what})")
 
 
 @rule(
     "WH-ORDER-001",
     family=FAMILY,
     title="The request's shape is checked before its credential",
-    text="A delivery missing Webhook-Timestamp and carrying a wrong credential is answered 400, not 401.",
+    text="A delivery with a wrong credential and a missing Webhook-Timestamp, or a body that is not JSON, is "
+    "answered 400 (MISSING_HEADER, INVALID_JSON), not 401.",
     spec=f"{WH}#/post/description",
     seed="Endpoints > Inbound webhook listener (processing order)",
     mock=True,
@@ -283,7 +541,9 @@ def refused_not_consumed(ctx: Context) -> None:
 def shape_before_auth(ctx: Context) -> None:
     listener = any_listener(ctx)
     exchange = ctx.deliver(listener, omit=("Webhook-Timestamp",), sign_body=b'{"other":1}')
-    ctx.expect(exchange, 400, code="MISSING_HEADER")
+    ctx.expect(exchange, 400, code="MISSING_HEADER", what="no timestamp, wrong credential")
+    exchange = ctx.deliver(listener, body=b"{not json", sign_body=b'{"other":1}')
+    ctx.expect(exchange, 400, code="INVALID_JSON", what="body not JSON, wrong credential")
 
 
 @rule(
@@ -306,8 +566,9 @@ def shape_before_idempotency(ctx: Context) -> None:
     "WH-ORDER-003",
     family=FAMILY,
     title="Authentication is checked before idempotency",
-    text="A replay of an accepted event id with a wrong credential is answered 401, not 409.",
-    spec=f"{WH}#/post/description",
+    text="A replay of an accepted event id with a wrong credential is answered 401, not 409; one without a "
+    "credential 401 MISSING_AUTHENTICATION.",
+    spec="spec/components/responses/WebhookUnauthorized.yaml#/description",
     seed="Endpoints > Inbound webhook listener (processing order)",
 )
 def auth_before_idempotency(ctx: Context) -> None:
@@ -315,6 +576,9 @@ def auth_before_idempotency(ctx: Context) -> None:
     event_id = ctx.event_id()
     accepted(ctx, ctx.deliver(listener, event_id=event_id), what="first delivery")
     ctx.expect(ctx.deliver(listener, event_id=event_id, sign_body=b'{"other":1}'), 401, what="forged replay")
+    header = "Webhook-Signature" if listener.method == "hmac" else "Authorization"
+    exchange = ctx.deliver(listener, event_id=event_id, omit=(header,))
+    ctx.expect(exchange, 401, code="MISSING_AUTHENTICATION", what="unauthenticated replay")
 
 
 @rule(
@@ -367,7 +631,95 @@ def cidr_before_auth(ctx: Context) -> None:
     seed="Authentication > IP restriction",
 )
 def cidr_allowed(ctx: Context) -> None:
-    restricted = [item for item in ctx.config.listeners if item.cidr_restricted and item.source_allowed]
+    restricted = [item for item in ctx.config.listeners if item.cidr_restricted and runs(item)]
     if not restricted:
         raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
     accepted(ctx, ctx.deliver(restricted[0]))
+
+
+@rule(
+    "WH-CIDR-004",
+    family=FAMILY,
+    title="A forwarding header cannot get a refused source in",
+    text="From the kit (not a trusted proxy), deliveries to a listener whose ranges exclude it, each naming an "
+    "address inside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or CF-Connecting-IP, "
+    "are answered 403 SOURCE_NOT_ALLOWED.",
+    spec="spec/components/responses/WebhookForbidden.yaml#/description",
+    seed="Authentication > IP restriction",
+)
+def forwarding_cannot_let_in(ctx: Context) -> None:
+    listener = _outside(ctx)
+    inside, _ = inside_outside(listener)
+    if inside is None:
+        raise NotApplicable(f"listener {listener.id}: the configuration gives no allowed_cidrs to pick an address in")
+    for header in FORWARDING:
+        exchange = ctx.deliver(listener, extra_headers={header: _forwarded(header, inside)})
+        ctx.expect(exchange, 403, code="SOURCE_NOT_ALLOWED", what=f"{header}: {inside}")
+
+
+@rule(
+    "WH-CIDR-005",
+    family=FAMILY,
+    title="A forwarding header cannot lock an allowed source out",
+    text="From the kit (not a trusted proxy), deliveries to a listener whose ranges include it, each naming an "
+    "address outside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or CF-Connecting-IP, "
+    "are accepted (200).",
+    spec="spec/components/responses/WebhookForbidden.yaml#/description",
+    seed="Authentication > IP restriction",
+)
+def forwarding_cannot_lock_out(ctx: Context) -> None:
+    restricted = [item for item in ctx.config.listeners if item.cidr_restricted and runs(item)]
+    if not restricted:
+        raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
+    listener = restricted[0]
+    _, outside = inside_outside(listener)
+    if outside is None:
+        raise NotApplicable(f"listener {listener.id}: the configuration gives no allowed_cidrs to pick an address off")
+    for header in FORWARDING:
+        exchange = ctx.deliver(listener, extra_headers={header: _forwarded(header, outside)})
+        accepted(ctx, exchange, what=f"{header}: {outside}")
+
+
+def _skipping(ctx: Context, published: bool) -> Listener:
+    found = [
+        item
+        for item in ctx.config.listeners
+        if item.source_allowed and item.automation_published == published and item.trigger_enabled != published
+    ]
+    if not found:
+        kind = "trigger_enabled = false" if published else "automation_published = false"
+        raise NotApplicable(f"the configuration names no reachable listener with {kind}")
+    return found[0]
+
+
+def _skipped_and_replayed(ctx: Context, listener: Listener) -> None:
+    event_id = ctx.event_id()
+    exchange: Exchange = ctx.deliver(listener, event_id=event_id)
+    accepted(ctx, exchange, event_id, what=f"listener {listener.id}", skipped=True)
+    ctx.expect(ctx.deliver(listener, event_id=event_id), 409, code="DUPLICATE_EVENT", what="replay")
+
+
+@rule(
+    "WH-RUN-001",
+    family=FAMILY,
+    title="A disabled trigger: accepted, the run skipped with its reason",
+    text="A delivery to a listener whose trigger is disabled is answered 200 naming the event, with "
+    "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
+    spec="spec/components/schemas/WebhookAcceptedResponse.yaml#/description",
+    seed="Errors (When the automation does not run despite 200 ...)",
+)
+def disabled_trigger(ctx: Context) -> None:
+    _skipped_and_replayed(ctx, _skipping(ctx, published=True))
+
+
+@rule(
+    "WH-RUN-002",
+    family=FAMILY,
+    title="An unpublished automation: accepted, the run skipped with its reason",
+    text="A delivery to a listener whose automation is unpublished is answered 200 naming the event, with "
+    "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
+    spec="spec/components/schemas/AutomationRunStatus.yaml#/description",
+    seed="Endpoints > Inbound webhook listener (runs only when published and enabled)",
+)
+def unpublished_automation(ctx: Context) -> None:
+    _skipped_and_replayed(ctx, _skipping(ctx, published=False))
