@@ -1,9 +1,10 @@
 """Bundle the split spec (`spec/openapi.yaml` and the files it references) into one document.
 
-prance resolves every file reference. Its resolver shares one Python object per reference target, so
-every place that referenced a component file holds the very object stored under `components`; the
-hoisting step turns those places back into `#/components/...` references. The bundle therefore keeps
-components as components instead of inlining them everywhere.
+prance resolves every file reference; each file is read by `scripts/loader.py` (JSON or YAML 1.2, errors with
+file, line and column) and handed to prance through its reference cache. Its resolver shares one Python object
+per reference target, so every place that referenced a component file holds the very object stored under
+`components`; the hoisting step turns those places back into `#/components/...` references. The bundle
+therefore keeps components as components instead of inlining them everywhere.
 """
 
 from __future__ import annotations
@@ -13,22 +14,37 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 import yaml
-from prance.util.formats import parse_spec
 from prance.util.resolver import RESOLVE_FILES, RefResolver
 from prance.util.url import absurl
+
+from scripts.loader import load_document
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
 DEFAULT_OUT = REPO / "generated" / "openapi"
 
 
+class _LoadedFiles(dict[Any, Any]):
+    """prance's reference cache, filled on first use by our loader: prance looks a parsed file up as
+    `(file URL, strict)` before it would read and parse the file itself (with another YAML reader)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key not in self and isinstance(key, tuple) and len(key) == 2 and str(key[0]).startswith("file:"):
+            path = Path(url2pathname(urlparse(str(key[0])).path))
+            if path.is_file():
+                self[key] = load_document(path)
+        return super().get(key, default)
+
+
 def resolve_files(root: Path) -> dict[str, Any]:
     """Inline every file `$ref` below `root` with prance, keeping internal refs as they are."""
     root = root.resolve()
-    spec = parse_spec(root.read_text(encoding="utf-8"), str(root))
-    resolver = RefResolver(spec, absurl(str(root)), resolve_types=RESOLVE_FILES)
+    spec = load_document(root)
+    resolver = RefResolver(spec, absurl(str(root)), resolve_types=RESOLVE_FILES, reference_cache=_LoadedFiles())
     resolver.resolve_references()
     specs: dict[str, Any] = resolver.specs
     return specs

@@ -7,9 +7,10 @@ that declare `overlay: 1.0.x`, 1.0.0. See docs/overlays.md for the full list and
   each on the result of the previous one. A target that selects nothing is a successful no-op.
 - `remove: true` removes each selected node from the object or array that contains it (`update`/`copy` ignored).
 - `update` on objects is merged recursively: objects key by key (new keys appended, so authored order is kept),
-  arrays concatenated, primitives replaced; any other combination is an error. On arrays, 1.1 concatenates an
-  array value and appends anything else; 1.0 appends the value as one entry. On primitives (1.1 only) a
-  primitive value replaces each selected node.
+  arrays concatenated, primitives replaced; any other combination is an error. On arrays, an array value is
+  concatenated and anything else appended, in 1.1 and (as every other engine does) in 1.0; `--one-entry-arrays`
+  follows 1.0's letter instead ("an entry to append": an array value becomes one nested entry). On primitives
+  (1.1 only) a primitive value replaces each selected node.
 - `copy` (1.1) is a query that must select exactly one node; its value is applied like an `update` value.
   `update` and `copy` are mutually exclusive. The selected nodes of an update/copy must all be of one kind.
 
@@ -32,10 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from jsonpath import JSONPathEnvironment, JSONPathError
 
+from scripts import loader
 from scripts.bundle import REPO, dump_json, dump_yaml
+from scripts.loader import LoadError
 
 OVERLAYS_DIR = REPO / "overlays"
 BASE_DOCUMENT = REPO / "generated" / "openapi.yaml"
@@ -104,6 +106,7 @@ class Overlay:
     extends: str | None
     actions: tuple[Action, ...]
     strict: bool = False
+    one_entry_arrays: bool = False  # 1.0 documents: an array `update` of an array is one entry (1.0's letter)
 
 
 def _fail(message: str) -> OverlayDocumentError:
@@ -132,8 +135,9 @@ def _canonical(value: Any) -> Any:
     return ("other", repr(value))
 
 
-def parse_overlay(doc: Any, source: str, *, strict: bool = False) -> Overlay:
-    """Validate an overlay document (1.0.x or 1.1.x) and return it as an `Overlay`; `strict` adds the house rules."""
+def parse_overlay(doc: Any, source: str, *, strict: bool = False, one_entry_arrays: bool = False) -> Overlay:
+    """Validate an overlay document (1.0.x or 1.1.x) and return it as an `Overlay`; `strict` adds the house rules,
+    `one_entry_arrays` reads a 1.0 document's array `update` of an array as one entry (docs/overlays.md)."""
     if not isinstance(doc, dict):
         raise _fail(f"{source}: an overlay document must be a mapping, got {type(doc).__name__}")
     version = doc.get("overlay")
@@ -167,7 +171,16 @@ def parse_overlay(doc: Any, source: str, *, strict: bool = False) -> Overlay:
             raise _fail(f"{source}: actions[{i}] repeats actions[{seen[key]}]; actions must be unique")
         seen[key] = i
     return Overlay(
-        source, version, feature_set, info["title"], info["version"], info.get("description"), extends, actions, strict
+        source,
+        version,
+        feature_set,
+        info["title"],
+        info["version"],
+        info.get("description"),
+        extends,
+        actions,
+        strict,
+        one_entry_arrays and feature_set == "1.0",
     )
 
 
@@ -211,13 +224,13 @@ def _parse_action(raw: Any, index: int, source: str, feature_set: str, strict: b
     return action
 
 
-def load_overlay(path: Path, *, strict: bool = False) -> Overlay:
-    """Read and validate the overlay document at `path` (YAML or JSON)."""
+def load_overlay(path: Path, *, strict: bool = False, one_entry_arrays: bool = False) -> Overlay:
+    """Read and validate the overlay document at `path` (JSON or YAML 1.2, `scripts/loader.py`)."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise _fail(f"{_display(path)}: not valid YAML/JSON: {error}") from error
-    return parse_overlay(doc, _display(path), strict=strict)
+        doc = load_document(path)
+    except LoadError as error:
+        raise _fail(f"not valid YAML/JSON: {error}") from error
+    return parse_overlay(doc, _display(path), strict=strict, one_entry_arrays=one_entry_arrays)
 
 
 def _display(path: Path) -> str:
@@ -302,7 +315,8 @@ def _modifier_value(document: Any, action: Action, label: str) -> tuple[str, Any
     return "copy", copy.deepcopy(sources[0].value)
 
 
-def _apply_value(node: _Node, field: str, value: Any, action: Action, feature_set: str, label: str) -> None:
+def _apply_value(node: _Node, field: str, value: Any, action: Action, overlay: Overlay, label: str) -> None:
+    feature_set = overlay.feature_set
     kind = _kind(node.value)
     if kind == "object":
         if not isinstance(value, dict):
@@ -312,7 +326,7 @@ def _apply_value(node: _Node, field: str, value: Any, action: Action, feature_se
             )
         merge(node.value, value, label)
     elif kind == "array":
-        if feature_set == "1.1" and isinstance(value, list):
+        if isinstance(value, list) and not overlay.one_entry_arrays:
             node.value.extend(copy.deepcopy(value))
         else:
             node.value.append(copy.deepcopy(value))
@@ -354,7 +368,7 @@ def apply_action(document: Any, action: Action, overlay: Overlay) -> Any:
             "an update or copy needs them all of one kind"
         )
     for node in nodes:
-        _apply_value(node, field, value, action, overlay.feature_set, label)
+        _apply_value(node, field, value, action, overlay, label)
     return document
 
 
@@ -367,8 +381,11 @@ def apply_overlay(overlay: Overlay, document: Any) -> Any:
 
 
 def load_document(path: Path) -> Any:
-    """An OpenAPI document from YAML or JSON (libyaml's loader when available: same result, much faster)."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    """An OpenAPI document from JSON or YAML 1.2 (`scripts/loader.py`); a load error is an `OverlayDocumentError`."""
+    try:
+        return loader.load_document(path)
+    except LoadError as error:
+        raise OverlayDocumentError(str(error)) from error
 
 
 def render(document: Any, path: Path) -> str:
@@ -420,7 +437,8 @@ def _write_or_check(outputs: dict[Path, str], check: bool) -> int:
 
 
 def _apply_command(args: argparse.Namespace) -> int:
-    result = apply_overlay(load_overlay(args.overlay, strict=args.strict), load_document(args.input))
+    overlay = load_overlay(args.overlay, strict=args.strict, one_entry_arrays=args.one_entry_arrays)
+    result = apply_overlay(overlay, load_document(args.input))
     if args.output is None:
         if args.check:
             raise SystemExit("error: --check needs -o OUT (the file to compare with)")
@@ -439,6 +457,11 @@ def main(argv: list[str] | None = None) -> int:
     apply.add_argument("-o", "--output", type=Path, help="write here (`.json` writes JSON, else YAML); default stdout")
     apply.add_argument("--strict", action="store_true", help="house rules: empty selections and no-op actions fail")
     apply.add_argument("--check", action="store_true", help="do not write; exit 1 with a diff if OUT differs")
+    apply.add_argument(
+        "--one-entry-arrays",
+        action="store_true",
+        help="Overlay 1.0's letter: an array `update` of an array is appended as one entry (default: concatenated)",
+    )
     variants = commands.add_parser("variants", help="apply overlays/*.yaml (strict mode) to generated/openapi.yaml")
     variants.add_argument("--check", action="store_true", help="do not write; exit 1 with a diff if any differs")
     variants.add_argument("--overlays", type=Path, default=OVERLAYS_DIR)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scripts.overlay import OverlayApplyError, OverlayDocumentError, apply_overlay, parse_overlay
+from scripts.overlay import OverlayApplyError, OverlayDocumentError, apply_overlay, main, parse_overlay
 
 
 def _overlay(actions: list[dict[str, Any]], version: str = "1.1.0", **info: Any) -> dict[str, Any]:
@@ -109,3 +111,33 @@ def test_overlay_10_keeps_appending_to_a_mix_of_objects_and_arrays() -> None:
 def test_incompatible_nested_values_are_refused_with_their_path() -> None:
     with pytest.raises(OverlayApplyError, match=r"actions\[0\]\.paths: cannot merge an array into an object"):
         _apply({"paths": {}}, {"target": "$", "update": {"paths": []}})
+
+
+ARRAY_UPDATE = [{"target": "$['x-list']", "update": ["b", "c"]}, {"target": "$['x-list']", "update": "d"}]
+
+
+@pytest.mark.parametrize("version", ["1.0.0", "1.1.0"])
+def test_an_array_update_of_an_array_is_concatenated_by_default(version: str) -> None:
+    """What 1.1 says and every other engine does for 1.0 too (docs/overlays.md, "Arrays in Overlay 1.0")."""
+    overlay = parse_overlay(_overlay(ARRAY_UPDATE, version), "o.yaml")
+    assert apply_overlay(overlay, {"x-list": ["a"]}) == {"x-list": ["a", "b", "c", "d"]}
+
+
+def test_one_entry_arrays_follows_the_10_letter() -> None:
+    overlay = parse_overlay(_overlay(ARRAY_UPDATE, "1.0.0"), "o.yaml", one_entry_arrays=True)
+    assert apply_overlay(overlay, {"x-list": ["a"]}) == {"x-list": ["a", ["b", "c"], "d"]}
+
+
+def test_one_entry_arrays_does_not_change_11_documents() -> None:
+    overlay = parse_overlay(_overlay(ARRAY_UPDATE, "1.1.0"), "o.yaml", one_entry_arrays=True)
+    assert apply_overlay(overlay, {"x-list": ["a"]}) == {"x-list": ["a", "b", "c", "d"]}
+
+
+def test_one_entry_arrays_on_the_command_line(tmp_path: Path) -> None:
+    overlay, document, out = tmp_path / "o.yaml", tmp_path / "d.json", tmp_path / "out.json"
+    overlay.write_text(json.dumps(_overlay(ARRAY_UPDATE, "1.0.0")), encoding="utf-8")
+    document.write_text('{"x-list": ["a"]}', encoding="utf-8")
+    assert main(["apply", str(overlay), str(document), "-o", str(out), "--one-entry-arrays"]) == 0
+    assert json.loads(out.read_text(encoding="utf-8")) == {"x-list": ["a", ["b", "c"], "d"]}
+    assert main(["apply", str(overlay), str(document), "-o", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8")) == {"x-list": ["a", "b", "c", "d"]}

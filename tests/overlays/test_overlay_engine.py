@@ -73,11 +73,13 @@ def test_update_values_are_not_shared_between_targets() -> None:
     assert result["a"]["x"] is not result["b"]["x"]
 
 
-def test_array_target_appends_the_update_value_as_one_entry() -> None:
-    """Overlay 1.0: 'If the target selects an array, the value ... MUST be an entry to append to the array.'"""
+def test_array_target_appends_an_object_and_concatenates_an_array() -> None:
+    """Overlay 1.0 documents as every other engine (and 1.1) reads them; `one_entry_arrays` is 1.0's letter."""
     doc = {"list": [1]}
-    result = apply_overlay(parse_overlay(_overlay([{"target": "$.list", "update": [2, 3]}]), "o.yaml"), doc)
-    assert result == {"list": [1, [2, 3]]}
+    actions = [{"target": "$.list", "update": [2, 3]}, {"target": "$.list", "update": {"k": 4}}]
+    assert apply_overlay(parse_overlay(_overlay(actions), "o.yaml"), doc) == {"list": [1, 2, 3, {"k": 4}]}
+    letter = parse_overlay(_overlay(actions), "o.yaml", one_entry_arrays=True)
+    assert apply_overlay(letter, doc) == {"list": [1, [2, 3], {"k": 4}]}
 
 
 def test_remove_several_items_of_one_array() -> None:
