@@ -1,14 +1,15 @@
 """Walk two bundled documents operation by operation and report every difference as findings of checks.
 
-A schema is compared once per (base location, head location, direction, location kind) and the result is
-memoised, so a change in a shared component is one finding that lists every operation reaching it.
+A schema is compared once per (base location, head location, direction, location kind), cycles included
+(`memo.PairMemo`), so a change in a shared component is one finding that lists every operation reaching it and
+the cost grows with the schema graph, not with the paths through it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
 from scripts.diffcheck.config import DiffConfig
 from scripts.diffcheck.keywords import KeywordChecks
 from scripts.diffcheck.lifecycle import OPERATION, PARAMETER, LifecycleChecks, property_checks, stability
+from scripts.diffcheck.memo import PairMemo
 from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
 from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
 
@@ -66,13 +68,6 @@ _HEADER_FLAGS = _FlagChecks(
 )
 
 
-@dataclass
-class _Frame:
-    key: MemoKey
-    keys: set[FindingKey] = field(default_factory=set)
-    complete: bool = True
-
-
 def _show(value: Any) -> str:
     return f"`{value}`" if not isinstance(value, (dict, list)) else f"`{value!r}`"
 
@@ -102,9 +97,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self._level: str | None = None  # the stability of the operation being compared
         self.severities = {cid: check.severity for cid, check in CHECKS.items()} | (severities or {})
         self.findings: dict[FindingKey, Finding] = {}
-        self._frames: list[_Frame] = []
-        self._memo: dict[MemoKey, set[FindingKey]] = {}
-        self._reach: set[FindingKey] | None = None
+        self._memo: PairMemo[MemoKey, FindingKey] = PairMemo()
+        self._views: dict[tuple[int, int, Pointer], tuple[Any, View]] = {}
 
     # --- plumbing ---------------------------------------------------------------------------------------------
 
@@ -114,24 +108,19 @@ class Comparison(KeywordChecks, LifecycleChecks):
         key = (check_id, tuple(pointer), message)
         if key not in self.findings:
             self.findings[key] = Finding(check_id, self.severities[check_id], message, tuple(pointer))
-        self._absorb({key})
-
-    def _absorb(self, keys: set[FindingKey]) -> None:
-        for frame in self._frames:
-            frame.keys |= keys
-        if self._reach is not None:
-            self._reach |= keys
+        self._memo.record({key})
 
     def _reaching(self, label: str, action: Any, *args: Any) -> None:
         """Run `action` and record that every finding it reaches reaches the operation `label`."""
-        self._reach = set()
+        reach: set[FindingKey] = set()
+        self._memo.sink = reach
         try:
             action(*args)
         finally:
-            for key in self._reach:
+            for key in reach:
                 if label not in self.findings[key].operations:
                     self.findings[key].operations.append(label)
-            self._reach = None
+            self._memo.sink = None
 
     # --- the document -----------------------------------------------------------------------------------------
 
@@ -196,7 +185,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
             users = self._scheme_users(
                 name, base_ops if name not in head else head_ops, self.base if name not in head else self.head
             )
-            self._reach = set()
+            reach: set[FindingKey] = set()
+            self._memo.sink = reach
             if name not in head:
                 self.emit("api-security-component-removed", f"security scheme `{name}` removed", pointer)
             elif name not in base:
@@ -205,11 +195,11 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 b, _ = self.base.deref(base[name], pointer)
                 h, _ = self.head.deref(head[name], pointer)
                 self._security_scheme(name, b, h, pointer)
-            for key in self._reach:
+            for key in reach:
                 for label in users:
                     if label not in self.findings[key].operations:
                         self.findings[key].operations.append(label)
-            self._reach = None
+            self._memo.sink = None
 
     def _scheme_users(self, name: str, ops: dict[Any, Any], doc: Document) -> list[str]:
         return [
@@ -556,8 +546,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
         b_name, h_name = component_name(b), component_name(h)
         if h_name:
             where = replace(where, path=h_name, context="")
-        b_null = b_wrapped or view(self.base, b, b_at).nullable
-        h_view = view(self.head, h, h_at)
+        b_view, h_view = self._view(self.base, b, b_at), self._view(self.head, h, h_at)
+        b_null = b_wrapped or b_view.nullable
         h_null = h_wrapped or h_view.nullable
         if b_null != h_null:
             prefix = schema_prefix(where.direction, where.location)
@@ -570,22 +560,17 @@ class Comparison(KeywordChecks, LifecycleChecks):
         b_key = ("components", "schemas", b_name) if b_name else b_at
         h_key = ("components", "schemas", h_name) if h_name else h_at
         key: MemoKey = (b_key, h_key, where.direction, where.location, where.loose)
-        if key in self._memo:
-            self._absorb(self._memo[key])
-            return
-        for index, frame in enumerate(self._frames):
-            if frame.key == key:  # a cycle: the frame already on the stack collects what lies below it
-                for later in self._frames[index + 1 :]:
-                    later.complete = False
-                return
-        frame = _Frame(key)
-        self._frames.append(frame)
-        try:
-            self._schema_body(view(self.base, b, b_at), h_view, where)
-        finally:
-            self._frames.pop()
-        if frame.complete:
-            self._memo[key] = frame.keys
+        if self._memo.enter(key):
+            self._schema_body(b_view, h_view, where)
+            self._memo.leave()
+
+    def _view(self, doc: Document, node: Any, pointer: Pointer) -> View:
+        """`view()`, once per node and pointer: a schema reached by many edges is merged once."""
+        key = (id(doc), id(node), pointer)
+        found = self._views.get(key)
+        if found is None:  # the node is kept with its view, so that its id is not reused
+            found = self._views[key] = (node, view(doc, node, pointer))
+        return found[1]
 
     def _schema_body(self, b: View, h: View, where: Where) -> None:
         prefix = schema_prefix(where.direction, where.location)
