@@ -292,29 +292,24 @@ def cmd_keys_doctor(args: argparse.Namespace, config: ServerConfig) -> int:
 
 
 def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.storage.sealing import reseal_all
+    """A new primary key, then every value re-sealed under it, under the key file's lock (`sealing.rotate_keys`)."""
+    from accessgov.storage.sealing import rotate_keys
 
     keyring = _keyring(config)
+    engine = _engine(config)
+    primary, count = rotate_keys(engine, keyring, wait=args.wait.total_seconds())
     if keyring.path is not None:
-        print(f"new primary key {keyring.add_primary()} in {keyring.path}")
+        print(f"new primary key {primary} in {keyring.path}")
     else:
-        print(f"ACCESSGOV_SECRET_KEY: re-sealing under its first key, {keyring.primary_id}")
-    with _engine(config).begin() as connection:
-        count = reseal_all(connection, keyring)
-    print(f"re-sealed {count} value(s) under {keyring.primary_id}; `accessgov keys prune` removes unused keys")
+        print(f"ACCESSGOV_SECRET_KEY: re-sealed under its first key, {primary}")
+    print(f"re-sealed {count} value(s) under {primary}; `accessgov keys prune` removes unused keys")
     return 0
 
 
 def cmd_keys_prune(args: argparse.Namespace, config: ServerConfig) -> int:
-    from accessgov.storage.sealing import referenced_key_ids
+    from accessgov.storage.sealing import prune_keys
 
-    keyring = _keyring(config)
-    keyring.reload()  # another process may have rotated since
-    with _engine(config).connect() as connection:
-        used = referenced_key_ids(connection)
-    unused = set(keyring.key_ids) - used - {keyring.primary_id}
-    if unused:
-        keyring.remove(unused)
+    unused = prune_keys(_engine(config), _keyring(config), wait=args.wait.total_seconds())
     print(f"removed {len(unused)} unused key(s): {', '.join(sorted(unused)) or '-'}")
     return 0
 
@@ -408,12 +403,13 @@ def cmd_tokens(args: argparse.Namespace, config: ServerConfig) -> int:
 
 
 def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
-    """The validation proxy in front of `--upstream`: one JSON line per violation on stderr, counts at
+    """The validation proxy in front of `--upstream`, behind the server's HTTP edge (head limits, deadlines, the
+    connection cap: `ACCESSGOV_*` as for `serve`): one JSON line per violation on stderr, counts at
     `GET /__proxy/violations`."""
     import logging
+    from dataclasses import replace
 
-    import uvicorn
-
+    from accessgov.http.server import ServeOptions, serve
     from accessgov.proxy import create_proxy
 
     handler = logging.StreamHandler(sys.stderr)
@@ -424,7 +420,8 @@ def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
     proxy_log.propagate = False
     print(f"validating {args.upstream} against the contract on http://{args.host}:{args.port}", flush=True)
     app = create_proxy(args.upstream, errors=args.errors)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False, proxy_headers=False)
+    options = ServeOptions.from_env()
+    serve(app, replace(options, host=args.host, port=args.port, workers=1, log_level="warning", access_log="off"))
     return 0
 
 
@@ -540,12 +537,20 @@ def _add_keys(sub: Any) -> None:
         "on first use, never beside a database that already holds sealed values. See docs/keys-and-limits.md.",
     ).add_subparsers(dest="action", required=True, metavar="ACTION")
     _command(group, "list", "key ids, which is primary, which are in use").set_defaults(func=cmd_keys_list)
-    _command(
+    rotate = _command(
         group,
         "rotate",
         "add a new primary key to the key file and re-seal every stored secret under it (servers keep running)",
-    ).set_defaults(func=cmd_keys_rotate)
-    _command(group, "prune", "remove keys no stored secret is sealed under").set_defaults(func=cmd_keys_prune)
+    )
+    prune = _command(group, "prune", "remove keys no stored secret is sealed under")
+    for command, func in ((rotate, cmd_keys_rotate), (prune, cmd_keys_prune)):
+        command.add_argument(
+            "--wait",
+            type=parse_duration,
+            default="60s",
+            help="how long to wait for another `keys` command holding the key file's lock before refusing",
+        )
+        command.set_defaults(func=func)
     _command(
         group,
         "doctor",

@@ -7,17 +7,32 @@ import argparse
 import uvicorn
 
 from .app import create_app
+from .http.edge import EdgeConfig, HeaderLimits
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m generated.stub_server", description="Mock server of the contract")
+    parser = argparse.ArgumentParser(
+        prog="python -m generated.stub_server",
+        description="Mock server of the contract, behind the reference server's HTTP edge (head limits "
+        "ACCESSGOV_MAX_HEADER_LINE_BYTES, ACCESSGOV_MAX_HEADERS, ACCESSGOV_MAX_HEAD_BYTES; docs/edges.md)",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=4010)
     parser.add_argument("--seed", type=int, default=None, help="seed of generated bodies (Prefer: seed=N wins)")
     parser.add_argument("--dynamic", action="store_true", help="generate every body from its schema")
+    parser.add_argument("--http", choices=["auto", "httptools", "h11"], default="auto", help="the HTTP parser")
     args = parser.parse_args(argv)
     app = create_app(seed=args.seed, dynamic=args.dynamic)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    config = EdgeConfig(
+        app,
+        host=args.host,
+        port=args.port,
+        http=args.http,
+        header_limits=HeaderLimits.from_env(),
+        log_level="warning",
+        access_log=False,
+    )
+    uvicorn.Server(config).run()
 
 
 if __name__ == "__main__":

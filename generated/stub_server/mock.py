@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 
 # The template's own directory has no `contract/`: only the generated package does (a copy of accessgov/contract).
 from .contract.bundle import Schemas, coerce, deref, path_regex, present  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -58,6 +58,7 @@ class MockError(Exception):
 
 def _error(status: int, code: str, message: str, **detail: str) -> MockError:
     # Each detail carries the `reason` the contract's ErrorDetail requires (the message, as the server words it).
+    message = _cut(message, MESSAGE_CHARS)
     return MockError(
         status, {"code": code, "message": message, "details": [{**detail, "reason": message}] if detail else []}
     )
@@ -65,11 +66,23 @@ def _error(status: int, code: str, message: str, **detail: str) -> MockError:
 
 # `seed=<int>`: ASCII digits only (str.isdigit() takes "²" and int() refuses it), at most 18 of them (any int64).
 SEED = re.compile(r"-?[0-9]{1,18}", re.ASCII)
-QUOTED_CHARS = 64  # a preference the mock refuses is quoted, cut to this: the header is the client's text
+# The server's quoting rule (docs/edges.md): a value the client sent is quoted cut to QUOTED_CHARS, a whole message
+# to MESSAGE_CHARS, each with a marker saying how much was cut.
+QUOTED_CHARS = 64
+MESSAGE_CHARS = 1024
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]}...({len(text) - QUOTED_CHARS} more)"
+def _cut(text: str, limit: int = QUOTED_CHARS) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}...({len(text) - limit} more characters)"
+
+
+def _schema_message(error: ValidationError) -> str:
+    """jsonschema's message with the value it quotes (`'AAAA...' is too long`) cut to QUOTED_CHARS."""
+    message: str = error.message
+    shown = repr(error.instance)
+    if len(shown) > QUOTED_CHARS and shown in message:
+        message = message.replace(shown, _cut(shown))
+    return _cut(message, QUOTED_CHARS * 4)
 
 
 def _invalid_prefer(message: str) -> MockError:
@@ -166,7 +179,7 @@ class _Operation:
             if error is not None:
                 raise self.bad_request(
                     param["error_code"] or "INVALID_ARGUMENT",
-                    f"{where} parameter {name}: {error.message}",
+                    f"{where} parameter {name}: {_schema_message(error)}",
                     location=where,
                     name=name,
                 )
@@ -195,8 +208,10 @@ class _Operation:
             return
         failure = best_match(self.schemas.validator(spec["content"][media]).iter_errors(body))
         if failure is not None:
-            at = "/" + "/".join(map(str, failure.absolute_path))
-            raise self.bad_request("INVALID_ARGUMENT", f"body: {at} {failure.message}", location="body", name=at)
+            at = _cut("/" + "/".join(map(str, failure.absolute_path)))
+            raise self.bad_request(
+                "INVALID_ARGUMENT", f"body: {at} {_schema_message(failure)}", location="body", name=at
+            )
 
     def choose(self, prefs: dict[str, str]) -> tuple[str, str | None]:
         """The status and example name the preferences select (422 when they select nothing)."""
