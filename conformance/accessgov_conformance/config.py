@@ -7,15 +7,20 @@ given literally or as `<key>_env = "VARIABLE"` to read them from the environment
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import ipaddress
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 TargetKind = Literal["implementation", "mock"]
 ListenerMethod = Literal["hmac", "jwt"]
+
+
+DEFAULT_MAX_RETRY_WAIT = 60.0
 
 
 class ConfigError(ValueError):
@@ -60,6 +65,7 @@ class Config:
     other_app_id: str | None = None
     min_entitlements: int = 0
     expected_entitlements: int | None = None
+    max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT
     source: Path | None = None
 
     @property
@@ -89,10 +95,54 @@ class Config:
         return names
 
 
+# Every key the kit reads, per section (a listener's: its fields, and the key file); `<key>_env` is accepted for
+# the string ones. Anything else is an error that names the near key: a typo must not turn its rules into "not
+# applicable" without a word.
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "target": frozenset(["base_url", "kind", "tenant_base_url", "audience_base_url", "max_retry_wait"]),
+    "auth": frozenset(["token", "restricted_token", "oauth_client_id", "oauth_client_secret"]),
+    "listeners": frozenset([item.name for item in dataclasses.fields(Listener)] + ["private_key_file"]),
+    "fixtures": frozenset(
+        [
+            "open_task_ids",
+            "closed_task_id",
+            "deleted_task_id",
+            "app_id",
+            "other_app_id",
+            "min_entitlements",
+            "expected_entitlements",
+        ]
+    ),
+}
+NOT_FROM_ENV = frozenset(["kind", "max_retry_wait", "method", "source_allowed", "cidr_restricted"])
+
+
 def env_name(listener_id: str) -> str:
     """The environment variable the reproduce lines use for a listener's secret."""
     cleaned = "".join(ch if ch.isalnum() else "_" for ch in listener_id).upper()
     return f"WEBHOOK_SECRET_{cleaned}"
+
+
+def _near(word: str, choices: Iterable[str]) -> str:
+    found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {found[0]!r}?)" if found else ""
+
+
+def check_keys(data: dict[str, Any]) -> None:
+    """Raise on a section or key the kit does not know, suggesting the nearest one it does."""
+    for section, value in data.items():
+        if section not in KNOWN_KEYS:
+            hint = _near(section, KNOWN_KEYS.keys())
+            raise ConfigError(f"unknown section [{section}]{hint}; the sections are {', '.join(KNOWN_KEYS)}")
+        tables = value if section == "listeners" and isinstance(value, list) else [value]
+        known = KNOWN_KEYS[section] | {f"{key}_env" for key in KNOWN_KEYS[section] - NOT_FROM_ENV}
+        for index, table in enumerate(tables):
+            if not isinstance(table, dict):
+                continue  # the section's own reader says what shape it must have
+            where = f"listeners[{index}]" if section == "listeners" else section
+            for key in table:
+                if key not in known:
+                    raise ConfigError(f"unknown key {where}.{key}{_near(key, known)}")
 
 
 def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -185,6 +235,7 @@ def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
 def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path | None = None) -> Config:
     """A `Config` from the parsed TOML document; `base_url` overrides `[target].base_url`."""
     base_dir = base_dir or Path.cwd()
+    check_keys(data)
     target = _table(data, "target")
     auth = _table(data, "auth")
     fixtures = _table(data, "fixtures")
@@ -211,6 +262,9 @@ def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path |
     if token is None and client_id is None:
         raise ConfigError("auth: give token, or oauth_client_id and oauth_client_secret")
     min_entitlements = _int(fixtures, "min_entitlements", "fixtures", 0) or 0
+    max_retry_wait = target.get("max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
+    if not isinstance(max_retry_wait, int | float) or isinstance(max_retry_wait, bool) or max_retry_wait < 0:
+        raise ConfigError("target.max_retry_wait must be a non-negative number of seconds")
     return Config(
         base_url=url.rstrip("/"),
         kind=kind,
@@ -228,6 +282,7 @@ def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path |
         other_app_id=_string(fixtures, "other_app_id", "fixtures"),
         min_entitlements=min_entitlements,
         expected_entitlements=_int(fixtures, "expected_entitlements", "fixtures", None),
+        max_retry_wait=float(max_retry_wait),
     )
 
 

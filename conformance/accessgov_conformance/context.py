@@ -3,6 +3,8 @@ and the helpers that send the contract's requests and hold responses against the
 
 from __future__ import annotations
 
+import dataclasses
+import email.utils
 import json
 import os
 import random
@@ -20,6 +22,9 @@ from .registry import Fail, NoEvidence, NotApplicable
 from .signing import hmac_signature, jwt_token
 
 JSON = "application/json"
+TRANSCRIPT_HEAD = 4096  # bytes of each body a finished check's transcript keeps (with the full size)
+RETRY_ATTEMPTS = 5  # 429s waited out per request at most
+BACKOFF = (1.0, 2.0, 4.0, 8.0, 8.0)  # seconds, when a 429 names no Retry-After
 
 
 @dataclass
@@ -45,12 +50,56 @@ class Exchange:
     response_body: bytes
     operation: tuple[str, str] | None = None
     webhook: WebhookRecipe | None = None
+    sent_at: float = 0.0  # the kit's clock when sent: the reproduce line turns literal timestamps into offsets
+    response_size: int = -1  # the body's full size; -1: `response_body` is whole
+    retried: int = 0  # 429s waited out before this answer
 
     def response_json(self) -> Any:
         try:
             return json.loads(self.response_body)
         except ValueError:
             return None
+
+    def trimmed(self) -> Exchange:
+        """The exchange as a run keeps it once its check is done: the head of the response body and its size."""
+        if len(self.response_body) <= TRANSCRIPT_HEAD:
+            return self
+        size = len(self.response_body) if self.response_size < 0 else self.response_size
+        return dataclasses.replace(self, response_body=self.response_body[:TRANSCRIPT_HEAD], response_size=size)
+
+
+@dataclass
+class RetryBudget:
+    """What a run may spend waiting out 429s (`[target] max_retry_wait`), shared by its checks."""
+
+    seconds_left: float
+    sleep: Callable[[float], None] = time.sleep
+    waited: float = 0.0
+
+    def take(self, seconds: float) -> bool:
+        """Wait `seconds` if the budget allows it; False (and no wait) when it does not."""
+        if seconds > self.seconds_left:
+            return False
+        self.seconds_left -= seconds
+        self.waited += seconds
+        self.sleep(seconds)
+        return True
+
+
+def retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a `Retry-After` value: delay-seconds or an HTTP-date (RFC 9110 10.2.3)."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - now)
 
 
 @dataclass
@@ -95,6 +144,44 @@ class Context:
         auth: tuple[str, str] | None = None,
         webhook: WebhookRecipe | None = None,
     ) -> Exchange:
+        """One request; a 429 is waited out and the request sent again (see `retrying`)."""
+        return self.retrying(
+            lambda: self._send(
+                method, path, operation=operation, headers=headers, content=content, params=params, data=data,
+                auth=auth, webhook=webhook,
+            )
+        )  # fmt: skip
+
+    def retrying(self, send: Callable[[], Exchange]) -> Exchange:
+        """`send()` again after each 429, waiting as its `Retry-After` says (seconds or an HTTP-date; without one,
+        a short backoff) while the run's `max_retry_wait` budget lasts. The answers waited out leave the check's
+        exchanges: what the check judges is the answer it finally got."""
+        budget: RetryBudget | None = getattr(self.run, "retry_budget", None)
+        for attempt in range(RETRY_ATTEMPTS + 1):
+            exchange = send()
+            exchange.retried = attempt
+            if exchange.status != 429 or budget is None or attempt == RETRY_ATTEMPTS:
+                return exchange
+            asked = retry_after(exchange.response_headers.get("retry-after"), self.clock())
+            if not budget.take(BACKOFF[attempt] if asked is None else asked):
+                return exchange
+            self.exchanges.remove(exchange)
+        raise AssertionError("unreachable")
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        operation: tuple[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        params: Mapping[str, Any] | None = None,
+        data: Mapping[str, str] | None = None,
+        auth: tuple[str, str] | None = None,
+        webhook: WebhookRecipe | None = None,
+    ) -> Exchange:
+        sent_at = self.clock()
         response = self.client.request(
             method,
             self.config.base_url + path,
@@ -115,6 +202,7 @@ class Context:
             response_body=response.content,
             operation=operation,
             webhook=webhook,
+            sent_at=sent_at,
         )
         self.exchanges.append(exchange)
         return exchange
@@ -200,47 +288,61 @@ class Context:
         """
         fresh = event_id is None
         event_id = event_id or self.event_id()
-        now = self.now()
-        ts_value = timestamp if timestamp is not None else str(now + (timestamp_offset or 0))
-        headers: dict[str, str] = {"Webhook-Timestamp": ts_value, "Webhook-Event-Id": event_id}
-        if content_type is not None:
-            headers["Content-Type"] = content_type
-        overrides = (sign_body, sign_timestamp, sign_event_id, secret, claims, jwt_headers, jwt_options, extra_headers)
-        honest = all(value is None for value in overrides)  # b"" and "" are overrides too
-        if listener.method == "hmac":
-            headers["Webhook-Signature"] = hmac_signature(
-                secret or listener.secret or "",
-                ts_value if sign_timestamp is None else sign_timestamp,
-                event_id if sign_event_id is None else sign_event_id,
-                body if sign_body is None else sign_body,
+
+        def once() -> Exchange:  # built again after a 429: its clock and credential are of the moment sent
+            assert event_id is not None
+            now = self.now()
+            ts_value = timestamp if timestamp is not None else str(now + (timestamp_offset or 0))
+            headers: dict[str, str] = {"Webhook-Timestamp": ts_value, "Webhook-Event-Id": event_id}
+            if content_type is not None:
+                headers["Content-Type"] = content_type
+            overrides = (
+                sign_body,
+                sign_timestamp,
+                sign_event_id,
+                secret,
+                claims,
+                jwt_headers,
+                jwt_options,
+                extra_headers,
             )
-        else:
-            token = jwt_token(
-                listener.private_key or b"",
-                kid=listener.kid or "",
-                subject=self.config.tenant_base_url,
-                audience=self.webhook_url(path_listener_id or listener.id),
-                event_id=event_id if sign_event_id is None else sign_event_id,
-                body=body if sign_body is None else sign_body,
-                now=now,
-                claims=claims,
-                headers=jwt_headers,
-                **dict(jwt_options or {}),
+            honest = all(value is None for value in overrides)  # b"" and "" are overrides too
+            if listener.method == "hmac":
+                headers["Webhook-Signature"] = hmac_signature(
+                    secret or listener.secret or "",
+                    ts_value if sign_timestamp is None else sign_timestamp,
+                    event_id if sign_event_id is None else sign_event_id,
+                    body if sign_body is None else sign_body,
+                )
+            else:
+                token = jwt_token(
+                    listener.private_key or b"",
+                    kid=listener.kid or "",
+                    subject=self.config.tenant_base_url,
+                    audience=self.webhook_url(path_listener_id or listener.id),
+                    event_id=event_id if sign_event_id is None else sign_event_id,
+                    body=body if sign_body is None else sign_body,
+                    now=now,
+                    claims=claims,
+                    headers=jwt_headers,
+                    **dict(jwt_options or {}),
+                )
+                headers["Authorization"] = f"Bearer {token}"
+            for name in omit:
+                headers.pop(name, None)
+            headers.update(extra_headers or {})
+            recipe = WebhookRecipe(
+                secret_env=env_name(listener.id) if listener.method == "hmac" and honest else None,
+                timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,
+                fresh_event_id=fresh and "Webhook-Event-Id" not in omit,
+                signed_honestly=honest and listener.method == "hmac" and "Webhook-Signature" not in omit,
             )
-            headers["Authorization"] = f"Bearer {token}"
-        for name in omit:
-            headers.pop(name, None)
-        headers.update(extra_headers or {})
-        recipe = WebhookRecipe(
-            secret_env=env_name(listener.id) if listener.method == "hmac" and honest else None,
-            timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,
-            fresh_event_id=fresh and "Webhook-Event-Id" not in omit,
-            signed_honestly=honest and listener.method == "hmac" and "Webhook-Signature" not in omit,
-        )
-        path = f"/api/v1/webhooks/incoming/{path_listener_id or listener.id}"
-        return self.request(
-            "POST", path, operation=("POST", spec.WEBHOOK), headers=headers, content=body, webhook=recipe
-        )
+            path = f"/api/v1/webhooks/incoming/{path_listener_id or listener.id}"
+            return self._send(
+                "POST", path, operation=("POST", spec.WEBHOOK), headers=headers, content=body, webhook=recipe
+            )
+
+        return self.retrying(once)
 
     # --- verdicts ----------------------------------------------------------------------------------------------
 
@@ -250,9 +352,12 @@ class Context:
         label = f"{what}: " if what else ""
         if exchange.status != status:
             if exchange.status in (429, 503) and status not in (429, 503):
+                waited = f", after waiting out {exchange.retried} 429(s)" if exchange.retried else ""
+                after = exchange.response_headers.get("retry-after")
                 raise NoEvidence(
                     f"{label}the target answered {exchange.status} instead of serving the check "
-                    f"({_error_code(exchange) or 'no code'}; a failed-authentication limit or overload?)"
+                    f"({_error_code(exchange) or 'no code'}{f'; Retry-After: {after}' if after else ''}{waited}; "
+                    "a failed-authentication limit or overload? [target] max_retry_wait bounds the waiting)"
                 )
             raise Fail(
                 f"{label}expected HTTP {status}{f' {code}' if code else ''}, got {exchange.status}"

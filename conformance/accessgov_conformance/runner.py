@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import httpx
 
 from .config import Config
-from .context import Context, Exchange, run_salt
-from .registry import CheckOutcome, Rule, Verdict
+from .context import Context, Exchange, RetryBudget, run_salt
+from .registry import CheckOutcome, Fail, Rule, Verdict
+from .transport import describe
 
 MOCK_REASON = "needs state, a clock or a secret that a stateless mock does not keep"
 
@@ -30,8 +31,9 @@ class Result:
 
 @dataclass
 class RunState:
-    """What a run shares between its checks: the client, the OAuth token, every exchange so far, and the
-    per-operation statuses the schema part reported."""
+    """What a run shares between its checks: the client, the OAuth token, every exchange so far (trimmed to a
+    bounded transcript), the operations that gave evidence, and the per-operation statuses the schema part
+    reported."""
 
     config: Config
     seed: int
@@ -40,8 +42,28 @@ class RunState:
     token_cache: dict[str, str] = field(default_factory=dict)
     history: list[Exchange] = field(default_factory=list)
     schema_statuses: dict[tuple[str, str], list[int]] | None = None  # None: the schema part did not run
+    schema_evidence: dict[tuple[str, str], str | None] | None = None  # as `evidence`, for the schema part
     options: dict[str, object] = field(default_factory=dict)
     walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
+    retry_budget: RetryBudget = field(init=False)
+    # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
+    evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.retry_budget = RetryBudget(self.config.max_retry_wait)
+
+    def record(self, ctx: Context) -> None:
+        """Keep a finished check's exchanges as a bounded transcript, noting which operations they evidence."""
+        for exchange in ctx.exchanges:
+            operation = exchange.operation
+            wanted = operation is not None and self.evidence.get(operation, "") is not None
+            if wanted and operation is not None and 200 <= exchange.status < 300:
+                try:
+                    ctx.conforms(exchange)
+                    self.evidence[operation] = None
+                except Fail as problem:
+                    self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
+            self.history.append(exchange.trimmed())
 
 
 def run_rule(rule: Rule, state: RunState) -> Result:
@@ -55,14 +77,15 @@ def run_rule(rule: Rule, state: RunState) -> Result:
     except CheckOutcome as outcome:
         verdict, reason = outcome.verdict, outcome.reason
     except httpx.HTTPError as error:
-        verdict, reason = Verdict.NO_EVIDENCE, f"could not talk to the target: {type(error).__name__}: {error}"
+        verdict, reason = Verdict.NO_EVIDENCE, describe(error)
     except Exception as error:  # a response the check could not read is the target's failure, said plainly
         where = traceback.extract_tb(error.__traceback__)[-1]
         verdict = Verdict.FAIL
         reason = f"unexpected response ({type(error).__name__}: {error} at {where.name}:{where.lineno})"
-    state.history.extend(ctx.exchanges)
-    last = ctx.exchanges[-1] if ctx.exchanges and verdict.failed else None
-    return Result(rule, verdict, reason, time.monotonic() - started, last, ctx.exchanges)
+    state.record(ctx)
+    transcript = [item.trimmed() for item in ctx.exchanges]
+    last = transcript[-1] if transcript and verdict.failed else None
+    return Result(rule, verdict, reason, time.monotonic() - started, last, transcript)
 
 
 def run(rules: Iterable[Rule], state: RunState, progress: Callable[[int, int, Result], None]) -> list[Result]:

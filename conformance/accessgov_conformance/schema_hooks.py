@@ -171,11 +171,36 @@ def before_call(context: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -
         sign(case)
 
 
+def evidence_problem(method: str, path: str, response: Response) -> str:
+    """Why a 2xx answer is no evidence that the operation works ("" when it is): an undocumented status, another
+    content type than the contract's, or a body that is not JSON or breaks the documented schema."""
+    schema = spec.response_schema(method, path, response.status_code)
+    if schema is None:
+        return f"HTTP {response.status_code} is not documented"
+    if schema == {}:
+        return ""
+    content_type = (response.headers.get("content-type") or [""])[0]
+    media_type = content_type.split(";")[0].strip().lower()
+    if media_type != "application/json":
+        return f"Content-Type {media_type or 'none'}"
+    if getattr(response, "content_size", len(response.content)) > len(response.content):
+        return "the body was cut short"
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return "the body is not JSON"
+    errors = spec.schema_errors(schema, body)
+    return f"the body breaks the schema: {errors[0]}" if errors else ""
+
+
 @schemathesis.hook
 def after_call(context: Any, case: schemathesis.Case, response: Response) -> None:
-    """One line `<METHOD> <path> <status>` per response, for the run's evidence."""
+    """One line `<METHOD> <path> <status> [why a 2xx is no evidence]` per response, for the run's evidence."""
     target = os.environ.get("ACCESSGOV_CONFORMANCE_STATUSES")
     if not target:
         return
+    method = case.operation.method.upper()
+    problem = evidence_problem(method, case.operation.path, response) if 200 <= response.status_code < 300 else ""
+    line = " ".join(filter(None, [method, case.operation.path, str(response.status_code), problem.replace("\n", " ")]))
     with _lock, open(target, "a", encoding="utf-8") as handle:
-        handle.write(f"{case.operation.method.upper()} {case.operation.path} {response.status_code}\n")
+        handle.write(line + "\n")

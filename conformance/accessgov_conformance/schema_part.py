@@ -22,12 +22,22 @@ class SchemaRun:
     failures: list[str]
     statuses: dict[tuple[str, str], list[int]]
     log: Path
+    # operation -> None when one of its 2xx answers conformed (content type, schema), else why none did
+    evidence: dict[tuple[str, str], str | None]
 
 
 def command(
-    base_url: str, spec_path: Path, seed: int, report_dir: Path, passthrough: list[str], *, mock: bool = False
+    base_url: str,
+    spec_path: Path,
+    seed: int,
+    report_dir: Path,
+    passthrough: list[str],
+    *,
+    mock: bool = False,
+    timeout: float | None = None,
 ) -> list[str]:
-    """The `schemathesis run` command line; options in `passthrough` win over the kit's defaults.
+    """The `schemathesis run` command line; options in `passthrough` win over the kit's defaults (`timeout`:
+    the kit's `--timeout`, as Schemathesis' `--request-timeout`).
 
     A mock checks that credentials are present, not that they are valid (as Prism does): Schemathesis'
     `ignored_auth` check, which sends invalid ones, is left out for it (missing ones: RS-401-001, AU-API-001)."""
@@ -35,6 +45,8 @@ def command(
     defaults = [part for option, value in DEFAULTS.items() if option not in given for part in (option, value)]
     if mock and "--exclude-checks" not in given:
         defaults += ["--exclude-checks", "ignored_auth"]
+    if timeout is not None and "--request-timeout" not in given:
+        defaults += ["--request-timeout", f"{timeout:g}"]
     fixed = [] if "--seed" in given else ["--seed", str(seed)]
     return [
         sys.executable, "-m", "schemathesis.cli", "run", str(spec_path), "--url", base_url,
@@ -53,6 +65,7 @@ def run(
     spec_path: Path,
     *,
     mock: bool = False,
+    timeout: float | None = None,
 ) -> SchemaRun:
     report_dir.mkdir(parents=True, exist_ok=True)
     statuses_file = report_dir / "statuses.txt"
@@ -72,15 +85,19 @@ def run(
     log = report_dir / "schemathesis.log"
     with log.open("w", encoding="utf-8") as output:
         completed = subprocess.run(
-            command(base_url, spec_path, seed, report_dir, passthrough, mock=mock),
+            command(base_url, spec_path, seed, report_dir, passthrough, mock=mock, timeout=timeout),
             env=env, stdout=output, stderr=subprocess.STDOUT, check=False,
         )  # fmt: skip
     statuses: dict[tuple[str, str], list[int]] = defaultdict(list)
+    evidence: dict[tuple[str, str], str | None] = {}
     if statuses_file.exists():
         for line in statuses_file.read_text(encoding="utf-8").splitlines():
-            method, path, status = line.split(" ")
-            statuses[(method, path)].append(int(status))
-    return SchemaRun(completed.returncode, junit_failures(report_dir), dict(statuses), log)
+            method, path, status, problem = (*line.split(" ", 3), "")[:4]
+            operation = (method, path)
+            statuses[operation].append(int(status))
+            if 200 <= int(status) < 300 and evidence.get(operation, "") is not None:
+                evidence[operation] = problem or None
+    return SchemaRun(completed.returncode, junit_failures(report_dir), dict(statuses), log, evidence)
 
 
 def junit_failures(report_dir: Path) -> list[str]:

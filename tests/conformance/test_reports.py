@@ -71,12 +71,17 @@ def test_usage_and_configuration_errors_exit_2(tmp_path: Path) -> None:
     assert cli.main(["run", "--config", str(config), "--checks", "conformance", "--max-examples", "5"]) == 2
 
 
-def test_an_unreachable_target_fails_with_no_evidence(tmp_path: Path) -> None:
+def test_an_unreachable_target_stops_the_run_with_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "ok.toml"
     config.write_text('[target]\nbase_url = "http://127.0.0.1:9"\n[auth]\ntoken = "t"\n', encoding="utf-8")
     argv = ["run", "--config", str(config), "--checks", "conformance", "--report-dir", str(tmp_path / "r")]
-    assert cli.main([*argv, "--only", "PG-404-001", "--timeout", "2"]) == 1
-    assert "| PG-404-001 | NO EVIDENCE |" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
+    assert cli.main([*argv, "--timeout", "2"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[1:] == ["accessgov-conformance: cannot check http://127.0.0.1:9: nothing listens at 127.0.0.1:9 "
+                         "(connection refused)"]  # fmt: skip
+    assert not (tmp_path / "r").exists()
 
 
 def test_schemathesis_options_pass_through_over_the_kits_defaults(tmp_path: Path) -> None:
