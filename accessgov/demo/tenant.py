@@ -57,10 +57,16 @@ class DemoTenant:
             yield entitlement(app_id, n)
 
 
+def entitlement_id(app_id: str, n: int) -> str:
+    """The `n`th entitlement's id, unique across apps: `ent-0000042` in the paging app, `ent-slack-0000042` in
+    app-slack (one id never names two entitlements, in a listing or in a restart's `expanded`)."""
+    return f"ent-{n:07d}" if app_id == PAGING_APP_ID else f"ent-{app_id.removeprefix('app-')}-{n:07d}"
+
+
 def entitlement(app_id: str, n: int) -> dict[str, Any]:
     slug = ("admin", "maintainer", "write", "triage", "read")[n % 5]
     return {
-        "id": f"ent-{n:07d}",
+        "id": entitlement_id(app_id, n),
         "appId": app_id,
         "displayName": f"{slug.title()} #{n}",
         "description": f"{slug} access, entitlement {n} of {app_id}",
@@ -162,7 +168,7 @@ def _task_type(kind: str, rng: random.Random, users: list[str], closed: bool, n:
     outcome = f"{enum}_{closed_value if closed else 'UNSPECIFIED'}"
     outcome_time = ts(n + 600) if closed else None
     common = {
-        "appEntitlementId": f"ent-{rng.randint(1, 12):07d}",
+        "appEntitlementId": entitlement_id(app_id, rng.randint(1, 12)),
         "appId": app_id,
         "appUserId": f"appuser-{user}-{app_id}",
         "identityUserId": user,
