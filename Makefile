@@ -169,9 +169,10 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 
 # The bundle's and the variants' validation, Redocly and the house lint, and the drift check are tests of the suite
 # (tests/spec, tests/overlays, tests/review/test_redocly_lint.py, tests/generated/test_drift.py): not run twice here.
-# Its three installs run side by side (pip, apt-get and npm wait on different things), not one after another.
+# Its installs run side by side (pip, apt-get and npm wait on different things), not one after another; the
+# mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
 test: ## Run every check and test (what CI runs)
-	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP)
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(MOCK_BENCH_STAMP)
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy
