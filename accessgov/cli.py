@@ -43,8 +43,10 @@ def _listener_url(config: ServerConfig, listener_id: str, base_url: str | None =
 def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
     """Run the server under uvicorn with the edges of `accessgov.http.server` (deadlines, connection cap, draining
     shutdown, workers that die with their supervisor); proxy headers stay off (see `uvicorn_config`)."""
-    from accessgov.http.server import serve
+    from accessgov.http.server import bind, serve
 
+    options = serve_options(args)
+    sock = bind(options)  # before the banner: a port in use is the one message printed
     if args.demo:
         from accessgov.demo.seed import seed_demo
 
@@ -52,17 +54,16 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
             summary = seed_demo(session)
         local = f"http://{args.host}:{args.port}"
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
-    options = serve_options(args)
     _warn_of_connection_budget(config, options.workers)
     os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
     if options.workers > 1:
-        serve("accessgov.app:worker_app", options)  # the factory each worker process calls
+        serve("accessgov.app:worker_app", options, sock)  # the factory each worker process calls
     else:
         from dataclasses import replace
 
         from accessgov.app import create_app
 
-        serve(create_app(replace(config, access_log=options.access_log)), options)
+        serve(create_app(replace(config, access_log=options.access_log)), options, sock)
     return 0
 
 

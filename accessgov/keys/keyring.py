@@ -11,13 +11,15 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import secrets
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,6 +29,10 @@ ENV_KEY_FILE = "ACCESSGOV_SECRET_KEY_FILE"
 DEFAULT_KEY_FILENAME = "secret.keys"
 USER_DATA_DIR = Path(".local/share/accessgov")  # under $HOME, when $XDG_DATA_HOME is not set
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+# How long a command that changes the key file waits for another one (a rotation re-seals every value while it
+# holds the lock) before it refuses; and how often it looks meanwhile.
+LOCK_WAIT_SECONDS = 60.0
+LOCK_POLL_SECONDS = 0.05
 
 
 class KeyringError(RuntimeError):
@@ -84,6 +90,8 @@ class Keyring:
         self.created: dict[str, str] = {}  # kid -> ISO time, from the key file (older files have none)
         self._lock = threading.Lock()
         self._file_state = _file_state(path) if path is not None else None
+        self._changing = 0  # depth of `changing()` in this process: the file lock is taken once
+        self._changing_lock = threading.RLock()
 
     @classmethod
     def generate(cls) -> Keyring:
@@ -147,27 +155,55 @@ class Keyring:
         self.created = created
         self._file_state = state  # read before the file: a write in between is seen by the next look
 
+    @contextlib.contextmanager
+    def changing(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+        """Hold the key file's lock (an exclusive `flock` on `<file>.lock` beside it) and re-read the file under
+        it: every command that changes the file, or needs it unchanged while it writes sealed values (a rotation's
+        re-sealing, a prune's look at the keys in use), runs inside. Another process holding it is waited for at
+        most `wait` seconds, then refused with a `KeyringError` naming the file. Re-entrant in one process."""
+        if self.path is None:
+            yield
+            return
+        with self._changing_lock:
+            if self._changing:
+                self._changing += 1
+                try:
+                    yield
+                finally:
+                    self._changing -= 1
+                return
+            with _file_lock(self.path, wait):
+                self._changing = 1
+                try:
+                    self.reload()  # what the previous holder wrote
+                    yield
+                finally:
+                    self._changing = 0
+
     def add_primary(self) -> str:
-        """Add a new key and make it primary, in the key file too; returns its id."""
+        """Add a new key and make it primary, in the key file too (under its lock, re-read first: keys another
+        process added are kept); returns its id."""
         if self.path is None:
             raise KeyringError(f"keys from {ENV_KEY} are fixed: put a new key first in the variable instead")
-        self.reload()  # another process may have added keys since: keep them
-        kid = new_key_id()
-        keys = {**self._keys, kid: secrets.token_bytes(KEY_BYTES)}
-        created = {**self.created, kid: _now()}
-        _write_key_file(self.path, kid, keys, replace=True, created=created)
-        self.reload()
+        with self.changing():
+            kid = new_key_id()
+            keys = {**self._keys, kid: secrets.token_bytes(KEY_BYTES)}
+            created = {**self.created, kid: _now()}
+            _write_key_file(self.path, kid, keys, replace=True, created=created)
+            self.reload()
         return kid
 
     def remove(self, kids: set[str]) -> None:
-        """Drop keys (never the primary) from the key file."""
+        """Drop keys (never the primary) from the key file, under its lock. The caller holds `changing()` across
+        its check that no stored value needs them (`storage.sealing.prune_keys`)."""
         if self.path is None:
             raise KeyringError(f"keys from {ENV_KEY} are fixed: remove them from the variable instead")
-        kids = kids - {self._primary}
-        keys = {kid: key for kid, key in self._keys.items() if kid not in kids}
-        created = {kid: when for kid, when in self.created.items() if kid in keys}
-        _write_key_file(self.path, self._primary, keys, replace=True, created=created)
-        self.reload()
+        with self.changing():
+            kids = kids - {self._primary}
+            keys = {kid: key for kid, key in self._keys.items() if kid not in kids}
+            created = {kid: when for kid, when in self.created.items() if kid in keys}
+            _write_key_file(self.path, self._primary, keys, replace=True, created=created)
+            self.reload()
 
 
 def key_source(env: Mapping[str, str] = os.environ, database_url: str | None = None) -> tuple[Path | None, str]:
@@ -206,6 +242,39 @@ def _sqlite_file(database_url: str) -> Path | None:
     return Path(url.database).expanduser().absolute()
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file of the key file `path`: beside it, never replaced (the key file itself is, by rename)."""
+    return path.with_name(path.name + ".lock")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path, wait: float) -> Iterator[None]:
+    """An exclusive `flock` on the key file's lock file, waited for at most `wait` seconds. The kernel drops it
+    when the process dies, so a killed command never leaves the file locked."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    where = lock_path(path)
+    descriptor = os.open(where, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise KeyringError(
+                        f"another `accessgov keys` command is changing the key file {path} (it holds {where}); "
+                        f"waited {wait:g} s: try again when it has finished"
+                    ) from None
+                time.sleep(LOCK_POLL_SECONDS)
+        try:
+            yield
+        finally:
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+    finally:
+        os.close(descriptor)
+
+
 def _file_state(path: Path) -> tuple[int, int, int] | None:
     """What changes when the file is replaced or rewritten (inode, size, mtime); None when it is missing."""
     try:
@@ -235,8 +304,9 @@ def _read_key_file(path: Path) -> tuple[str, dict[str, bytes], dict[str, str]]:
 def _write_key_file(
     path: Path, primary: str, keys: Mapping[str, bytes], *, replace: bool, created: Mapping[str, str]
 ) -> None:
-    """Write the whole file to a private temporary file (0600), then put it in place atomically: readers never
-    see half a file. `replace=False` fails if the file exists (the first of several starting processes wins)."""
+    """Write the whole file to a private temporary file (0600) in the same directory, fsync it, put it in place
+    atomically and fsync the directory: readers never see half a file, and a crash leaves the old file or the new
+    one, never neither. `replace=False` fails if the file exists (the first of several starting processes wins)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "primary": primary,
@@ -258,6 +328,16 @@ def _write_key_file(
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename or link in `directory` durable (the new entry survives a power loss)."""
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _create_key_file(path: Path) -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from accessgov.keys import Keyring, KeyringError, is_sealed, open_sealed, seal
-from accessgov.keys.keyring import ENV_KEY, ENV_KEY_FILE, key_file_path, key_source
+from accessgov.keys.keyring import ENV_KEY, ENV_KEY_FILE, LOCK_WAIT_SECONDS, key_file_path, key_source
 from accessgov.keys.secretbox import SealedValueError, key_id_of
 from accessgov.storage.page_key_set import PageKeys
 
@@ -68,14 +68,23 @@ def _rewrite(connection: Connection, keyring: Keyring | None, convert: Any) -> i
                 if new is not None and new != value:
                     values[column] = new
         if values:
-            connection.execute(_listeners.update().where(_listeners.c.id == row.id).values(**values))
-            changed += len(values)
+            # Only if the row still holds what was read: a server that wrote a new secret meanwhile (sealed under
+            # the primary it knows) keeps it, instead of getting the old secret back under the new key.
+            unchanged = [getattr(_listeners.c, column) == getattr(row, column) for column in values]
+            done = connection.execute(
+                _listeners.update().where(_listeners.c.id == row.id, *unchanged).values(**values)
+            ).rowcount
+            changed += len(values) if done else 0
     stored = connection.execute(sa.select(_settings.c.value).where(_settings.c.key == PAGE_TOKEN_KEYS)).scalar()
     if stored:
         new = convert(keyring, stored, setting_ad(PAGE_TOKEN_KEYS))
         if new is not None and new != stored:
-            connection.execute(_settings.update().where(_settings.c.key == PAGE_TOKEN_KEYS).values(value=new))
-            changed += 1
+            done = connection.execute(
+                _settings.update()
+                .where(_settings.c.key == PAGE_TOKEN_KEYS, _settings.c.value == stored)
+                .values(value=new)
+            ).rowcount
+            changed += 1 if done else 0
     return changed
 
 
@@ -121,6 +130,35 @@ def reseal_all(connection: Connection, keyring: Keyring) -> int:
         return seal(ring, plaintext, ad)
 
     return _rewrite(connection, keyring, reseal)
+
+
+def rotate_keys(engine: Engine, keyring: Keyring, *, wait: float = LOCK_WAIT_SECONDS) -> tuple[str, int]:
+    """`accessgov keys rotate`: (the new primary, how many values were re-sealed under it).
+
+    In the order that never leaves a value no key on disk opens, under the key file's lock throughout: the new key
+    is written to the file (fsynced) first, then every value is re-sealed in one transaction; old keys stay in the
+    file (`prune_keys` drops them once nothing uses them). Killed after the write, the file holds the old keys and
+    the new one; killed during the re-sealing, the transaction rolls back. Fixed keys (`ACCESSGOV_SECRET_KEY`):
+    re-sealed under the first one. Another command holding the lock is waited for at most `wait` seconds."""
+    with keyring.changing(wait):
+        if keyring.path is not None:
+            keyring.add_primary()
+        with engine.begin() as connection:
+            count = reseal_all(connection, keyring)
+    return keyring.primary_id, count
+
+
+def prune_keys(engine: Engine, keyring: Keyring, *, wait: float = LOCK_WAIT_SECONDS) -> set[str]:
+    """`accessgov keys prune`: drop the keys no stored value is sealed under (never the primary); returns them.
+    Under the key file's lock, re-read first, so a rotation cannot re-seal between the look and the write; a key
+    some value still needs is never dropped."""
+    with keyring.changing(wait):
+        with engine.connect() as connection:
+            used = referenced_key_ids(connection)
+        unused = set(keyring.key_ids) - used - {keyring.primary_id}
+        if unused:
+            keyring.remove(unused)
+    return unused
 
 
 def referenced_key_ids(connection: Connection) -> set[str]:
