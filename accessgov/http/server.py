@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import functools
 import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -160,16 +162,38 @@ def _metrics_directory() -> Iterator[None]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def serve(app: Any, options: ServeOptions) -> None:
+def bind(options: ServeOptions) -> socket.socket:
+    """The listening socket, bound before anything else is done or printed: an address in use is one message that
+    says what to do, not a start-up banner followed by uvicorn's traceback."""
+    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((options.host, options.port))
+    except OSError as error:
+        sock.close()
+        where = f"{options.host}:{options.port}"
+        if error.errno == errno.EADDRINUSE:
+            raise SystemExit(
+                f"accessgov: {where} is already in use (another server is listening there): stop it, or choose "
+                f"another port with --port (make run PORT={options.port + 1})"
+            ) from None
+        raise SystemExit(f"accessgov: cannot listen on {where}: {error.strerror}") from None
+    sock.set_inheritable(True)  # the workers under uvicorn's supervisor serve it
+    return sock
+
+
+def serve(app: Any, options: ServeOptions, sock: socket.socket | None = None) -> None:
     """Run `app` (one process), or with several workers `app` as the import string (`module:factory`) of the app
-    factory each of `options.workers` processes calls under uvicorn's supervisor (`accessgov.app.worker_app`)."""
+    factory each of `options.workers` processes calls under uvicorn's supervisor (`accessgov.app.worker_app`), on
+    `sock` (`bind(options)` when not given)."""
+    sock = sock or bind(options)
     if options.workers > 1:
         os.environ[SUPERVISOR_PID_ENV] = str(os.getpid())  # inherited by the spawned workers
         os.environ["ACCESSGOV_GC_THRESHOLD"] = str(options.gc_threshold)  # the workers read their options from it
         config = uvicorn_config(app, options, factory=True)
-        sock = config.bind_socket()
         with _metrics_directory():
             Multiprocess(config, sockets=[sock]).run()
         return
     heap.set_young_threshold(options.gc_threshold)
-    uvicorn.Server(uvicorn_config(app, options)).run()
+    uvicorn.Server(uvicorn_config(app, options)).run(sockets=[sock])

@@ -108,3 +108,17 @@ def test_keys_rotate_list_and_prune(tmp_path: Path) -> None:
     assert f"removed 1 unused key(s): {first}" in run(tmp_path, "keys", "prune").stdout
     assert list(json.loads((tmp_path / "secret.keys").read_text())["keys"]) == [second]
     assert run(tmp_path, "listeners", "rotate", listener_id, "--grace", "0").returncode == 0
+
+
+@pytest.mark.slow
+def test_serve_on_a_port_in_use_says_so_before_anything_else(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = run(tmp_path, "serve", "--demo", "--port", str(port))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"127.0.0.1:{port} is already in use" in done.stderr and f"PORT={port + 1}" in done.stderr, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr, done.stdout + done.stderr
