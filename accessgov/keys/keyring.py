@@ -128,6 +128,14 @@ class Keyring:
         return tuple(self._keys)
 
     def primary(self) -> tuple[str, bytes]:
+        """The key new values are sealed under: the key file's current primary (re-read when a `stat` says the file
+        changed; sealing is rare), so a server never seals under a key a rotation and a prune just retired."""
+        if self.path is not None and not self._changing:
+            with self._lock:
+                state = _file_state(self.path)
+                if state is not None and state != self._file_state:
+                    with contextlib.suppress(KeyringError):  # unreadable now: keep sealing under the keys held
+                        self.reload()
         return self._primary, self._keys[self._primary]
 
     def key(self, kid: str) -> bytes:

@@ -215,3 +215,20 @@ def test_a_command_that_finds_the_key_file_locked_waits_or_refuses(tmp_path: Pat
     assert waiting.returncode == 0, stderr  # ... and rotates once it is free
     assert "new primary key" in stdout
     keys.assert_every_value_opens(sealed, "a rotation that waited")
+
+
+def test_a_loaded_keyring_seals_under_the_primary_a_rotation_just_wrote(tmp_path: Path) -> None:
+    """A server's keyring (read 30 s ago, say) seals under the file's new primary, not the one it loaded: a
+    `keys rotate` and `keys prune` in between would otherwise drop the key its new values are sealed under."""
+    from accessgov.keys import Keyring, open_sealed, seal
+    from accessgov.keys.secretbox import key_id_of
+
+    path = tmp_path / "secret.keys"
+    server = Keyring.from_file(path, create=True)
+    old = server.primary_id
+    operator = Keyring.from_file(path)
+    new = operator.add_primary()
+    operator.remove({old})
+    value = seal(server, "whsec_x", b"listener:l:hmac")
+    assert key_id_of(value) == new
+    assert open_sealed(Keyring.from_file(path), value, b"listener:l:hmac") == "whsec_x"
