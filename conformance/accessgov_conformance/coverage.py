@@ -35,7 +35,7 @@ def table(requirements: list[traceability.Requirement]) -> str:
     return "\n".join(lines).lstrip("\n")
 
 
-def print_table(stream: TextIO = sys.stdout) -> int:
+def print_table(stream: TextIO | None = None) -> int:
     """Print the table, its counts and its problems; 0 when it is whole, 1 when a problem is listed, 2 when
     the table cannot be read."""
     try:
@@ -43,6 +43,7 @@ def print_table(stream: TextIO = sys.stdout) -> int:
     except traceability.TraceabilityError as error:
         print(f"accessgov-conformance: traceability.yaml: {error}", file=sys.stderr)
         return 2
+    stream = stream or sys.stdout
     print(table(requirements), file=stream)
     print(f"\n{traceability.counts_line(requirements)}", file=stream)
     found = traceability.problems(requirements, (item.id for item in all_rules()))

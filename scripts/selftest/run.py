@@ -4,11 +4,13 @@
                                    [--json FILE]
 
 One reference server serves each mutant and control on its own port (`target.py`); worker processes run the
-kit (`accessgov-conformance run --checks conformance`, fixed seed) against one after another. A mutant is
-killed when the kit exits 1 (a rule failed, or no evidence); a control must exit 0. Prints one line per
-mutant and control, the mutation score and the time taken; exits 1 below 100 % or when a control fails, 2
-when the kit could not be run at all (exit 2, or a crash). `--repeat N` runs everything N times and also fails
-when the verdicts differ between runs.
+kit (`accessgov-conformance run --checks conformance`, fixed seed) against one after another. A control gets
+the whole kit and must exit 0. A mutant gets the rules of the requirements its `covers` names (the traceability
+table), and is killed when the kit exits 1 with one of THOSE rules failing: a kill by another rule is reported
+as such (WRONG-RULE), not counted. Prints one line per mutant and control, the mutation score and the time
+taken; exits 1 below 100 % or when a control fails, 2 when the kit could not be run at all (exit 2, or a
+crash). `--repeat N` runs everything N times and also fails when the verdicts differ between runs;
+`--full-kit` runs the whole kit against every mutant too (slower; the kill must still be by a covered rule).
 """
 
 from __future__ import annotations
@@ -33,6 +35,34 @@ from scripts.selftest.target import kit_config, serve_variants
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REPORT_DIR = ROOT / "build" / "contract-selftest"
 KILLED, SURVIVED, PASSED, FALSE_FAILURE, BROKEN = "killed", "SURVIVED", "passed", "FAILED", "ERROR"
+WRONG_RULE = "WRONG-RULE"  # the kit failed, but none of the rules the mutant's covered requirements name
+# Rules that judge the whole run, not one requirement: a mutant whose requirements name one gets the whole kit.
+WHOLE_RUN_RULES = {"EV-OPS-001"}
+
+
+def requirements() -> list[Any]:
+    """The kit's traceability table (the kit from its source tree when it is not installed)."""
+    kit = str(ROOT / "conformance")
+    if kit not in sys.path:
+        sys.path.append(kit)
+    from accessgov_conformance import traceability
+
+    return list(traceability.load())
+
+
+def expected_rules(mutant: Mutant, table: list[Any]) -> list[str]:
+    """The rules of the requirements `mutant.covers` names: the ones that may kill it."""
+    from accessgov_conformance import traceability
+
+    return sorted(traceability.rules_of(table, mutant.covers))
+
+
+def kit_rules(mutant: Mutant, expected: list[str], full_kit: bool) -> list[str] | None:
+    """The `--only` rules of the mutant's kit run; None: the whole kit (a control, a mutant without `covers`,
+    one whose requirements name a whole-run rule)."""
+    if full_kit or mutant.control or not expected or WHOLE_RUN_RULES & set(expected):
+        return None
+    return expected
 
 
 @dataclass
@@ -45,6 +75,8 @@ class Verdict:
     exit: int
     rules: list[str] = field(default_factory=list)  # the rule ids that failed
     seconds: float = 0.0
+    expected: list[str] = field(default_factory=list)  # the rules that may kill it (empty: any, no `covers`)
+    restricted: bool = False  # the kit ran the expected rules only
 
     @property
     def outcome(self) -> str:
@@ -52,7 +84,11 @@ class Verdict:
             return BROKEN
         if self.control:
             return PASSED if self.exit == 0 else FALSE_FAILURE
-        return KILLED if self.exit == 1 else SURVIVED
+        if self.exit == 0:
+            return SURVIVED
+        if self.expected and not set(self.rules) & set(self.expected):
+            return WRONG_RULE
+        return KILLED
 
     def key(self) -> tuple[str, str, tuple[str, ...]]:
         """What must be identical between runs."""
@@ -91,20 +127,28 @@ def _drive(worker: subprocess.Popen[str], jobs: queue.Queue[dict[str, object]], 
         answers.append(json.loads(line) if line else {"id": job["id"], "exit": 3, "seconds": 0.0})
 
 
-def run_once(selected: list[Mutant], *, workers: int, seed: int, report_dir: Path) -> list[Verdict]:
+def run_once(
+    selected: list[Mutant], *, workers: int, seed: int, report_dir: Path, full_kit: bool = False
+) -> list[Verdict]:
     """Serve `selected`, run the kit against each; verdicts in catalogue order."""
     report_dir.mkdir(parents=True, exist_ok=True)
+    table = requirements()
+    expected = {m.id: expected_rules(m, table) for m in selected}
+    only = {m.id: kit_rules(m, expected[m.id], full_kit) for m in selected}
     with serve_variants({m.id: m.build for m in selected}) as (urls, fixtures):
         config = report_dir / "selftest.toml"
         config.write_text(kit_config(fixtures), encoding="utf-8")
         jobs: queue.Queue[dict[str, object]] = queue.Queue()
-        for mutant in selected:
+        # The whole-kit runs (controls) first: the short restricted runs then fill the workers evenly at the end.
+        for mutant in sorted(selected, key=lambda m: only[m.id] is not None):
             reports = report_dir / mutant.id
             reports.mkdir(exist_ok=True)
             for old in reports.glob("*.xml"):
                 old.unlink()
             argv = ["run", "--base-url", urls[mutant.id], "--config", str(config), "--checks", "conformance"]
             argv += ["--seed", str(seed), "--report-dir", str(reports)]
+            if only[mutant.id] is not None:
+                argv += ["--only", ",".join(only[mutant.id] or [])]
             jobs.put({"id": mutant.id, "argv": argv, "log": str(reports / "kit.log")})
         answers: list[dict[str, Any]] = []
         procs = [
@@ -134,6 +178,8 @@ def run_once(selected: list[Mutant], *, workers: int, seed: int, report_dir: Pat
             int(by_id[m.id]["exit"]),
             failed_rules(report_dir / m.id),
             round(float(by_id[m.id]["seconds"]), 1),
+            [] if m.control else expected[m.id],
+            only[m.id] is not None,
         )
         for m in selected
     ]
@@ -143,7 +189,11 @@ def describe(verdict: Verdict) -> str:
     rules = f" by {', '.join(verdict.rules)}" if verdict.rules else ""
     if verdict.outcome == BROKEN:
         rules = f" (the kit exited {verdict.exit}; see its kit.log)"
-    return f"{verdict.outcome:<9} {verdict.id:<40} [{verdict.family}] {verdict.seconds:5.1f}s{rules}"
+    elif verdict.outcome == WRONG_RULE:
+        rules += f"; none of its requirements' rules ({', '.join(verdict.expected)})"
+    elif not verdict.control and not verdict.expected:
+        rules += " (no `covers`: any failing rule counts)"
+    return f"{verdict.outcome:<10} {verdict.id:<40} [{verdict.family}] {verdict.seconds:5.1f}s{rules}"
 
 
 def score(verdicts: list[Verdict]) -> tuple[int, int, int, int]:
@@ -166,6 +216,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1, help="run N times; the verdicts must be identical")
     parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORT_DIR)
     parser.add_argument("--json", type=Path, help="write the verdicts (of the last run) to this file")
+    parser.add_argument(
+        "--full-kit", action="store_true", help="run every rule against each mutant, not only its requirements' rules"
+    )
     return parser.parse_args(argv)
 
 
@@ -180,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[list[Verdict]] = []
     for number in range(1, args.repeat + 1):
         started = time.monotonic()
-        verdicts = run_once(selected, workers=args.workers, seed=args.seed, report_dir=args.report_dir)
+        verdicts = run_once(
+            selected, workers=args.workers, seed=args.seed, report_dir=args.report_dir, full_kit=args.full_kit
+        )
         runs.append(verdicts)
         header = f"run {number} of {args.repeat}: " if args.repeat > 1 else ""
         print(f"{header}the kit against {len(selected)} variants of the reference server")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scripts.selftest.mutants import controls, errors_auth, paging, restart, webhook, webhook_jwt
+from scripts.selftest.mutants import controls, errors_auth, paging, restart, shapes, webhook, webhook_jwt
 from scripts.selftest.mutants.base import Mutant
 
 MUTANTS: list[Mutant] = [
@@ -11,8 +11,9 @@ MUTANTS: list[Mutant] = [
     *paging.MUTANTS,
     *restart.MUTANTS,
     *errors_auth.MUTANTS,
+    *shapes.MUTANTS,
 ]
-CONTROLS: list[Mutant] = list(controls.CONTROLS)
+CONTROLS: list[Mutant] = [*controls.CONTROLS, *restart.CONTROLS, *webhook.CONTROLS]
 ALL: list[Mutant] = [*MUTANTS, *CONTROLS]
 BY_ID: dict[str, Mutant] = {mutant.id: mutant for mutant in ALL}
 assert len(BY_ID) == len(ALL), "mutant ids must be unique"

@@ -18,27 +18,57 @@ def _walk(value: Any, change: Any) -> Any:
     return value
 
 
-UNKNOWN_ENUMS = {
-    "origin": "TASK_ORIGIN_SELFTEST_NEW",
-    "recommendation": "INSIGHT_RECOMMENDATION_SELFTEST_NEW",
-    "processing": "TASK_PROCESSING_TYPE_SELFTEST_NEW",
-    "outcome": "SELFTEST_OUTCOME_NEW",
+# An unknown value per open enumeration, by the traceability variant (TYPES-ENUMS-GROW/<variant>) it exercises;
+# the objects of each enum are picked by their shape (a task has `numericId`). Where the contract pins the value
+# an enum must have, it is left alone: the current step after a restart is ACTIVE (restart's description), a run
+# the contract skips is SKIPPED; a grown enum changes the values the contract leaves open, not those.
+def _is_task(document: dict[str, Any]) -> bool:
+    return "numericId" in document
+
+
+def _not_skipped(document: dict[str, Any]) -> bool:
+    return document.get("status") != "AUTOMATION_RUN_STATUS_SKIPPED"
+
+
+ENUMS: dict[str, tuple[str, Any, str]] = {  # variant -> (member, which objects, the unknown value)
+    "task-state": ("state", _is_task, "TASK_STATE_SELFTEST_NEW"),
+    "task-processing": ("processing", _is_task, "TASK_PROCESSING_TYPE_SELFTEST_NEW"),
+    "task-origin": ("origin", _is_task, "TASK_ORIGIN_SELFTEST_NEW"),
+    "task-recommendation": ("recommendation", _is_task, "INSIGHT_RECOMMENDATION_SELFTEST_NEW"),
+    "task-outcome": ("outcome", lambda d: True, "SELFTEST_OUTCOME_NEW"),
+    "policy-type": ("policyType", lambda d: True, "POLICY_TYPE_SELFTEST_NEW"),
+    "automation-run-status": ("status", _not_skipped, "AUTOMATION_RUN_STATUS_SELFTEST_NEW"),
 }
+STEP_STATE = "POLICY_STEP_STATE_SELFTEST_NEW"
 
 
-def _unknown_enum(document: dict[str, Any]) -> dict[str, Any]:
-    """Open enumerations get values the spec does not list (`actions` gains one beside the real ones)."""
-    changed = {
-        key: UNKNOWN_ENUMS.get(key, value) if isinstance(value, str) else value for key, value in document.items()
-    }
-    if isinstance(document.get("actions"), list):
-        changed["actions"] = [*document["actions"], "TASK_ACTION_TYPE_SELFTEST_NEW"]
-    return changed
+def _unknown(*variants: str) -> Any:
+    """A `change` giving the enums of `variants` (and, for `task-action`, the task's actions) unknown values."""
+
+    def change(document: dict[str, Any]) -> dict[str, Any]:
+        changed = dict(document)
+        for variant in variants:
+            if variant == "task-action" and _is_task(document) and isinstance(document.get("actions"), list):
+                changed["actions"] = [*document["actions"], "TASK_ACTION_TYPE_SELFTEST_NEW"]
+            elif variant == "step-state" and isinstance(document.get("history"), list):  # a PolicyInstance
+                steps = document["history"]
+                changed["history"] = [{**s, "state": STEP_STATE} if isinstance(s, dict) else s for s in steps]
+            elif variant in ENUMS:
+                member, which, value = ENUMS[variant]
+                if isinstance(document.get(member), str) and which(document):
+                    changed[member] = value
+        return changed
+
+    return change
 
 
 # Objects whose schema is a record (named properties, unknown ones allowed), by the member holding them; maps
 # such as `annotations` or `policySteps` are left alone (a new key there must have the map's value type).
-RECORDS = {"taskView", "task", "policy", "current", "list", "appEntitlement", "automationRun", "details"}
+RECORDS = {
+    "taskView", "task", "policy", "current", "history", "next", "list", "appEntitlement", "automationRun",
+    "details", "objectPermissions", "expanded", "grant", "revoke", "certify", "offboarding", "action", "finding",
+    "approval", "provision", "accept", "reject", "wait", "form",
+}  # fmt: skip
 
 
 def _with_extra_fields(value: Any, record: bool = True) -> Any:
@@ -61,6 +91,31 @@ def _reworded(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def _with_headers(response: Response) -> Response:
+    """Headers the spec does not name, as proxies and frameworks add them (none it names is touched)."""
+    present = {name.lower() for name, _ in response.headers}
+    extra = [(b"x-selftest-extra", b"1"), (b"x-powered-by", b"selftest"), (b"vary", b"Accept-Encoding")]
+    return Response(response.status, [*response.headers, *(h for h in extra if h[0] not in present)], response.body)
+
+
+def _with_charset(response: Response) -> Response:
+    headers = [
+        (k, v + b"; charset=utf-8") if k.lower() == b"content-type" and v.startswith(b"application/json") else (k, v)
+        for k, v in response.headers
+    ]
+    return Response(response.status, headers, response.body)
+
+
+def _every_response(change: Any) -> Any:
+    def handlers(_: Fixtures) -> dict[str, Handler]:
+        async def handle(request: Request, forward: Forward) -> Response:
+            return change(await forward(request))  # type: ignore[no-any-return]
+
+        return {"*": handle}
+
+    return handlers
+
+
 def _every_json_body(change: Any, whole: bool = False) -> Any:
     """Handlers applying `change` to every object of every JSON response (`whole`: to the document, once)."""
 
@@ -78,34 +133,52 @@ def _every_json_body(change: Any, whole: bool = False) -> Any:
     return handlers
 
 
+ALLOWED_ERRORS = ("other-message", "extra-member", "reordered-members", "extra-header")
+EVERY_ENUM = (*ENUMS, "task-action", "step-state")
+
+
+def _control(control_id: str, breaks: str, handlers: Any, *covers: str) -> Mutant:
+    return Mutant(control_id, "control", breaks, handlers, control=True, covers=covers)
+
+
 CONTROLS = [
-    Mutant("control-unchanged", "control", "The reference server as it is.", lambda _: {}, control=True),
-    Mutant(
+    _control("control-unchanged", "The reference server as it is.", lambda _: {}),
+    _control(
         "control-unknown-enum",
-        "control",
-        "Open enumerations in responses carry values the spec does not list.",
-        _every_json_body(_unknown_enum),
-        control=True,
+        "Every open enumeration in responses carries a value the spec does not list, all at once.",
+        _every_json_body(_unknown(*EVERY_ENUM)),
+        *(f"TYPES-ENUMS-GROW/{variant}" for variant in EVERY_ENUM),
     ),
-    Mutant(
+    _control(
         "control-extra-field",
-        "control",
-        "Every record in a JSON response (not the maps) has an extra member the spec does not define.",
+        "Every record in a JSON response, nested ones and Error bodies included (not the maps), has an extra member.",
         _every_json_body(_with_extra_fields, whole=True),
-        control=True,
+        "TYPES-UNKNOWN-MEMBERS/nested-extra-member",
+        "ERR-TOLERATED-CHANGES/extra-member",
     ),
-    Mutant(
+    _control(
         "control-reordered-keys",
-        "control",
         "Every JSON object in a response has its members in reverse order.",
         _every_json_body(_reordered),
-        control=True,
+        "TYPES-UNKNOWN-MEMBERS/reordered-members",
+        "ERR-TOLERATED-CHANGES/reordered-members",
     ),
-    Mutant(
+    _control(
         "control-reworded-messages",
-        "control",
         "Error `message` texts differ (the spec says they are for humans and may change).",
         _every_json_body(_reworded),
-        control=True,
+        "ERR-TOLERATED-CHANGES/other-message",
+    ),
+    _control(
+        "control-extra-headers",
+        "Every response carries headers the spec does not name (X-Selftest-Extra, X-Powered-By, Vary).",
+        _every_response(_with_headers),
+        "ERR-TOLERATED-CHANGES/extra-header",
+    ),
+    _control(
+        "control-json-charset",
+        "Every JSON response is labelled `application/json; charset=utf-8`.",
+        _every_response(_with_charset),
+        "ERR-MEDIA-TYPE-PARAMETERS/charset-parameter",
     ),
 ]
