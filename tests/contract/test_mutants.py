@@ -6,100 +6,25 @@ One server serves every mutant on its own port (`scripts/selftest/target.py`); e
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
-import jwt
 import pytest
-from cryptography.hazmat.primitives import serialization
 
-from accessgov.webhooks.hmac_signature import compute_signature
+import tests.contract
 from accessgov.webhooks.protocol import body_hash
 from scripts.selftest import mutants
-from scripts.selftest.target import (
-    CIDR_LISTENER_ID,
-    JWT_KID,
-    JWT_LISTENER_ID,
-    SECOND_LISTENER_ID,
-    Fixtures,
-    serve_variants,
-)
+from scripts.selftest.target import CIDR_LISTENER_ID, JWT_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
+from tests.contract.probing import Probe, Target
 
 # One worker runs the module, so that the servers of every mutant (`targets`) start once, not once per worker.
 pytestmark = pytest.mark.xdist_group("mutant-targets")
-
-HMAC = "wh_demo_hmac"
-ADMIN = {"Authorization": "Bearer demo-admin-token"}
-LIST = "/api/v1/apps/{}/entitlements"
-RESTART = "/api/v1/tasks/{}/action/restart"
-Probe = Callable[["Target"], Any]
-
-
-class Target:
-    """One mutant's base URL plus the fixtures, with the requests the probes are made of."""
-
-    def __init__(self, base_url: str, fixtures: Fixtures) -> None:
-        self.client = httpx.Client(base_url=base_url, timeout=30)
-        self.fx = fixtures
-
-    def webhook(
-        self,
-        listener: str = HMAC,
-        body: bytes = b'{"orderId": "A-1"}',
-        *,
-        skew: int = 0,
-        event_id: str | None = None,
-        drop: tuple[str, ...] = (),
-        signature: str | None = None,
-        claims: dict[str, Any] | None = None,
-        kid: str = JWT_KID,
-        content_type: str = "application/json",
-    ) -> httpx.Response:
-        """A correctly authenticated delivery, unless a keyword spoils one part of it."""
-        headers = {
-            "Content-Type": content_type,
-            "Webhook-Timestamp": str(int(time.time()) + skew),
-            "Webhook-Event-Id": event_id or str(uuid.uuid4()),
-        }
-        for name in drop:
-            headers.pop(name, None)
-        path = f"/api/v1/webhooks/incoming/{listener}"
-        if listener == JWT_LISTENER_ID:
-            now = int(time.time())
-            token_claims = {
-                "sub": self.fx.tenant_base_url,
-                "aud": self.fx.tenant_base_url + path,
-                "iat": now,
-                "exp": now + 300,
-                "jti": headers.get("Webhook-Event-Id", ""),
-                "htm": "POST",
-                "htb_s256": body_hash(body),
-                **(claims or {}),
-            }
-            key = serialization.load_pem_private_key(self.fx.jwt_private_pem, password=None)
-            token = jwt.encode(token_claims, key, algorithm="EdDSA", headers={"kid": kid})  # type: ignore[arg-type]
-            headers["Authorization"] = f"Bearer {token}"
-        else:
-            secret = self.fx.hmac_secrets[listener]
-            timestamp, event = headers.get("Webhook-Timestamp", ""), headers.get("Webhook-Event-Id", "")
-            computed = compute_signature(secret, timestamp, event, body)
-            headers["Webhook-Signature"] = computed if signature is None else signature
-        if "Webhook-Signature" in drop:
-            headers.pop("Webhook-Signature")
-        return self.client.post(path, content=body, headers=headers)
-
-    def page(self, app: str = "app-github", headers: dict[str, str] | None = None, **query: Any) -> httpx.Response:
-        return self.client.get(LIST.format(app), params=query, headers=ADMIN if headers is None else headers)
-
-    def restart(
-        self, task: str | None = None, body: Any = None, headers: dict[str, str] | None = None
-    ) -> httpx.Response:
-        task = task or self.fx.open_task_ids[0]
-        return self.client.post(RESTART.format(task), json=body or {}, headers=ADMIN if headers is None else headers)
 
 
 def _replay(t: Target, second: Callable[[Target, str], httpx.Response]) -> int:
@@ -195,6 +120,23 @@ PROBES: dict[str, Probe] = {
 }
 
 
+def _area_probes() -> dict[str, Probe]:
+    """The probes of each area's own module, `tests/contract/probes_<area>.py` (`PROBES`)."""
+    found: dict[str, Probe] = {}
+    for info in pkgutil.iter_modules(tests.contract.__path__):
+        if info.name.startswith("probes_"):
+            module = importlib.import_module(f"tests.contract.{info.name}")
+            clash = set(found) & set(module.PROBES)
+            assert not clash, f"probes defined twice: {sorted(clash)}"
+            found.update(module.PROBES)
+    return found
+
+
+AREA_PROBES = _area_probes()
+assert not set(PROBES) & set(AREA_PROBES), "a mutant's probe is defined twice"
+PROBES.update(AREA_PROBES)
+
+
 @pytest.fixture(scope="module")
 def targets() -> Iterator[dict[str, Target]]:
     with serve_variants({m.id: m.build for m in mutants.ALL}) as (urls, fixtures):
@@ -202,7 +144,8 @@ def targets() -> Iterator[dict[str, Target]]:
 
 
 def test_every_mutant_has_a_probe() -> None:
-    assert sorted(PROBES) == sorted(m.id for m in mutants.MUTANTS)
+    assert [m.id for m in mutants.MUTANTS if m.id not in PROBES] == []
+    assert sorted(set(PROBES) - {m.id for m in mutants.MUTANTS}) == [], "probes of no mutant"
 
 
 @pytest.mark.slow

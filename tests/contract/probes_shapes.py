@@ -1,0 +1,76 @@
+"""Probes of the `types` and `errors` mutants (scripts/selftest/mutants/shapes.py): one request each on which the
+mutant answers differently from the unchanged reference server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.contract.probing import ADMIN, RESTART, Probe, Target
+
+EXPAND_ALL = {"expandMask": {"paths": ["*"]}}
+NO_TASK = "no-such-task"
+
+
+def _task(t: Target) -> dict[str, Any]:
+    task: dict[str, Any] = t.restart().json()["taskView"]["task"]
+    return task
+
+
+def _policy(t: Target) -> dict[str, Any]:
+    policy: dict[str, Any] = _task(t)["policy"]["policy"]
+    return policy
+
+
+def _bad_page_size(t: Target) -> Any:
+    return t.page(page_size="x")
+
+
+def _request_id(t: Target, sent: str) -> str | None:
+    return t.page(headers={**ADMIN, "X-Request-Id": sent}).headers.get("x-request-id")
+
+
+def _oversized_restart(t: Target) -> int:
+    body = b'{"comment":"' + b"a" * 65_600 + b'"}'
+    headers = {**ADMIN, "Content-Type": "application/json"}
+    return t.client.post(RESTART.format(t.fx.open_task_ids[0]), content=body, headers=headers).status_code
+
+
+PROBES: dict[str, Probe] = {
+    "types-numeric-id-number": lambda t: type(_task(t)["numericId"]).__name__,
+    "types-created-at-not-date-time": lambda t: _task(t)["createdAt"],
+    "types-comment-count-string": lambda t: type(_task(t)["commentCount"]).__name__,
+    "types-approver-ids-string": lambda t: type(_task(t)["stepApproverIds"]).__name__,
+    "types-state-number": lambda t: _task(t)["state"],
+    "types-action-null": lambda t: None in _task(t)["actions"],
+    "types-tasktype-two-members": lambda t: sorted(_task(t)["type"]),
+    "types-tasktype-no-member": lambda t: sorted(_task(t)["type"]),
+    "types-tasktype-member-null": lambda t: sorted(_task(t)["type"]),
+    "types-action-two-targets": lambda t: sorted(_task(t)["type"]),
+    "types-step-two-members": lambda t: sorted(_task(t)["policy"]["current"]),
+    "types-next-step-no-member": lambda t: len(_task(t)["policy"]["next"]),
+    "types-next-not-array": lambda t: type(_task(t)["policy"]["next"]).__name__,
+    "types-annotations-17": lambda t: len(_policy(t)["annotations"]),
+    "types-annotation-value-257": lambda t: _policy(t)["annotations"],
+    "types-annotation-key-space": lambda t: _policy(t)["annotations"],
+    "types-policy-no-baseline": lambda t: sorted(_policy(t)["policySteps"]),
+    "types-policy-two-baselines": lambda t: _policy(t)["baselinePolicyId"],
+    "types-permission-not-boolean": lambda t: t.restart().json()["taskView"]["objectPermissions"],
+    "types-expanded-without-type": lambda t: [
+        "@type" in item for item in t.restart(body=EXPAND_ALL).json()["expanded"]
+    ],
+    "types-field-two-value-types": lambda t: _task(t)["form"],
+    "types-relationship-two-kinds": lambda t: _task(t)["form"],
+    "errors-body-code-lowercase": lambda t: t.restart(NO_TASK).json()["code"],
+    "errors-body-message-missing": lambda t: "message" in t.restart(NO_TASK).json(),
+    "errors-body-array": lambda t: type(t.restart(NO_TASK).json()).__name__,
+    "errors-body-details-object": lambda t: type(_bad_page_size(t).json()["details"]).__name__,
+    "errors-body-detail-without-location": lambda t: "location" in _bad_page_size(t).json()["details"][0],
+    "errors-body-problem-json": lambda t: t.restart(NO_TASK).headers["content-type"],
+    "errors-body-422-for-400": lambda t: _bad_page_size(t).status_code,
+    "errors-body-500-for-bad-page-size": lambda t: _bad_page_size(t).status_code,
+    "errors-reqid-not-echoed": lambda t: _request_id(t, "selftest.probe:1"),
+    "errors-reqid-invalid-echoed": lambda t: _request_id(t, "has spaces") == "has spaces",
+    "errors-reqid-missing-on-errors": lambda t: "x-request-id" in t.restart(NO_TASK).headers,
+    "errors-reqid-missing-on-webhook": lambda t: "x-request-id" in t.webhook().headers,
+    "errors-restart-body-unlimited": _oversized_restart,
+}
