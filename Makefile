@@ -33,7 +33,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-coverage contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
@@ -137,6 +137,9 @@ contract: $(STAMP) ## Conformance kit (conformance/) vs the reference server (st
 
 contract-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
+
+contract-coverage: $(STAMP) ## The conformance kit's traceability table: each requirement, its rules, status and counts
+	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules --coverage
 
 contract-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m scripts.selftest.run $(ARGS)
