@@ -38,7 +38,7 @@ from accessgov.paging import PageTokenCodec
 from accessgov.runner import RunRunner
 from accessgov.storage import credentials, events, page_keys
 from accessgov.storage import listeners as stored_listeners
-from accessgov.storage.caches import ListenerCache, TokenCache
+from accessgov.storage.caches import AutomationCache, ListenerCache, TokenCache
 from accessgov.storage.database import Database
 from accessgov.storage.page_key_set import PageKeys
 from accessgov.storage.sealing import default_keyring
@@ -134,7 +134,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     )
     authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
-    runner = RunRunner(db, listeners, busy=in_flight.busy, **timed)
+    runner = RunRunner(db, AutomationCache(db), busy=in_flight.busy, **timed)  # unseals nothing
     webhook = WebhookHandler(
         db,
         listeners,

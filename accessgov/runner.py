@@ -14,9 +14,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from accessgov.domain.automations import FAILED, SKIPPED, Automation, skip_reason
+from accessgov.errors import ServiceUnavailable
 from accessgov.observability import metrics
 from accessgov.storage import events
-from accessgov.storage.caches import ListenerCache
+from accessgov.storage.caches import AutomationCache, AutomationRecord
 from accessgov.storage.database import Database
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,8 @@ DEFAULT_POLL_SECONDS = 1.0
 # Runs wait for a moment without requests, but never longer than this after being queued.
 DEFAULT_MAX_LAG = timedelta(seconds=5)
 YIELD_SECONDS = 0.002
+# A listener whose runs cannot be prepared is reported at most this often (one line, no traceback).
+REPORT_EVERY_SECONDS = 60.0
 
 
 class RunRunner:
@@ -34,7 +37,7 @@ class RunRunner:
     def __init__(
         self,
         db: Database,
-        listeners: ListenerCache,
+        listeners: AutomationCache,
         *,
         batch: int = DEFAULT_BATCH,
         lease: timedelta = DEFAULT_LEASE,
@@ -53,6 +56,7 @@ class RunRunner:
         self.clock = clock
         self._wake = asyncio.Event()
         self._compiled: dict[tuple[str, datetime], Automation] = {}
+        self._reported: dict[str, float] = {}  # listener id -> when its trouble was last logged (monotonic)
 
     def wake(self) -> None:
         """New runs were queued: look now instead of at the next poll."""
@@ -108,16 +112,22 @@ class RunRunner:
             await asyncio.sleep(YIELD_SECONDS)
 
     async def _execute(self, run: events.ClaimedRun) -> events.RunOutcome:
-        listener = await self.listeners.get(run.listener_id)
-        if listener is None:  # deleted since the delivery: nothing to run
-            return events.RunOutcome(run, FAILED, "listener no longer exists", {})
-        reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
-        if reason:  # unpublished or disabled after the event was accepted
-            return events.RunOutcome(run, SKIPPED, reason, {})
-        key = (listener.id, listener.updated_at)
-        automation = self._compiled.get(key)
-        if automation is None:
-            automation = self._compiled[key] = Automation.compile(listener.automation_steps or [])
+        """One run's outcome. Whatever goes wrong with this run's listener (a row that does not load, steps that do
+        not compile) fails this run only, with the reason; the batch's other runs go on. Only the database being
+        unavailable fails the round (every run is retried after the lease)."""
+        try:
+            listener = await self.listeners.get(run.listener_id)
+            if listener is None:  # deleted since the delivery: nothing to run
+                return events.RunOutcome(run, FAILED, "listener no longer exists", {})
+            reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
+            if reason:  # unpublished or disabled after the event was accepted
+                return events.RunOutcome(run, SKIPPED, reason, {})
+            automation = self._automation(listener)
+        except ServiceUnavailable:
+            raise
+        except Exception as error:
+            self._report(run.listener_id, error)
+            return events.RunOutcome(run, FAILED, f"the listener's automation cannot be loaded: {_named(error)}", {})
         try:
             status, why, outputs = automation.run(run.context)
         except Exception as error:  # a bug in a step must fail the run, not the runner
@@ -125,10 +135,33 @@ class RunRunner:
             return events.RunOutcome(run, FAILED, f"internal error: {type(error).__name__}", {})
         return events.RunOutcome(run, status, why, outputs)
 
+    def _automation(self, listener: AutomationRecord) -> Automation:
+        key = (listener.id, listener.updated_at)
+        automation = self._compiled.get(key)
+        if automation is None:
+            automation = self._compiled[key] = Automation.compile(listener.automation_steps or [])
+        return automation
+
+    def _report(self, listener_id: str, error: Exception) -> None:
+        """One warning line per listener at most every `REPORT_EVERY_SECONDS`, not a traceback per run or round."""
+        now = time.monotonic()
+        if now - self._reported.get(listener_id, -REPORT_EVERY_SECONDS) < REPORT_EVERY_SECONDS:
+            return
+        if len(self._reported) > 10_000:
+            self._reported.clear()
+        self._reported[listener_id] = now
+        log.warning("listener %s: its runs fail: the automation cannot be loaded: %s", listener_id, _named(error))
+
+
+def _named(error: Exception) -> str:
+    """`Type: message` of an error, its first line."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
 
 async def run_worker(db: Database, stop: asyncio.Event, **options: object) -> None:
     """`accessgov worker`: a runner in its own process until `stop` is set."""
-    runner = RunRunner(db, ListenerCache(db), **options)  # type: ignore[arg-type]
+    runner = RunRunner(db, AutomationCache(db), **options)  # type: ignore[arg-type]
     task = asyncio.create_task(runner.run_forever())
     await stop.wait()
     task.cancel()

@@ -139,6 +139,41 @@ class ListenerCache(TtlCache[str, ListenerRecord | None]):
 
 
 @dataclass(frozen=True)
+class AutomationRecord:
+    """A listener as the runner needs it: its automation and switches, never a secret (nothing is unsealed, so a
+    listener whose key is missing runs its automation like any other)."""
+
+    id: str
+    automation_steps: tuple[dict[str, str], ...]
+    automation_published: bool
+    trigger_enabled: bool
+    updated_at: datetime
+
+
+def _automation_record(session: Session, listener_id: str) -> AutomationRecord | None:
+    row = listeners.automation_of(session, listener_id)
+    if row is None:
+        return None
+    return AutomationRecord(
+        id=row.id,
+        automation_steps=tuple(dict(step) for step in row.automation_steps or ()),
+        automation_published=row.automation_published,
+        trigger_enabled=row.trigger_enabled,
+        updated_at=row.updated_at,
+    )
+
+
+class AutomationCache(TtlCache[str, AutomationRecord | None]):
+    """Listeners' automations by listener id, for the runner (None for an unknown id)."""
+
+    def __init__(self, db: Database, **options: Any) -> None:
+        async def load(listener_id: str) -> tuple[AutomationRecord | None, float | None]:
+            return await db.read(lambda session: _automation_record(session, listener_id)), None
+
+        super().__init__(load, **options)
+
+
+@dataclass(frozen=True)
 class TokenGrant:
     """What a bearer token grants: its kind (`api-token`, `oauth-client`) and roles."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, object_session
@@ -83,6 +84,19 @@ def create_listener(
 
 def get_listener(session: Session, listener_id: str) -> Listener | None:
     return session.get(Listener, listener_id)
+
+
+def automation_of(session: Session, listener_id: str) -> Any:
+    """A listener's automation and its switches (id, steps, published, enabled, updated_at), not its secrets: what
+    the runner needs, read without unsealing anything. None for an unknown id."""
+    columns = (
+        Listener.id,
+        Listener.automation_steps,
+        Listener.automation_published,
+        Listener.trigger_enabled,
+        Listener.updated_at,
+    )
+    return session.execute(select(*columns).where(Listener.id == listener_id)).first()
 
 
 def list_listeners(session: Session) -> list[Listener]:
