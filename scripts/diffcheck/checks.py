@@ -98,6 +98,8 @@ def _schema_family(direction: str, prefix: str) -> None:
     _add(f"{prefix}-format-changed", B, "format changed")
     _add(f"{prefix}-format-added", _by_direction(d, B, N), "format added")
     _add(f"{prefix}-format-removed", _by_direction(d, N, W), "format removed")
+    for change in ("added", "removed", "changed"):
+        _add(f"{prefix}-format-{change}-implied", N, f"format {change}, excluding no value the other constraints allow")
     _add(f"{prefix}-became-nullable", _by_direction(d, N, B), "null now allowed")
     _add(f"{prefix}-became-not-nullable", _by_direction(d, B, N), "null no longer allowed")
     _add(f"{prefix}-became-enum", _by_direction(d, B, N), "values restricted to an enumeration")

@@ -17,11 +17,23 @@ from typing_extensions import TypeIs
 
 from scripts.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
 from scripts.diffcheck.config import DiffConfig
+from scripts.diffcheck.formats import excludes_nothing
 from scripts.diffcheck.keywords import KeywordChecks
 from scripts.diffcheck.lifecycle import OPERATION, PARAMETER, LifecycleChecks, property_checks, stability
 from scripts.diffcheck.memo import PairMemo
 from scripts.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
-from scripts.diffcheck.resolve import Document, View, component_name, flag, unwrap_nullable, view
+from scripts.diffcheck.resolve import (
+    Document,
+    Member,
+    View,
+    component_name,
+    flag,
+    member_key,
+    only_union,
+    unwrap_nullable,
+    view,
+)
+from scripts.diffcheck.subsume import Subsumption
 
 FindingKey = tuple[str, Pointer, str]
 MemoKey = tuple[Pointer, Pointer, str, str, bool]
@@ -102,12 +114,16 @@ class Comparison(KeywordChecks, LifecycleChecks):
 
     # --- plumbing ---------------------------------------------------------------------------------------------
 
-    def emit(self, check_id: str, message: str, pointer: Pointer) -> None:
+    def emit(
+        self, check_id: str, message: str, pointer: Pointer, subject: str = "", values: tuple[Any, ...] = ()
+    ) -> None:
         if check_id not in CHECKS:
             raise KeyError(f"check {check_id!r} is not registered in scripts/diffcheck/checks.py")
         key = (check_id, tuple(pointer), message)
         if key not in self.findings:
-            self.findings[key] = Finding(check_id, self.severities[check_id], message, tuple(pointer))
+            self.findings[key] = Finding(
+                check_id, self.severities[check_id], message, tuple(pointer), subject=subject, values=values
+            )
         self._memo.record({key})
 
     def _reaching(self, label: str, action: Any, *args: Any) -> None:
@@ -573,6 +589,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
         return found[1]
 
     def _schema_body(self, b: View, h: View, where: Where) -> None:
+        if self._lone_member(b, h, where):
+            return
         prefix = schema_prefix(where.direction, where.location)
         self._types(prefix, b, h, where)
         self._bounds(prefix, b, h, where)
@@ -585,8 +603,9 @@ class Comparison(KeywordChecks, LifecycleChecks):
             self.schema(b.keywords["items"], b.at("items"), h.keywords["items"], h.at("items"), where.to("[]"))
         self._properties(b, h, where)
 
-    def _say(self, check: str, where: Where, text: str, pointer: Pointer) -> None:
-        self.emit(check, f"{where.context}`{where.path}`: {text} ({where.direction})", pointer)
+    def _say(self, check: str, where: Where, text: str, pointer: Pointer, values: tuple[Any, ...] = ()) -> None:
+        subject = f"{where.context}{where.path}"
+        self.emit(check, f"{where.context}`{where.path}`: {text} ({where.direction})", pointer, subject, values)
 
     def _types(self, prefix: str, b: View, h: View, where: Where) -> None:
         if b.types == h.types:
@@ -616,13 +635,19 @@ class Comparison(KeywordChecks, LifecycleChecks):
             )
         bf, hf = b.keywords.get("format"), h.keywords.get("format")
         if bf != hf:
+            # A format that refuses nothing the other constraints allow narrows and widens nothing.
+            implied = (bf is None or excludes_nothing(bf, b)) and (hf is None or excludes_nothing(hf, h))
+            tail, note = ("-implied", " (it excludes no value the other constraints allow)") if implied else ("", "")
             if bf is None:
-                self._say(f"{prefix}-format-added", where, f"format {_show(hf)} added", h.at("format"))
+                self._say(f"{prefix}-format-added{tail}", where, f"format {_show(hf)} added{note}", h.at("format"))
             elif hf is None:
-                self._say(f"{prefix}-format-removed", where, f"format {_show(bf)} removed", h.pointer)
+                self._say(f"{prefix}-format-removed{tail}", where, f"format {_show(bf)} removed{note}", h.pointer)
             else:
                 self._say(
-                    f"{prefix}-format-changed", where, f"format changed from {_show(bf)} to {_show(hf)}", h.at("format")
+                    f"{prefix}-format-changed{tail}",
+                    where,
+                    f"format changed from {_show(bf)} to {_show(hf)}{note}",
+                    h.at("format"),
                 )
 
     def _bounds(self, prefix: str, b: View, h: View, where: Where) -> None:
@@ -688,11 +713,12 @@ class Comparison(KeywordChecks, LifecycleChecks):
             return
         for value in b.enum:
             if value not in h.enum:
-                self._say(f"{prefix}-enum-value-removed", where, f"enum value {_show(value)} removed", h.at("enum"))
+                text = f"enum value {_show(value)} removed"
+                self._say(f"{prefix}-enum-value-removed", where, text, h.at("enum"), (value,))
         for value in h.enum:
             if value not in b.enum:
                 check = f"{prefix}-open-enum-value-added" if h.open_enum else f"{prefix}-enum-value-added"
-                self._say(check, where, f"enum value {_show(value)} added", h.at("enum"))
+                self._say(check, where, f"enum value {_show(value)} added", h.at("enum"), (value,))
         if b.open_enum != h.open_enum:
             check = f"{prefix}-enum-became-open" if h.open_enum else f"{prefix}-enum-became-closed"
             self._say(check, where, "enumeration is now " + ("open" if h.open_enum else "closed"), h.at("enum"))
@@ -727,20 +753,59 @@ class Comparison(KeywordChecks, LifecycleChecks):
             )
 
     def _unions(self, b: View, h: View, where: Where) -> None:
+        for keyword in ("anyOf", "oneOf"):
+            if keyword in b.unions or keyword in h.unions:
+                self._members(keyword, b.unions.get(keyword, []), h.unions.get(keyword, []), where, h.at(keyword))
+
+    def _lone_member(self, b: View, h: View, where: Where) -> bool:
+        """A union compared with a schema that is none is compared as a union of that one schema (`X` ->
+        `anyOf: [X, Y]` adds `Y`, it does not remove X's properties); True when it was. A `oneOf` only when the
+        schema is one of its members as written: a wider member in its place may overlap the others, which
+        `oneOf` refuses."""
+        for union, other, doc in ((h, b, self.base), (b, h, self.head)):
+            if len(union.unions) == 1 and not other.unions and only_union(union):
+                keyword, members = next(iter(union.unions.items()))
+                lone = [Member(member_key(doc, other.node), other.node, other.pointer)]
+                if keyword == "oneOf" and lone[0].key not in {m.key for m in members}:
+                    return False
+                base, head = (lone, members) if union is h else (members, lone)
+                self._members(keyword, base, head, where, h.at(keyword))
+                return True
+        return False
+
+    def _members(self, keyword: str, base: list[Member], head: list[Member], where: Where, at: Pointer) -> None:
+        """Union members matched by what they are (`$ref` target, title, content), then by what they accept: a
+        member replaced by a new one accepting at least as much (or, failing that, one accepting less) is
+        compared with it, not removed; an unchanged member is compared, never reported."""
         prefix = schema_prefix(where.direction, where.location)
-        for keyword, frag in (("anyOf", "any-of"), ("oneOf", "one-of")):
-            base = {m.key: m for m in b.unions.get(keyword, [])}
-            head = {m.key: m for m in h.unions.get(keyword, [])}
-            for key in base:
-                if key not in head:
-                    self._say(f"{prefix}-{frag}-removed", where, f"{keyword} member `{key}` removed", h.at(keyword))
-            for key, member in head.items():
-                if key not in base:
-                    self._say(f"{prefix}-{frag}-added", where, f"{keyword} member `{key}` added", member.pointer)
+        frag = "any-of" if keyword == "anyOf" else "one-of"
+        head_by_key = {m.key: m for m in head}
+        base_keys = {m.key for m in base}
+        pairs = [(m, head_by_key[m.key]) for m in base if m.key in head_by_key]
+        gone = [m for m in base if m.key not in head_by_key]
+        new = [m for m in head if m.key not in base_keys]
+        removed: list[Member] = []
+        if gone and new:
+            wider, narrower = Subsumption(self.head, self.base), Subsumption(self.base, self.head)
+            taken: list[Member] = []  # new members that replace one
+            for old in gone:
+                match = next((m for m in new if wider.accepts(m.node, old.node)), None) or next(
+                    (m for m in new if m not in taken and narrower.accepts(old.node, m.node)), None
+                )
+                if match is None:
+                    removed.append(old)
                 else:
-                    self.schema(
-                        base[key].node, base[key].pointer, member.node, member.pointer, where.to(f" ({keyword} {key})")
-                    )
+                    taken.append(match)
+                    pairs.append((old, match))
+            new = [m for m in new if m not in taken]
+        else:
+            removed = gone
+        for old in removed:
+            self._say(f"{prefix}-{frag}-removed", where, f"{keyword} member `{old.key}` removed", at)
+        for member in new:
+            self._say(f"{prefix}-{frag}-added", where, f"{keyword} member `{member.key}` added", member.pointer)
+        for old, member in pairs:
+            self.schema(old.node, old.pointer, member.node, member.pointer, where.to(f" ({keyword} {member.key})"))
 
     def _additional_properties(self, prefix: str, b: View, h: View, where: Where) -> None:
         ba, ha = b.keywords.get("additionalProperties", True), h.keywords.get("additionalProperties", True)

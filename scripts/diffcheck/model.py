@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scripts.diffcheck.accepted import Acceptance
@@ -55,6 +55,12 @@ class Finding:
     line: int | None = None
     acceptance: Acceptance | None = None  # the entry of review/accepted-breaking.yaml that matches it
     acceptance_expired: bool = False
+    # What a schema finding is about, as its message names it (`Item.state`, `query parameter limit`): the
+    # findings of one subject and check can be told on one line. Empty for the others.
+    subject: str = ""
+    # The values it names as they are sent (an enum value added or removed, whatever the enum's spelling:
+    # `const`, never a `title`), so that they can be merged; empty for the others.
+    values: tuple[Any, ...] = ()
 
     @property
     def accepted(self) -> bool:

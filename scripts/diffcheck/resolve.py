@@ -157,6 +157,8 @@ class View:
     open_enum: bool = False
     unions: dict[str, list[Member]] = field(default_factory=dict)
     all_of: list[Any] = field(default_factory=list)  # the members of its own `allOf`, as written
+    node: Any = None  # the schema as written (a union's lone member when the other side is a union)
+    enum_types: frozenset[str] | None = None  # the types of an enumeration spelled as a union of `const`s
 
     def at(self, keyword: str) -> Pointer:
         return self.where.get(keyword, self.pointer)
@@ -192,14 +194,51 @@ def strip(node: Any) -> Any:
     return node
 
 
-def _open_enum(doc: Document, members: list[Any]) -> list[Any] | None:
-    """The known values of `anyOf: [{type: string, enum: [...]}, {type: string}]`, else None."""
-    resolved = [doc.deref(m, ())[0] for m in members]
-    known = [m for m in resolved if isinstance(m, dict) and "enum" in m]
-    plain = [m for m in resolved if isinstance(m, dict) and not (set(m) - ANNOTATIONS - {"type"}) and "type" in m]
-    if len(known) == 1 and len(plain) == 1 and len(resolved) == 2 and plain[0].get("type") == "string":
-        return list(known[0]["enum"])
-    return None
+_ENUM_SIDE = frozenset({*ANNOTATIONS, "type", "format", "nullable", "deprecated"})  # beside a value member
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"))
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a value (`null` for None, `object` for a mapping)."""
+    if value is None:
+        return "null"
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "object")
+
+
+def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, frozenset[str]] | None:
+    """A union that only enumerates, whatever its spelling: every member a `const` or an `enum` (a `title`, a
+    `type` and other annotations beside), and at most one plain `{type: string}`, which makes it open (the
+    `anyOf: [{enum}, {type: string}]` of `x-open-enum`). -> (the values sent, open, their types); else None."""
+    values: list[Any] = []
+    types: set[str] = set()
+    plain: list[dict[Any, Any]] = []
+    for member in members:
+        node = doc.deref(member, ())[0]
+        if not isinstance(node, dict):
+            return None
+        meaningful = {k for k in node if k not in _ENUM_SIDE and not str(k).startswith("x-")}
+        if meaningful == {"const"}:
+            listed = [node["const"]]
+        elif meaningful == {"enum"} and isinstance(node["enum"], list):
+            listed = node["enum"]
+        elif not meaningful and isinstance(node.get("type"), str):
+            plain.append(node)
+            continue
+        else:
+            return None
+        declared = node.get("type")
+        if isinstance(declared, str):
+            types.add(declared)
+        elif isinstance(declared, list):
+            types.update(map(str, declared))
+        else:
+            types.update(json_type(v) for v in listed)
+        values += [v for v in listed if v not in values]
+    if not values or len(plain) > 1 or (plain and plain[0]["type"] != "string"):
+        return None
+    if plain:
+        return values, True, frozenset({"string"})
+    return values, False, frozenset(types)
 
 
 def _parts(
@@ -223,7 +262,7 @@ def _parts(
 
 def view(doc: Document, node: Any, pointer: Pointer) -> View:
     """Merge `node` into one `View` (first part to set a keyword wins; properties and required are united)."""
-    result = View(pointer)
+    result = View(pointer, node=node)
     own = node if not isinstance(node, dict) or "allOf" in node else doc.deref(node, pointer)[0]
     if isinstance(own, dict) and isinstance(own.get("allOf"), list):
         result.all_of = list(own["allOf"])
@@ -247,6 +286,9 @@ def view(doc: Document, node: Any, pointer: Pointer) -> View:
         listed = {types} if isinstance(types, str) else set(types)
         result.nullable = result.nullable or "null" in listed
         result.types = frozenset(listed - {"null"}) or None
+    elif result.enum_types is not None and result.types is None:
+        result.nullable = result.nullable or "null" in result.enum_types
+        result.types = frozenset(result.enum_types - {"null"}) or None
     if result.keywords.get("nullable") is True:  # OpenAPI 3.0's spelling of `type: [..., "null"]`
         result.nullable = True
     if "enum" in result.keywords and result.enum is None:
@@ -261,14 +303,30 @@ def _union(doc: Document, result: View, key: str, members: list[Any], part_ptr: 
     if len(rest) < len(members):
         result.nullable = True
         result.where.setdefault("nullable", (*part_ptr, key))
-    values = _open_enum(doc, [m for m, _ in rest])
-    if values is not None:
-        result.enum, result.open_enum = values, True
-        result.types = frozenset({"string"})
+    enumerated = _enum_union(doc, [m for m, _ in rest])
+    if enumerated is not None and result.enum is None:  # an enumeration, however spelled, is graded as `enum`
+        values, is_open, types = enumerated
+        if None in values:
+            result.nullable = True
+            result.where.setdefault("nullable", (*part_ptr, key))
+        result.enum, result.open_enum = [v for v in values if v is not None], is_open
+        if is_open:
+            result.types = types
+        else:
+            result.enum_types = types
         result.where.setdefault("enum", (*part_ptr, key))
         return
     result.where.setdefault(key, (*part_ptr, key))
     result.unions.setdefault(key, []).extend(Member(member_key(doc, m), m, ptr) for m, ptr in rest)
+
+
+_UNION_SIDE = frozenset({*ANNOTATIONS, "anyOf", "oneOf", "type", "nullable", "discriminator", "default", "deprecated"})
+
+
+def only_union(v: View) -> bool:
+    """A schema that is its `anyOf`/`oneOf` and nothing else that constrains (a `type` beside it aside)."""
+    others = {k for k in v.keywords if k not in _UNION_SIDE and not str(k).startswith("x-")}
+    return bool(v.unions) and not others and not v.properties and not v.required and v.enum is None
 
 
 def flag(doc: Document, node: Any, keyword: str) -> bool:

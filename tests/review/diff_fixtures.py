@@ -205,6 +205,12 @@ def schema_cases(prefix: str) -> dict[str, Case]:
     cases[f"{prefix}-format-changed"] = _schema_case(prefix, fmt, {**s, "format": "date-time"})
     cases[f"{prefix}-format-added"] = _schema_case(prefix, s, fmt)
     cases[f"{prefix}-format-removed"] = _schema_case(prefix, fmt, s)
+    # A format that excludes nothing the bounds allow (a day's seconds fit in int32); int8 would exclude some.
+    day = {"type": "integer", "minimum": 0, "maximum": 86400}
+    int32, int64, int8 = ({**day, "format": f} for f in ("int32", "int64", "int8"))
+    cases[f"{prefix}-format-added-implied"] = _schema_case(prefix, day, int32, int8)
+    cases[f"{prefix}-format-removed-implied"] = _schema_case(prefix, int32, day)
+    cases[f"{prefix}-format-changed-implied"] = _schema_case(prefix, int32, int64, int8)
     cases[f"{prefix}-became-nullable"] = _schema_case(prefix, s, {"type": ["string", "null"]})
     cases[f"{prefix}-became-not-nullable"] = _schema_case(
         prefix, {"anyOf": [s, {"type": "null"}]}, s, {"type": ["string", "null"]}
