@@ -50,6 +50,8 @@ LISTENERS = {
     "wh_unpublished": {"method": "hmac", "skipped": "automation unpublished"},
 }
 INSIDE = "192.0.2.1"  # an address of wh_outside's ranges (the kit's own address is outside them)
+INTEGER = re.compile(r"^[+-]?[0-9]+$")
+COMMENT_LIMIT = 4096
 TASKS = {
     "task-open-1": {"numericId": "101", "state": "TASK_STATE_OPEN", "elevated": True},
     "task-open-2": {"numericId": "102", "state": "TASK_STATE_OPEN"},
@@ -143,6 +145,8 @@ class FakeTarget:
     events: set[tuple[str, str]] = field(default_factory=set)
     tickets: int = 0
     listings: int = 0
+    comments: dict[str, int] = field(default_factory=dict)
+    used_tokens: set[str] = field(default_factory=set)
     ticket_secret: bytes = field(default_factory=lambda: uuid.uuid4().bytes)
 
     def transport(self) -> httpx.MockTransport:
@@ -177,6 +181,8 @@ class FakeTarget:
 
     def token(self, request: httpx.Request) -> tuple[int, Any, dict[str, str]]:
         form = {key: values[0] for key, values in urllib.parse.parse_qs(request.content.decode(), True).items()}
+        if "grant_type" not in form and not self.broken("AU-OAUTH-006"):
+            raise Refusal(400, "invalid_request", oauth=True)
         if form.get("grant_type") != "client_credentials" and not self.broken("AU-OAUTH-006"):
             raise Refusal(400, "unsupported_grant_type", oauth=True)
         basic = request.headers.get("authorization", "")
@@ -197,7 +203,11 @@ class FakeTarget:
         return 200, {"access_token": OAUTH_TOKEN, "token_type": "Bearer", "expires_in": 3600}, headers
 
     def caller(self, request: httpx.Request, rule_id: str) -> str:
-        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme != "Bearer" and (scheme.lower() != "bearer" or self.broken("AU-API-003")):
+            token = ""
+        if self.broken("AU-API-004") and "access_token" in request.url.params:
+            token = request.url.params["access_token"]
         known = {ADMIN, VIEWER} | (set() if self.broken("AU-API-002") else {OAUTH_TOKEN})
         if token not in known:
             if self.broken(rule_id):
@@ -207,43 +217,50 @@ class FakeTarget:
 
     # --- paging ------------------------------------------------------------------------------------------------
 
-    def page_token(self, app_id: str, offset: int) -> str:
+    def page_token(self, app_id: str, offset: int, caller: str = "") -> str:
         bound = "" if self.broken("PG-TOKEN-003") else app_id
+        bound += caller if self.broken("PG-TOKEN-006") else ""
         mac = hmac.new(self.ticket_secret, f"{bound}:{offset}".encode(), hashlib.sha256).digest()[:12]
         return _b64url(f"{offset}".encode()) + "." + _b64url(mac)
 
-    def offset(self, app_id: str, token: str | None) -> int:
+    def offset(self, app_id: str, token: str | None, caller: str = "") -> int:
         if not token:
             return 10 if token == "" and self.broken("PG-TOKEN-002") else 0
+        if self.broken("PG-TOKEN-005") and token in self.used_tokens:
+            raise Refusal(400, "INVALID_PAGE_TOKEN")
+        self.used_tokens.add(token)
         try:
             encoded, _, _mac = token.partition(".")
             offset = int(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
         except ValueError:
             raise Refusal(400, "INVALID_PAGE_TOKEN") from None
-        if self.broken("PG-TOKEN-004") or hmac.compare_digest(token, self.page_token(app_id, offset)):
+        if self.broken("PG-TOKEN-004") or hmac.compare_digest(token, self.page_token(app_id, offset, caller)):
             return offset
         raise Refusal(400, "INVALID_PAGE_TOKEN")
 
     def entitlements(self, request: httpx.Request, app_id: str) -> tuple[int, Any, dict[str, str]]:
-        self.caller(request, "AU-API-001")
+        caller = self.caller(request, "AU-API-001")
         if app_id not in APPS:
             if not self.broken("PG-404-001"):
                 raise Refusal(404, "NOT_FOUND")
             return 200, {"list": [], "nextPageToken": ""}, {}
         raw = request.url.params.get("page_size")
-        try:
-            size = 20 if self.broken("PG-SIZE-001") else 25
-            size = int(raw) if raw is not None else size
-        except ValueError:
-            if not self.broken("PG-SIZE-005"):
-                raise Refusal(400, "INVALID_PAGE_SIZE") from None
+        size = 20 if self.broken("PG-SIZE-001") else 25
+        if raw is not None and self.broken("PG-SIZE-006") and re.match(r"^(\+|-?0[0-9])", raw):
+            raise Refusal(400, "INVALID_PAGE_SIZE")
+        if raw is not None and self.broken("PG-SIZE-005"):  # Python's int(): " 10" and "1_0" pass, "ten" is 25
+            size = int(raw) if raw.strip().replace("_", "").lstrip("+-").isdigit() else size
+        elif raw is not None and not INTEGER.match(raw):
+            raise Refusal(400, "INVALID_PAGE_SIZE")
+        elif raw is not None:
+            size = int(raw)
         if not self.broken("PG-SIZE-002"):
             size = max(size, 10)
         if not self.broken("PG-SIZE-003"):
             size = min(size, 100)
         if self.broken("PG-SIZE-004") and raw is not None and 10 < size < 100:
             size = (size // 10) * 10
-        offset = self.offset(app_id, request.url.params.get("page_token"))
+        offset = self.offset(app_id, request.url.params.get("page_token"), caller)
         total = APPS[app_id]
         ids = [f"ent-{n:04d}" for n in range(total)]
         if self.broken("PG-ORDER-001"):
@@ -252,7 +269,7 @@ class FakeTarget:
         chunk = ids[offset : offset + size]
         step = size - 1 if self.broken("PG-WALK-001") else size
         more = offset + size < total if not self.broken("PG-TOKEN-001") else offset < total
-        token = self.page_token(app_id, offset + step) if more else ""
+        token = self.page_token(app_id, offset + step, caller) if more else ""
         items = [
             {"appEntitlement": {"id": item, "appId": app_id, "displayName": item, "description": "", "slug": item}}
             for item in chunk
@@ -267,7 +284,11 @@ class FakeTarget:
             body = json.loads(request.content or b"{}")
         except ValueError:
             raise Refusal(400, "INVALID_JSON") from None
-        if not isinstance(body.get("comment", ""), str) and not self.broken("RS-BODY-001"):
+        if not self.broken("RS-BODY-001") and not self.well_formed(body):
+            raise Refusal(400, "INVALID_ARGUMENT")
+        if not isinstance(body, dict):
+            body = {}
+        if set(body) - {"comment", "expandMask", "policyStepId"} and self.broken("RS-BODY-002"):
             raise Refusal(400, "INVALID_ARGUMENT")
         if "policyStepId" in body and self.broken("RS-DEPR-001"):
             raise Refusal(400, "INVALID_ARGUMENT")
@@ -293,11 +314,15 @@ class FakeTarget:
         first = 1 if self.broken("RS-FLOW-001") else 0
         steps = ELEVATED if task.get("elevated") else STEPS
         current = {"id": f"step-{self.tickets}", "state": "POLICY_STEP_STATE_ACTIVE", **steps[first]}
+        if body.get("comment") and not self.broken("RS-COMMENT-001"):
+            self.comments[task_id] = self.comments.get(task_id, 0) + 1
         view: dict[str, Any] = {
             "task": {
                 "id": task_id,
                 "numericId": task["numericId"],
                 "state": "TASK_STATE_OPEN",
+                "userId": "user-1",
+                "commentCount": self.comments.get(task_id, 0),
                 "policy": {
                     "current": current,
                     "next": steps[first + 1 :],
@@ -310,9 +335,25 @@ class FakeTarget:
         if paths:
             expanded = [{"@type": "user", "id": "user-1"}, {"@type": "app", "id": "app-big"}]
             view["userPath"] = "$.expanded[0]"
-            view["appPath"] = "$.expanded[5]" if self.broken("RS-EXPAND-001") else "$.expanded[1]"
+            if "*" in paths or "app_id" in paths or self.broken("RS-EXPAND-001"):
+                view["appPath"] = "$.expanded[5]" if self.broken("RS-EXPAND-001") else "$.expanded[1]"
         ticket = "" if self.broken("RS-OK-001") else f"ticket-{self.tickets}"
         return 200, {"taskView": view, "expanded": expanded, "ticketActionId": ticket}, {}
+
+    @staticmethod
+    def well_formed(body: Any) -> bool:
+        """The restart body against TaskActionsServiceRestartRequest (types and the comment's length)."""
+        if not isinstance(body, dict):
+            return False
+        comment, mask, step = body.get("comment", ""), body.get("expandMask"), body.get("policyStepId", "")
+        if not isinstance(comment, str) or len(comment) > COMMENT_LIMIT or not isinstance(step, str):
+            return False
+        if mask is None:
+            return True
+        if not isinstance(mask, dict):
+            return False
+        paths = mask.get("paths")
+        return paths is None or (isinstance(paths, list) and all(isinstance(p, str) for p in paths))
 
     # --- webhooks ----------------------------------------------------------------------------------------------
 

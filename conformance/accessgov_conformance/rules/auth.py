@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from .. import spec
 from ..context import Context, Exchange
 from ..registry import Fail, NotApplicable, rule
@@ -28,20 +30,46 @@ def _oauth_error(ctx: Context, exchange: Exchange, status: int, error: str, what
         raise Fail(f"{what}: HTTP {status} as expected but the RFC 6749 error is {body!r}, not {error!r}")
 
 
+def _list(ctx: Context, token: str | None, headers: dict[str, str] | None = None, **params: str) -> Exchange:
+    app_id = ctx.config.app_id or "app-conformance"
+    path = f"/api/v1/apps/{app_id}/entitlements"
+    return ctx.api("GET", spec.LIST_ENTITLEMENTS, path, token=token, headers=headers, params=params or None)
+
+
+def _refused(ctx: Context, exchange: Exchange, what: str) -> None:
+    """401 UNAUTHENTICATED with WWW-Authenticate: the tenant API's answer to every credential it does not take."""
+    ctx.expect(exchange, 401, code="UNAUTHENTICATED", what=what)
+    if "www-authenticate" not in {name.lower() for name in exchange.response_headers}:
+        raise Fail(f"{what}: the 401 has no WWW-Authenticate header")
+
+
+def _altered(token: str) -> list[tuple[str, str]]:
+    """Near misses of a real access token: it must be the exact token that opens the API, nothing like it."""
+    last = "A" if token[-1:] != "A" else "B"
+    near = [
+        ("the issued token with its last character changed", token[:-1] + last),
+        ("the issued token truncated", token[: max(1, len(token) - 4)]),
+        ("the issued token extended", token + "A"),
+    ]
+    if token.swapcase() != token:
+        near.append(("the issued token in other letter case", token.swapcase()))
+    return near
+
+
 def _works(ctx: Context, exchange: Exchange, what: str) -> None:
-    """A 200 token response (no-store) whose access_token the tenant API accepts."""
+    """A 200 token response (no-store, token_type Bearer) whose access_token the tenant API accepts, and near
+    misses of which it refuses (a token endpoint answer is a real credential, not any string)."""
     body = ctx.expect(exchange, 200, what=what)
     if "no-store" not in exchange.response_headers.get("cache-control", ""):
         raise Fail(f"{what}: the token response lacks Cache-Control: no-store")
+    if str(body.get("token_type", "")).lower() != "bearer":
+        raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not Bearer")
     if ctx.config.is_mock or not ctx.config.app_id:
         return
-    listing = ctx.api(
-        "GET",
-        spec.LIST_ENTITLEMENTS,
-        f"/api/v1/apps/{ctx.config.app_id}/entitlements",
-        token=body["access_token"],
-    )
-    ctx.expect(listing, 200, what=f"{what}: the issued access token on the tenant API")
+    token = str(body["access_token"])
+    ctx.expect(_list(ctx, token), 200, what=f"{what}: the issued access token on the tenant API")
+    for label, near in _altered(token):
+        _refused(ctx, _list(ctx, near), f"{what}: {label}")
 
 
 @rule(
@@ -80,21 +108,29 @@ def basic_credentials(ctx: Context) -> None:
 @rule(
     "AU-OAUTH-003",
     family=FAMILY,
-    title="A wrong or empty client secret is refused",
-    text="A wrong client_secret is 401 invalid_client with WWW-Authenticate: Basic; an empty one is refused "
-    "(401 invalid_client or 400 invalid_request), never a token.",
+    title="A wrong or empty client secret, or an unknown client, is refused",
+    text="A wrong client_secret (in the body or in HTTP Basic) or an unknown client_id is 401 invalid_client "
+    "with WWW-Authenticate: Basic; an empty secret is refused (401 invalid_client or 400 invalid_request); "
+    "never a token.",
     spec=f"{TOKEN_OP}#/post/responses/401",
     seed=SEED,
 )
 def wrong_secret(ctx: Context) -> None:
     client_id, secret = _client(ctx)
-    wrong = _token_request(
-        ctx, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret + "x"}
-    )
-    _oauth_error(ctx, wrong, 401, "invalid_client", "wrong client_secret")
-    if "basic" not in wrong.response_headers.get("www-authenticate", "").lower():
-        raise Fail("wrong client_secret: the 401 lacks WWW-Authenticate: Basic")
-    empty = _token_request(ctx, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": ""})
+    grant = {"grant_type": "client_credentials"}
+    attempts: list[tuple[str, dict[str, str], tuple[str, str] | None]] = [
+        ("wrong client_secret in the body", {**grant, "client_id": client_id, "client_secret": secret + "x"}, None),
+        ("wrong client_secret in HTTP Basic", grant, (client_id, secret + "x")),
+        ("a prefix of the client_secret", {**grant, "client_id": client_id, "client_secret": secret[:-1]}, None),
+        ("unknown client_id", {**grant, "client_id": client_id + "-conformance", "client_secret": secret}, None),
+        ("unknown client in HTTP Basic", grant, (client_id + "-conformance", secret)),
+    ]
+    for what, form, basic in attempts:
+        wrong = _token_request(ctx, form, basic)
+        _oauth_error(ctx, wrong, 401, "invalid_client", what)
+        if "basic" not in wrong.response_headers.get("www-authenticate", "").lower():
+            raise Fail(f"{what}: the 401 lacks WWW-Authenticate: Basic")
+    empty = _token_request(ctx, {**grant, "client_id": client_id, "client_secret": ""})
     if empty.status not in (400, 401):
         raise Fail(f"an empty client_secret got HTTP {empty.status}, not a refusal (400/401)")
     ctx.conforms(empty, what="empty client_secret")
@@ -127,21 +163,32 @@ def two_methods(ctx: Context) -> None:
     _oauth_error(ctx, _token_request(ctx, form, (client_id, secret)), 400, "invalid_request", "Basic and body")
 
 
+UNSUPPORTED_GRANTS = ("password", "authorization_code", "refresh_token", "CLIENT_CREDENTIALS", "client_credential")
+
+
 @rule(
     "AU-OAUTH-006",
     family=FAMILY,
     title="Only the client-credentials grant is supported",
-    text="grant_type=password is answered 400 (RFC 6749 error body).",
+    text="grant_type password, authorization_code, refresh_token, CLIENT_CREDENTIALS (grant types are "
+    "case-sensitive) or client_credential is answered 400 unsupported_grant_type; no grant_type is 400 "
+    "invalid_request (RFC 6749 section 5.2).",
     spec="spec/components/schemas/OAuthTokenRequest.yaml#/properties/grant_type",
     seed=SEED,
     mock=True,
 )
 def other_grant(ctx: Context) -> None:
     client_id, secret = _client(ctx)
-    exchange = _token_request(ctx, {"grant_type": "password", "client_id": client_id, "client_secret": secret})
-    body = ctx.expect(exchange, 400, what="grant_type=password")
-    if not isinstance(body, dict) or body.get("error") not in ("unsupported_grant_type", "invalid_request"):
-        raise Fail(f"grant_type=password: the RFC 6749 error is {body!r}")
+    credentials = {"client_id": client_id, "client_secret": secret}
+    # A mock validating the form against the schema cannot tell the two RFC 6749 codes apart.
+    lenient = ("unsupported_grant_type", "invalid_request") if ctx.config.is_mock else ("unsupported_grant_type",)
+    for grant in UNSUPPORTED_GRANTS:
+        what = f"grant_type={grant}"
+        body = ctx.expect(_token_request(ctx, {"grant_type": grant, **credentials}), 400, what=what)
+        if not isinstance(body, dict) or body.get("error") not in lenient:
+            raise Fail(f"{what}: the RFC 6749 error is {body!r}, not unsupported_grant_type")
+    if not ctx.config.is_mock:
+        _oauth_error(ctx, _token_request(ctx, credentials), 400, "invalid_request", "no grant_type")
 
 
 @rule(
@@ -149,20 +196,21 @@ def other_grant(ctx: Context) -> None:
     family=FAMILY,
     title="Listing requires credentials",
     text="GET .../entitlements without Authorization is 401 UNAUTHENTICATED with WWW-Authenticate; with an "
-    "unknown token likewise.",
+    "unknown token, an empty one, or one of characters no token has, likewise.",
     spec=f"{LIST_OP}#/get/security; spec/components/responses/Unauthorized.yaml",
     seed="Authentication (Restart and other tenant API operations)",
     mock=True,
 )
 def list_unauthenticated(ctx: Context) -> None:
-    app_id = ctx.config.app_id or "app-conformance"
-    tokens: list[str | None] = [None] if ctx.config.is_mock else [None, f"conformance-{ctx.rng.getrandbits(64):x}"]
-    for token in tokens:
-        what = "no token" if token is None else "unknown token"
-        exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", token=token)
-        ctx.expect(exchange, 401, code="UNAUTHENTICATED", what=what)
-        if "www-authenticate" not in {name.lower() for name in exchange.response_headers}:
-            raise Fail(f"{what}: the 401 has no WWW-Authenticate header")
+    _refused(ctx, _list(ctx, None), "no token")
+    if ctx.config.is_mock:
+        return
+    for what, value in (
+        ("unknown token", f"Bearer conformance-{ctx.rng.getrandbits(64):x}"),
+        ("no token after the scheme", "Bearer"),
+        ("garbage token", "Bearer %%% not a token %%%"),
+    ):
+        _refused(ctx, _list(ctx, None, {"Authorization": value}), what)
 
 
 @rule(
@@ -170,7 +218,7 @@ def list_unauthenticated(ctx: Context) -> None:
     family=FAMILY,
     title="An OAuth access token is accepted as the bearer token",
     text="The tenant API accepts an access token from the token endpoint in Authorization: Bearer (bearerAuth "
-    "and oauth travel in the same header).",
+    "and oauth travel in the same header; one header, no second credential).",
     spec="spec/openapi.yaml#/info/description (Tenant API credentials)",
     seed="Authentication (bearerAuth and oauth in a single requirement)",
 )
@@ -180,7 +228,51 @@ def oauth_on_api(ctx: Context) -> None:
         raise NotApplicable("the configuration names no app (fixtures.app_id)")
     exchange = _token_request(ctx, {"grant_type": "client_credentials"}, (client_id, secret))
     body = ctx.expect(exchange, 200, what="token")
-    listing = ctx.api(
-        "GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{ctx.config.app_id}/entitlements", token=body["access_token"]
-    )
-    ctx.expect(listing, 200, what="list with the OAuth access token")
+    ctx.expect(_list(ctx, body["access_token"]), 200, what="list with the OAuth access token")
+    if ctx.config.token:
+        ctx.expect(_list(ctx, ctx.config.token), 200, what="list with the API token")
+
+
+@rule(
+    "AU-API-003",
+    family=FAMILY,
+    title="The Bearer scheme name is case-insensitive",
+    text="Authorization: bearer <token> and BEARER <token> are accepted like Bearer <token> (RFC 9110 section "
+    "11.1: the scheme is case-insensitive; RFC 6750 uses it as is).",
+    spec="spec/components/securitySchemes/bearerAuth.yaml#/description",
+    seed="Authentication (Restart and other tenant API operations)",
+)
+def scheme_case(ctx: Context) -> None:
+    if not ctx.config.app_id:
+        raise NotApplicable("the configuration names no app (fixtures.app_id)")
+    token = ctx.api_token()
+    for scheme in ("bearer", "BEARER"):
+        what = f"Authorization: {scheme} <token>"
+        ctx.expect(_list(ctx, None, {"Authorization": f"{scheme} {token}"}), 200, what=what)
+
+
+@rule(
+    "AU-API-004",
+    family=FAMILY,
+    title="A credential anywhere but one Authorization: Bearer header is refused",
+    text="The token in the query string (access_token), the OAuth client in HTTP Basic, and two Authorization "
+    "headers (a valid token beside an unknown one, in either order) are each answered 401 UNAUTHENTICATED.",
+    spec="spec/openapi.yaml#/info/description (Tenant API credentials); "
+    "spec/components/securitySchemes/bearerAuth.yaml#/description",
+    seed="Authentication (bearerAuth and oauth in a single requirement)",
+)
+def elsewhere(ctx: Context) -> None:
+    if not ctx.config.app_id:
+        raise NotApplicable("the configuration names no app (fixtures.app_id)")
+    token = ctx.api_token()
+    _refused(ctx, _list(ctx, None, access_token=token), "the token as ?access_token=")
+    if ctx.config.oauth_client_id and ctx.config.oauth_client_secret:
+        pair = f"{ctx.config.oauth_client_id}:{ctx.config.oauth_client_secret}".encode()
+        basic = {"Authorization": f"Basic {base64.b64encode(pair).decode()}"}
+        _refused(ctx, _list(ctx, None, basic), "the OAuth client in HTTP Basic")
+    unknown = f"conformance-{ctx.rng.getrandbits(64):x}"
+    # Two header lines: the names differ in letter case only, so the client sends both.
+    for first, second in ((token, unknown), (unknown, token)):
+        lines = {"Authorization": f"Bearer {first}", "authorization": f"Bearer {second}"}
+        what = "two Authorization headers, the valid token " + ("first" if first == token else "second")
+        _refused(ctx, _list(ctx, None, lines), what)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import spec
-from ..context import Context
+from ..context import Context, Exchange
 from ..registry import Fail, NoEvidence, NotApplicable, rule
 
 FAMILY = "paging"
@@ -23,12 +23,23 @@ def _app(ctx: Context, *, other: bool = False) -> str:
     return app_id
 
 
-def _page(ctx: Context, app_id: str, what: str, **params: Any) -> dict[str, Any]:
-    exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params=params)
+def _list(ctx: Context, app_id: str, params: dict[str, Any], token: str | None = "default") -> Exchange:
+    path = f"/api/v1/apps/{app_id}/entitlements"
+    return ctx.api("GET", spec.LIST_ENTITLEMENTS, path, params=params, token=token)
+
+
+def _page(ctx: Context, app_id: str, what: str, *, token: str | None = "default", **params: Any) -> dict[str, Any]:
+    """A 200 page of `app_id`, held to being about that app: every entitlement it names is the app's."""
+    exchange = _list(ctx, app_id, params, token)
     if exchange.status == 404 and not params.get("page_token"):
         raise NoEvidence(f"the configured app {app_id!r} does not exist on the target (404)")
     body = ctx.expect(exchange, 200, what=what)
-    return body
+    for item in body.get("list") or []:
+        entitlement = item.get("appEntitlement") if isinstance(item, dict) else None
+        owner = entitlement.get("appId") if isinstance(entitlement, dict) else None
+        if isinstance(owner, str) and owner != app_id:
+            raise Fail(f"{what}: listing app {app_id} returned entitlement {entitlement.get('id')!r} of app {owner!r}")
+    return dict(body)
 
 
 def _ids(page: dict[str, Any]) -> list[str]:
@@ -76,13 +87,13 @@ def _walk(ctx: Context, app_id: str, page_size: int) -> list[list[str]]:
             raise Fail(f"the walk at page_size {page_size} did not end after {MAX_PAGES} pages")
 
 
-def _check_size(ctx: Context, asked: int | None, expected: int) -> None:
+def _check_size(ctx: Context, asked: Any, expected: int) -> None:
     app_id = _app(ctx)
     params = {} if asked is None else {"page_size": asked}
-    page = _page(ctx, app_id, f"page_size {asked}", **params)
+    page = _page(ctx, app_id, f"page_size {asked!r}", **params)
     got = len(page.get("list") or [])
     if got != expected:
-        raise Fail(f"page_size {'absent' if asked is None else asked} gave {got} items, expected {expected}")
+        raise Fail(f"page_size {'absent' if asked is None else repr(asked)} gave {got} items, expected {expected}")
 
 
 @rule(
@@ -102,13 +113,13 @@ def default_size(ctx: Context) -> None:
     "PG-SIZE-002",
     family=FAMILY,
     title="page_size below 10 is treated as 10",
-    text="page_size 1 and 9 each give pages of 10 items (clamped, not rejected).",
+    text="page_size 9, 1, 0, -1 and -25 each give pages of 10 items (clamped, not rejected, not the default).",
     spec=f"{SIZE}#/description",
     seed=f"{SEED} page_size",
 )
 def clamp_low(ctx: Context) -> None:
-    _need(ctx, 11)
-    for asked in (1, 9):
+    _need(ctx, 26)
+    for asked in (9, 1, 0, -1, -25):
         _check_size(ctx, asked, 10)
 
 
@@ -116,13 +127,13 @@ def clamp_low(ctx: Context) -> None:
     "PG-SIZE-003",
     family=FAMILY,
     title="page_size above 100 is treated as 100",
-    text="page_size 101 and 1000 each give pages of 100 items (clamped, not rejected).",
+    text="page_size 101, 1000 and 10**20 (beyond 64 bits) each give pages of 100 items (clamped, not rejected).",
     spec=f"{SIZE}#/description",
     seed=f"{SEED} page_size",
 )
 def clamp_high(ctx: Context) -> None:
     _need(ctx, 101)
-    for asked in (101, 1000):
+    for asked in (101, 1000, 10**20):
         _check_size(ctx, asked, 100)
 
 
@@ -130,31 +141,48 @@ def clamp_high(ctx: Context) -> None:
     "PG-SIZE-004",
     family=FAMILY,
     title="page_size within 10..100 is honoured",
-    text="page_size 10, 37 and 100 give pages of exactly that many items.",
+    text="page_size 10, 11, 37, 99 and 100 give pages of exactly that many items.",
     spec=f"{SIZE}#/description",
     seed=f"{SEED} page_size",
 )
 def in_range(ctx: Context) -> None:
     _need(ctx, 101)
-    for asked in (10, 37, 100):
+    for asked in (10, 11, 37, 99, 100):
         _check_size(ctx, asked, asked)
+
+
+NOT_INTEGERS = ("ten", "1.5", "10.0", "1e2", "", " 10", "10 ", "0x10", "1_0")
 
 
 @rule(
     "PG-SIZE-005",
     family=FAMILY,
     title="A page_size that is not an integer is rejected",
-    text="page_size=ten is answered 400 INVALID_PAGE_SIZE.",
+    text="page_size ten, 1.5, 10.0, 1e2, empty, with surrounding whitespace, 0x10 or 1_0 is answered 400 "
+    "INVALID_PAGE_SIZE (not clamped, not the default).",
     spec=f"{SIZE}#/x-error-code",
     seed=f"{SEED} page_size",
     mock=True,
 )
 def not_integer(ctx: Context) -> None:
     app_id = ctx.config.app_id or "app-conformance"
-    exchange = ctx.api(
-        "GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params={"page_size": "ten"}
-    )
-    ctx.expect(exchange, 400, code="INVALID_PAGE_SIZE")
+    for value in NOT_INTEGERS if not ctx.config.is_mock else ("ten", "1.5"):
+        exchange = _list(ctx, app_id, {"page_size": value})
+        ctx.expect(exchange, 400, code="INVALID_PAGE_SIZE", what=f"page_size={value!r}")
+
+
+@rule(
+    "PG-SIZE-006",
+    family=FAMILY,
+    title="Every decimal spelling of an integer is an integer",
+    text="page_size 020 (leading zero) and +20 (explicit sign) give pages of 20 items.",
+    spec=f"{SIZE}#/description",
+    seed=f"{SEED} page_size",
+)
+def integer_spellings(ctx: Context) -> None:
+    _need(ctx, 21)
+    for asked in ("020", "+20"):
+        _check_size(ctx, asked, 20)
 
 
 @rule(
@@ -211,21 +239,36 @@ def last_page(ctx: Context) -> None:
         pages = walk(ctx, app_id, size)
         if len(pages) > 1 and not pages[-1]:
             raise Fail(f'at page_size {size} the walk ended on an empty page: the previous page\'s token was not ""')
+        if len(pages) < 2 and ctx.config.min_entitlements > size:
+            raise Fail(f"at page_size {size} the first page of more than {size} items had an empty nextPageToken")
+
+
+def _first_two(ctx: Context, app_id: str) -> tuple[dict[str, Any], list[str]]:
+    """The first page at page_size 10 (with a token: the app has more) and the ids of the page after it."""
+    first = _page(ctx, app_id, "first page", page_size=10)
+    token = first.get("nextPageToken")
+    if not token:
+        raise Fail("the first page of a collection larger than the page has no nextPageToken")
+    second = _ids(_page(ctx, app_id, "second page", page_size=10, page_token=token))
+    if not _ids(first) or second == _ids(first):
+        raise Fail("the page after the first page's nextPageToken is the first page again")
+    return first, second
 
 
 @rule(
     "PG-TOKEN-002",
     family=FAMILY,
     title="An empty page_token means the first page",
-    text='page_token="" returns the same page as no page_token.',
+    text='page_token="" returns the first page (the same items as no page_token, not those of the next page).',
     spec="spec/components/parameters/PageToken.yaml#/description",
     seed=f"{SEED} page_token",
 )
 def empty_token(ctx: Context) -> None:
     app_id = _app(ctx)
-    first = _ids(_page(ctx, app_id, "no page_token", page_size=10))
+    _need(ctx, 11)
+    first, _ = _first_two(ctx, app_id)
     empty = _ids(_page(ctx, app_id, "empty page_token", page_size=10, page_token=""))
-    if first != empty:
+    if empty != _ids(first):
         raise Fail('page_token="" returned another page than the first')
 
 
@@ -243,12 +286,7 @@ def bound_token(ctx: Context) -> None:
     token = _page(ctx, app_id, "first page", page_size=10).get("nextPageToken")
     if not token:
         raise Fail("the first page of a collection larger than the page has no nextPageToken")
-    exchange = ctx.api(
-        "GET",
-        spec.LIST_ENTITLEMENTS,
-        f"/api/v1/apps/{other}/entitlements",
-        params={"page_size": 10, "page_token": token},
-    )
+    exchange = _list(ctx, other, {"page_size": 10, "page_token": token})
     ctx.expect(exchange, 400, code="INVALID_PAGE_TOKEN", what=f"{app_id}'s token on {other}")
 
 
@@ -256,7 +294,8 @@ def bound_token(ctx: Context) -> None:
     "PG-TOKEN-004",
     family=FAMILY,
     title="An altered page token is refused",
-    text="A nextPageToken with one character changed, or truncated, is answered 400 INVALID_PAGE_TOKEN.",
+    text="A nextPageToken with one character changed, truncated, extended, or a made-up token (garbage, or "
+    "well-formed base64url) is answered 400 INVALID_PAGE_TOKEN.",
     spec=f"{LIST}#/get/description",
     seed=f"{SEED} page_token",
 )
@@ -268,11 +307,69 @@ def altered_token(ctx: Context) -> None:
         raise Fail("the first page of a collection larger than the page has no nextPageToken")
     middle = len(token) // 2
     flipped = token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1 :]
-    for label, value in (("altered", flipped), ("truncated", token[: max(1, len(token) - 4)])):
-        exchange = ctx.api(
-            "GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements", params={"page_token": value}
-        )
+    made_up = "".join(ctx.rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") for _ in token)
+    variants = (
+        ("altered", flipped),
+        ("truncated", token[: max(1, len(token) - 4)]),
+        ("extended", token + "AAAA"),
+        ("garbage", "not a page token!"),
+        ("made-up", made_up),
+    )
+    for label, value in variants:
+        exchange = _list(ctx, app_id, {"page_token": value})
         ctx.expect(exchange, 400, code="INVALID_PAGE_TOKEN", what=f"{label} token")
+
+
+@rule(
+    "PG-TOKEN-005",
+    family=FAMILY,
+    title="A page token can be used again",
+    text="The same nextPageToken sent twice (also after the walk reached the last page) returns the same page "
+    "both times.",
+    spec="spec/components/schemas/PageToken.yaml#/description",
+    seed=f"{SEED} page_token",
+)
+def reused_token(ctx: Context) -> None:
+    app_id = _app(ctx)
+    _need(ctx, 21)
+    first, second = _first_two(ctx, app_id)
+    token = first["nextPageToken"]
+    again = _ids(_page(ctx, app_id, "second page again", page_size=10, page_token=token))
+    if again != second:
+        raise Fail("the same page_token sent again returned another page")
+    _walk(ctx, app_id, 100)  # to the last page, now (not a walk of the run kept from before the token)
+    after = _ids(_page(ctx, app_id, "second page after a whole walk", page_size=10, page_token=token))
+    if after != second:
+        raise Fail("a page_token sent again after a walk reached the last page returned another page")
+
+
+@rule(
+    "PG-TOKEN-006",
+    family=FAMILY,
+    title="A page token is bound to the collection, not to the caller",
+    text="A nextPageToken issued to one credential (the API token) returns the same next page for another "
+    "credential allowed to list the collection (an OAuth access token).",
+    spec="spec/components/schemas/PageToken.yaml#/description",
+    seed=f"{SEED} page_token",
+)
+def other_caller(ctx: Context) -> None:
+    app_id = _app(ctx)
+    _need(ctx, 21)
+    if not (ctx.config.token and ctx.config.oauth_client_id and ctx.config.oauth_client_secret):
+        raise NotApplicable("needs both auth.token and an OAuth client (auth.oauth_client_id / secret)")
+    first, second = _first_two(ctx, app_id)
+    exchange = ctx.request(
+        "POST",
+        spec.TOKEN,
+        operation=("POST", spec.TOKEN),
+        data={"grant_type": "client_credentials"},
+        auth=(ctx.config.oauth_client_id, ctx.config.oauth_client_secret),
+    )
+    body = ctx.expect(exchange, 200, what="OAuth access token")
+    what = "the API token's page_token with the OAuth access token"
+    page = _page(ctx, app_id, what, token=body["access_token"], page_size=10, page_token=first["nextPageToken"])
+    if _ids(page) != second:
+        raise Fail(f"{what} returned another page than the API token got")
 
 
 @rule(
@@ -287,11 +384,10 @@ def altered_token(ctx: Context) -> None:
 def stable(ctx: Context) -> None:
     app_id = _app(ctx)
     _need(ctx, 21)
-    once = _page(ctx, app_id, "first page", page_size=10)
+    once, second = _first_two(ctx, app_id)
     again = _page(ctx, app_id, "first page again", page_size=10)
     if _ids(once) != _ids(again):
         raise Fail("the same first page came back with other items or in another order")
-    second = _ids(_page(ctx, app_id, "second page", page_size=10, page_token=once.get("nextPageToken", "")))
     if set(second) & set(_ids(once)):
         raise Fail("the second page repeats items of the first")
 
@@ -306,4 +402,4 @@ def stable(ctx: Context) -> None:
 )
 def unknown_app(ctx: Context) -> None:
     app_id = f"app-conformance-unknown-{ctx.rng.getrandbits(32):08x}"
-    ctx.expect(ctx.api("GET", spec.LIST_ENTITLEMENTS, f"/api/v1/apps/{app_id}/entitlements"), 404, code="NOT_FOUND")
+    ctx.expect(_list(ctx, app_id, {}), 404, code="NOT_FOUND")

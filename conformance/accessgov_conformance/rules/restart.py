@@ -1,4 +1,9 @@
-"""The restart operation: by id and by numericId, its effect on the workflow, expansion, and refusals."""
+"""The restart operation: by id and by numericId, its effect on the workflow, expansion, bodies and refusals.
+
+Every 200 a rule reads is first held to being about what it asked (`restarted`): the task it names is the task
+addressed, and its `ticketActionId` is new (no earlier restart of the run returned it). A canned answer, as a
+stateless mock gives, therefore never passes a rule that needs state.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,21 @@ from ..registry import Fail, NoEvidence, NotApplicable, rule
 
 FAMILY = "restart"
 OP = "spec/paths/api_v1_tasks_{task_id}_action_restart.yaml"
+REQUEST = "spec/components/schemas/TaskActionsServiceRestartRequest.yaml"
 SEED = "Endpoints > Restart a task"
 PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
 FLOW_TASKS = 6
+MEMBERS = ("approval", "provision", "accept", "reject", "wait", "form", "action")
+COMMENT_LIMIT = 4096
+# The objects a *Path field locates whose id the task itself names: the located object, when it carries an `id`,
+# must be that one (a path pointing at another object of `expanded` is as wrong as one pointing past it).
+NAMED_BY_TASK = {
+    "userPath": ("userId",),
+    "createdByUserPath": ("createdByUserId",),
+    "appPath": ("type", "appId"),
+    "appUserPath": ("type", "appUserId"),
+    "identityUserPath": ("type", "identityUserId"),
+}
 
 
 def _open_task(ctx: Context) -> str:
@@ -22,19 +39,51 @@ def _open_task(ctx: Context) -> str:
     return ctx.rng.choice(ctx.config.open_task_ids)
 
 
+def _any_task(ctx: Context) -> str:
+    """A task id for a request the target must refuse before looking the task up (any id will do)."""
+    return ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
+
+
 def restart(ctx: Context, task_id: str, body: Any = None, **options: Any) -> Exchange:
     return ctx.api("POST", spec.RESTART, f"/api/v1/tasks/{task_id}/action/restart", body=body or {}, **options)
 
 
-def restarted(ctx: Context, task_id: str, body: Any = None, what: str = "") -> dict[str, Any]:
-    """The 200 body of restarting the configured open task `task_id`; a refusal means the fixture is unusable."""
+def _tickets_before(ctx: Context, exchange: Exchange) -> set[str]:
+    """The ticketActionIds of the 200 restarts this rule saw before `exchange`."""
+    seen: set[str] = set()
+    for earlier in ctx.exchanges:
+        if earlier is exchange:
+            break
+        body = earlier.response_json() if earlier.operation == ("POST", spec.RESTART) else None
+        if earlier.status == 200 and isinstance(body, dict) and isinstance(body.get("ticketActionId"), str):
+            seen.add(body["ticketActionId"])
+    return seen
+
+
+def restarted(
+    ctx: Context, task_id: str, body: Any = None, what: str = "", *, expect_id: str | None = None
+) -> dict[str, Any]:
+    """The 200 body of restarting the configured open task `task_id`; a refusal means the fixture is unusable.
+
+    Held to the request: a non-empty ticketActionId no earlier restart returned, and (an implementation) the
+    task `expect_id` (default `task_id`) in taskView.task.id.
+    """
+    label = f"{what}: " if what else ""
     exchange = restart(ctx, task_id, body)
     if exchange.status in (404, 409):
         raise NoEvidence(f"the configured open task {task_id!r} cannot be restarted (HTTP {exchange.status})")
     result = ctx.expect(exchange, 200, what=what)
     ticket = result.get("ticketActionId") if isinstance(result, dict) else None
     if not isinstance(ticket, str) or not ticket:
-        raise Fail(f"{what + ': ' if what else ''}the 200 has no ticketActionId")
+        raise Fail(f"{label}the 200 has no ticketActionId")
+    if ctx.config.is_mock:
+        return result
+    if ticket in _tickets_before(ctx, exchange):
+        raise Fail(f"{label}ticketActionId {ticket!r} was already returned by an earlier restart (one per request)")
+    task = _task(result, what or "restart")
+    wanted = expect_id or task_id
+    if task.get("id") != wanted:
+        raise Fail(f"{label}restarting {task_id} answered about task {task.get('id')!r}, not {wanted}")
     return result
 
 
@@ -45,10 +94,19 @@ def _task(result: dict[str, Any], what: str) -> dict[str, Any]:
     return task
 
 
-def _member(step: dict[str, Any]) -> str | None:
+def _member(step: Any) -> str | None:
     """The one set member of a step (approval, provision, accept, reject, wait, form, action)."""
-    members = [key for key in ("approval", "provision", "accept", "reject", "wait", "form", "action") if key in step]
+    members = [key for key in MEMBERS if isinstance(step, dict) and key in step]
     return members[0] if len(members) == 1 else None
+
+
+def _workflow(task: dict[str, Any]) -> tuple[Any, list[str | None]]:
+    """(current step's state, the member names of current + next): what a restart resets."""
+    instance = task.get("policy") or {}
+    current = instance.get("current")
+    if not isinstance(current, dict):
+        return None, []
+    return current.get("state"), [_member(current)] + [_member(step) for step in instance.get("next") or []]
 
 
 @rule(
@@ -56,51 +114,47 @@ def _member(step: dict[str, Any]) -> str | None:
     family=FAMILY,
     title="Restarting an open task succeeds with a ticketActionId",
     text="POST .../action/restart on an open task is answered 200 with a TaskActionsServiceRestartResponse "
-    "whose ticketActionId is not empty and whose task is the one addressed.",
+    "whose ticketActionId is not empty and new, and whose task is the one addressed (any task state: the "
+    "contract does not say which state a restarted task is in).",
     spec=f"{OP}#/post/responses/200",
     seed=f"{SEED}; States and transitions",
 )
 def restart_by_id(ctx: Context) -> None:
     task_id = _open_task(ctx)
-    task = _task(restarted(ctx, task_id), "restart by id")
-    if not ctx.config.is_mock and task.get("id") != task_id:
-        raise Fail(f"restarting {task_id} returned task {task.get('id')!r}")
-    if not ctx.config.is_mock and task.get("state") != "TASK_STATE_OPEN":
-        raise Fail(f"the restarted task is in state {task.get('state')!r}, not TASK_STATE_OPEN")
+    restarted(ctx, task_id, what="restart by id")
 
 
 @rule(
     "RS-NUM-001",
     family=FAMILY,
     title="A task's numericId may replace its id in the path",
-    text="Restarting by the numericId the task reports restarts that same task (200, same id).",
+    text="Restarting by the numericId the task reports restarts that same task (200, same id and numericId).",
     spec="spec/components/parameters/TaskId.yaml#/description",
     seed=f"{SEED} (task_id); Resources > Task numericId",
 )
 def restart_by_numeric_id(ctx: Context) -> None:
-    task_id = _open_task(ctx)
-    numeric = _task(restarted(ctx, task_id, what="restart by id"), "restart by id").get("numericId")
-    if not isinstance(numeric, str) or not numeric.isdigit():
-        raise Fail(f"the task reports numericId {numeric!r}, not a decimal string")
-    again = _task(restarted(ctx, numeric, what=f"restart by numericId {numeric}"), "restart by numericId")
-    if again.get("id") != task_id:
-        raise Fail(f"restarting by numericId {numeric} returned task {again.get('id')!r}, not {task_id}")
+    for task_id in ctx.config.open_task_ids[:2] or [_open_task(ctx)]:
+        numeric = _task(restarted(ctx, task_id, what=f"restart {task_id}"), "restart by id").get("numericId")
+        if not isinstance(numeric, str) or not numeric.isdigit():
+            raise Fail(f"task {task_id} reports numericId {numeric!r}, not a decimal string")
+        what = f"restart by numericId {numeric}"
+        again = _task(restarted(ctx, numeric, what=what, expect_id=task_id), what)
+        if again.get("numericId") != numeric:
+            raise Fail(f"{what}: the task answered has numericId {again.get('numericId')!r}")
 
 
 @rule(
     "RS-TICKET-001",
     family=FAMILY,
     title="Each restart creates a new action record",
-    text="Two restarts of the same task return two different ticketActionIds.",
+    text="Restarts of the same task, and of two tasks, return ticketActionIds that are all different.",
     spec="spec/components/schemas/TaskActionsServiceRestartResponse.yaml",
     seed="States and transitions (a restart action record is created)",
 )
 def new_ticket(ctx: Context) -> None:
-    task_id = _open_task(ctx)
-    first = restarted(ctx, task_id, what="first restart")["ticketActionId"]
-    second = restarted(ctx, task_id, what="second restart")["ticketActionId"]
-    if first == second:
-        raise Fail(f"two restarts returned the same ticketActionId {first!r}")
+    tasks = [_open_task(ctx)] * 2 + list(ctx.config.open_task_ids[:2])
+    for n, task_id in enumerate(tasks, 1):
+        restarted(ctx, task_id, what=f"restart {n} ({task_id})")  # `restarted` refuses a ticket seen before
 
 
 @rule(
@@ -108,7 +162,7 @@ def new_ticket(ctx: Context) -> None:
     family=FAMILY,
     title="A restarted task is back at the first step of its workflow",
     text="After a restart the current step is active and it plus `next` are one whole step sequence of the "
-    "task's policy (not a later suffix of it).",
+    "task's policy (not a later suffix of it, not missing its later steps).",
     spec=f"{OP}#/post/description",
     seed="States and transitions (task returns to the beginning of its current policy workflow)",
 )
@@ -119,18 +173,17 @@ def first_step(ctx: Context) -> None:
     # Every configured task (up to a few): a step sequence one step on can equal another sequence of the same
     # policy (an elevated one with an extra approval), so one task alone may not show the rule broken.
     for task_id in ctx.config.open_task_ids[:FLOW_TASKS]:
-        instance = _task(restarted(ctx, task_id, what=f"restart {task_id}"), f"restart {task_id}").get("policy") or {}
-        current = instance.get("current")
-        if not isinstance(current, dict):
+        task = _task(restarted(ctx, task_id, what=f"restart {task_id}"), f"restart {task_id}")
+        state, actual = _workflow(task)
+        if not actual:
             raise Fail(f"the restarted task {task_id} has no current step")
-        if current.get("state") != "POLICY_STEP_STATE_ACTIVE":
-            raise Fail(f"task {task_id}: the current step's state is {current.get('state')!r}, not ACTIVE")
-        policy = instance.get("policy") or {}
+        if state != "POLICY_STEP_STATE_ACTIVE":
+            raise Fail(f"task {task_id}: the current step's state is {state!r}, not POLICY_STEP_STATE_ACTIVE")
+        policy = (task.get("policy") or {}).get("policy") or {}
         sequences = [
             [_member(step) for step in (entry or {}).get("steps") or []]
             for entry in (policy.get("policySteps") or {}).values()
         ]
-        actual = [_member(current)] + [_member(step) for step in instance.get("next") or []]
         if actual in sequences:
             judged += 1
         elif not policy.get("baselinePolicyId"):  # with a baseline policy the steps may be ones not shown here
@@ -139,91 +192,207 @@ def first_step(ctx: Context) -> None:
         raise NotApplicable("no configured task's policy shows the step sequence it runs (baseline in another policy)")
 
 
-def _resolve_paths(result: dict[str, Any]) -> list[str]:
-    """The `*Path` fields of the taskView that do not resolve into `expanded`."""
+def _path_fields(result: dict[str, Any]) -> dict[str, str]:
+    """The set (non-empty) `*Path` fields of the taskView."""
     view = result.get("taskView") or {}
+    return {name: str(value) for name, value in view.items() if name.endswith("Path") and value not in (None, "")}
+
+
+def _located(result: dict[str, Any], what: str) -> dict[str, Any]:
+    """Each set *Path field -> the object of `expanded` it locates; Fail for one that locates nothing."""
     expanded = result.get("expanded") or []
-    broken = []
-    for name, value in view.items():
-        if not name.endswith("Path") or value in (None, ""):
-            continue
-        match = PATH_FIELD.match(str(value))
+    located: dict[str, Any] = {}
+    for name, value in _path_fields(result).items():
+        match = PATH_FIELD.match(value)
         if not match or int(match.group(1)) >= len(expanded):
-            broken.append(f"{name}={value!r}")
-    return broken
+            raise Fail(f"{what}: {name}={value!r} does not locate an object of `expanded` ({len(expanded)} objects)")
+        located[name] = expanded[int(match.group(1))]
+    return located
+
+
+def _named(task: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The id the task names under `keys` (`type` is the task type's one set member)."""
+    value: Any = task
+    for key in keys:
+        if key == "type":
+            members = [member for member in (task.get("type") or {}).values() if isinstance(member, dict)]
+            value = members[0] if len(members) == 1 else None
+        else:
+            value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _check_located(task: dict[str, Any], located: dict[str, Any], what: str) -> None:
+    for name, obj in located.items():
+        expected = _named(task, NAMED_BY_TASK.get(name, ()))
+        if expected and isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] != expected:
+            raise Fail(f"{what}: {name} locates the object with id {obj['id']!r}, not the task's {expected!r}")
 
 
 @rule(
     "RS-EXPAND-001",
     family=FAMILY,
-    title="expandMask fills `expanded` and every *Path resolves into it",
-    text='A restart with expandMask.paths ["*"] returns related objects in `expanded`, and every non-empty '
-    "*Path field of taskView is a JSONPath `$.expanded[i]` with i inside `expanded`.",
+    title="expandMask fills `expanded` with what was asked, and every *Path locates it",
+    text='A restart with expandMask.paths ["*"] returns related objects in `expanded`, every non-empty *Path '
+    "field of taskView is a JSONPath `$.expanded[i]` with i inside `expanded` locating the object the task "
+    'names; ["user_id"] sets userPath and no other path field; no expandMask sets no path field.',
     spec="spec/components/schemas/TaskView.yaml",
     seed="Resources > Task expansion types",
 )
 def expansion(ctx: Context) -> None:
     task_id = _open_task(ctx)
-    result = restarted(ctx, task_id, {"expandMask": {"paths": ["*"]}}, what="expandMask *")
+    result = restarted(ctx, task_id, {"expandMask": {"paths": ["*"]}}, what='expandMask ["*"]')
     if not result.get("expanded"):
         raise Fail('expandMask.paths ["*"] returned no expanded objects')
-    view = result.get("taskView") or {}
-    if not any(name.endswith("Path") and value for name, value in view.items()):
+    located = _located(result, 'expandMask ["*"]')
+    if not located:
         raise Fail('expandMask.paths ["*"] returned no *Path field in taskView')
-    broken = _resolve_paths(result)
-    if broken:
-        raise Fail(f"*Path fields that do not resolve into expanded: {', '.join(broken)}")
+    task = _task(result, 'expandMask ["*"]')
+    _check_located(task, located, 'expandMask ["*"]')
     plain = restarted(ctx, task_id, what="no expandMask")
-    broken = _resolve_paths(plain)
-    if broken:
-        raise Fail(f"without expandMask, *Path fields that do not resolve into expanded: {', '.join(broken)}")
+    if _path_fields(plain):
+        raise Fail(f"without expandMask, path fields are set: {sorted(_path_fields(plain))} (only what was asked)")
+    if not task.get("userId"):
+        return
+    one = restarted(ctx, task_id, {"expandMask": {"paths": ["user_id"]}}, what='expandMask ["user_id"]')
+    fields = _located(one, 'expandMask ["user_id"]')
+    if "userPath" not in fields:
+        raise Fail('expandMask.paths ["user_id"] on a task with a userId set no userPath')
+    if set(fields) != {"userPath"}:
+        raise Fail(f'expandMask.paths ["user_id"] set other path fields too: {sorted(set(fields) - {"userPath"})}')
+    _check_located(_task(one, 'expandMask ["user_id"]'), fields, 'expandMask ["user_id"]')
+
+
+UNKNOWN_PATHS = ("no_such_path", "USER_ID", " user_id", "user_id ", "", "users_id")
 
 
 @rule(
     "RS-EXPAND-002",
     family=FAMILY,
     title="An unknown expand path is rejected",
-    text="expandMask.paths with a value outside the allowed list is answered 400 INVALID_EXPAND_PATH (or "
-    "INVALID_ARGUMENT).",
+    text="expandMask.paths with a value outside the allowed list (unknown, another letter case, surrounding "
+    "whitespace, empty) is answered 400 INVALID_EXPAND_PATH (or INVALID_ARGUMENT).",
     spec="spec/components/schemas/TaskExpandMask.yaml",
     seed="Resources > Task expansion types (Allowed values)",
     mock=True,
 )
 def unknown_expand_path(ctx: Context) -> None:
-    task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
-    exchange = restart(ctx, task_id, {"expandMask": {"paths": ["no_such_path"]}})
-    body = ctx.expect(exchange, 400)
-    # The Error table names INVALID_EXPAND_PATH; INVALID_ARGUMENT ("the JSON body fails the contract") is as true.
-    if body.get("code") not in ("INVALID_EXPAND_PATH", "INVALID_ARGUMENT"):
-        raise Fail(f"HTTP 400 as expected but Error.code is {body.get('code')!r}, not INVALID_EXPAND_PATH")
+    for value in UNKNOWN_PATHS:
+        what = f"expandMask.paths [{value!r}]"
+        body = ctx.expect(restart(ctx, _any_task(ctx), {"expandMask": {"paths": [value]}}), 400, what=what)
+        # The Error table names INVALID_EXPAND_PATH; INVALID_ARGUMENT ("the JSON body fails the contract") is as true.
+        if body.get("code") not in ("INVALID_EXPAND_PATH", "INVALID_ARGUMENT"):
+            raise Fail(f"{what}: HTTP 400 as expected but Error.code is {body.get('code')!r}, not INVALID_EXPAND_PATH")
+
+
+WRONG_BODIES: tuple[tuple[str, bytes], ...] = (
+    ("a JSON array", b"[]"),
+    ("a JSON string", b'"restart"'),
+    ("a JSON number", b"1"),
+    ("JSON null", b"null"),
+    ("comment a number", b'{"comment": 42}'),
+    ("comment a boolean", b'{"comment": true}'),
+    ("comment an object", b'{"comment": {"text": "x"}}'),
+    ("expandMask a string", b'{"expandMask": "user_id"}'),
+    ("expandMask.paths a string", b'{"expandMask": {"paths": "user_id"}}'),
+    ("expandMask.paths with a number", b'{"expandMask": {"paths": [1]}}'),
+    ("policyStepId a number", b'{"policyStepId": 7}'),
+    (f"comment of {COMMENT_LIMIT + 1} characters", b'{"comment": "' + b"c" * (COMMENT_LIMIT + 1) + b'"}'),
+)
 
 
 @rule(
     "RS-BODY-001",
     family=FAMILY,
     title="A restart body of the wrong shape is rejected",
-    text="A restart whose comment is not a string is answered 400 INVALID_ARGUMENT.",
-    spec="spec/components/schemas/TaskActionsServiceRestartRequest.yaml",
+    text="A restart whose body is not a JSON object, or whose comment, expandMask, expandMask.paths or "
+    "policyStepId has the wrong type, or whose comment exceeds 4096 characters, is answered 400 "
+    "INVALID_ARGUMENT (INVALID_EXPAND_PATH also for a wrong expandMask).",
+    spec=REQUEST,
     seed=f"{SEED} (Request body)",
     mock=True,
 )
 def wrong_body(ctx: Context) -> None:
-    task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
-    ctx.expect(restart(ctx, task_id, {"comment": 42}), 400, code="INVALID_ARGUMENT")
+    for what, body in WRONG_BODIES:
+        answer = ctx.expect(restart(ctx, _any_task(ctx), body), 400, what=what)
+        allowed = ("INVALID_ARGUMENT", "INVALID_EXPAND_PATH") if "expandMask" in what else ("INVALID_ARGUMENT",)
+        if answer.get("code") not in allowed:
+            raise Fail(f"{what}: HTTP 400 as expected but Error.code is {answer.get('code')!r}, not {allowed[0]}")
+
+
+ALLOWED_BODIES: tuple[tuple[str, Any], ...] = (
+    ("an empty object", {}),
+    ("expandMask null", {"expandMask": None}),
+    ("expandMask.paths null", {"expandMask": {"paths": None}}),
+    ("expandMask without paths", {"expandMask": {}}),
+    ("a member the schema does not define", {"conformanceExtra": 1, "comment": "conformance kit"}),
+    (f"a comment of {COMMENT_LIMIT} characters", {"comment": "c" * COMMENT_LIMIT}),
+)
+
+
+@rule(
+    "RS-BODY-002",
+    family=FAMILY,
+    title="Every body the schema allows is accepted",
+    text="A restart body that is an empty object, has expandMask or expandMask.paths null, an expandMask "
+    "without paths, a member the schema does not define, or a comment of exactly 4096 characters, is "
+    "answered 200 about the task addressed.",
+    spec=REQUEST,
+    seed=f"{SEED} (Request body)",
+)
+def allowed_body(ctx: Context) -> None:
+    task_id = _open_task(ctx)
+    for what, body in ALLOWED_BODIES:
+        restarted(ctx, task_id, body, what=what)
 
 
 @rule(
     "RS-DEPR-001",
     family=FAMILY,
-    title="The deprecated policyStepId is accepted",
-    text="A restart with policyStepId (deprecated, no effect) and a comment is answered 200.",
-    spec="spec/components/schemas/TaskActionsServiceRestartRequest.yaml#/properties/policyStepId",
+    title="The deprecated policyStepId is accepted and changes nothing",
+    text="A restart with policyStepId naming a real step of the task (or no step at all) is answered 200 and "
+    "leaves the task exactly where a restart without it does (same current step kind, same `next`).",
+    spec=f"{REQUEST}#/properties/policyStepId",
     seed="Versioning (deprecated fields are kept accepted)",
     mock=True,
 )
 def deprecated_field(ctx: Context) -> None:
     task_id = _open_task(ctx)
-    restarted(ctx, task_id, {"policyStepId": "step-conformance", "comment": "conformance kit"})
+    if ctx.config.is_mock:
+        restarted(ctx, task_id, {"policyStepId": "step-conformance", "comment": "conformance kit"})
+        return
+    # A later step of the workflow, by its instance id: honoured, it would move the task there.
+    base = _task(restarted(ctx, task_id, what="restart without policyStepId"), "restart without policyStepId")
+    state, expected = _workflow(base)
+    steps = [(base.get("policy") or {}).get("current") or {}, *((base.get("policy") or {}).get("history") or [])]
+    real = [str(step["id"]) for step in steps if isinstance(step, dict) and isinstance(step.get("id"), str)]
+    if not real or not expected:
+        raise NoEvidence(f"task {task_id} shows no step instance id to name in policyStepId")
+    for step_id in (real[-1], real[0], f"step-conformance-{ctx.rng.getrandbits(32):08x}"):
+        what = f"policyStepId {step_id!r}"
+        task = _task(restarted(ctx, task_id, {"policyStepId": step_id, "comment": "conformance kit"}, what=what), what)
+        if _workflow(task) != (state, expected):
+            raise Fail(f"{what}: the task is at {_workflow(task)}, a restart without it at {(state, expected)}")
+
+
+@rule(
+    "RS-COMMENT-001",
+    family=FAMILY,
+    title="A restart's comment is added to the task's comments",
+    text="A restart with a comment answers a task whose commentCount is higher than a restart without one "
+    "answered just before.",
+    spec=f"{REQUEST}#/properties/comment",
+    seed=f"{SEED} (Request body: comment)",
+)
+def comment_added(ctx: Context) -> None:
+    task_id = _open_task(ctx)
+    before = _task(restarted(ctx, task_id, what="restart without comment"), "restart without comment")
+    after = _task(restarted(ctx, task_id, {"comment": "conformance kit"}, what="restart with comment"), "comment")
+    counts = before.get("commentCount"), after.get("commentCount")
+    if not all(isinstance(count, int) for count in counts):
+        raise Fail(f"the restarted task's commentCount is {counts}, not an integer")
+    if counts[1] <= counts[0]:  # type: ignore[operator]
+        raise Fail(f"commentCount went from {counts[0]} to {counts[1]} with a comment (not added)")
 
 
 @rule(
@@ -237,7 +406,7 @@ def deprecated_field(ctx: Context) -> None:
     mock=True,
 )
 def unauthenticated(ctx: Context) -> None:
-    task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
+    task_id = _any_task(ctx)
     tokens: list[str | None] = [None] if ctx.config.is_mock else [None, f"conformance-{ctx.rng.getrandbits(64):x}"]
     for token in tokens:
         what = "no token" if token is None else "unknown token"
