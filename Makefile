@@ -104,6 +104,11 @@ check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not wh
 diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
 	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)
 
+.PHONY: diff-history
+diff-history: $(STAMP) ## Diff real public API revision pairs (scripts/diffcheck/histories.yaml) read from git mirrors in HISTORY_MIRRORS=DIR: a verdict each, CPU time and memory bounded
+	$(if $(HISTORY_MIRRORS),,$(error set HISTORY_MIRRORS to a directory of git mirrors, e.g. DIR/stripe+openapi/repo))
+	$(PY) -m scripts.diffcheck.history $(HISTORY_MIRRORS)
+
 diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
 	$(PY) -m scripts.diffcheck.score $(OASDIFF) --misses --false-alarms
 
@@ -188,7 +193,7 @@ test: ## Run every check and test (what CI runs)
 	$(BIN)/ruff format --check accessgov scripts tests conformance
 	$(BIN)/mypy
 	$(PY) -m scripts.check_services
-	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools" $(PYTEST_ARGS)
+	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
 	$(PYTEST) -m bench_tools tests/bench $(PYTEST_ARGS)
