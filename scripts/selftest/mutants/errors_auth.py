@@ -361,18 +361,21 @@ MUTANTS = [
         "errors",
         "Error bodies have no `code` (only `message`).",
         lambda _: {"*": _on_any(_without_code)},
+        covers=("ERR-BODY-SHAPE/code-not-upper-snake",),  # no code at all: the nearest variant the table lists
     ),
     Mutant(
         "errors-detail-without-reason",
         "errors",
         "The `details` entries of error bodies have no `reason`.",
         lambda _: {"*": _on_any(_details_without_reason)},
+        covers=("ERR-BODY-SHAPE/detail-without-location",),  # a required ErrorDetail member missing, like it
     ),
     Mutant(
         "errors-not-json",
         "errors",
         "Error responses are text/plain, not an application/json Error body.",
         lambda _: {"*": _on_any(_plain_text)},
+        covers=("ERR-MEDIA-TYPE/problem-json",),  # another media type than application/json, like it
     ),
     _m(
         "auth-list-without-credentials",
@@ -564,6 +567,7 @@ MUTANTS = [
         "evidence",
         "Every restart and list request is answered 429: no positive call ever succeeds.",
         _throttled,
+        covers=("AUTH-VALID-NOT-THROTTLED/valid-token-throttled",),
     ),
     Mutant(
         "evidence-webhook-always-401",
