@@ -177,6 +177,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await purge()
+        await limiter.start()  # connected, scripts loaded: the first failed authentication is counted
         periodic: list[tuple[float, Callable[[], Awaitable[object]], str]] = [
             (PURGE_INTERVAL_SECONDS, purge, "purging expired event records and tokens")
         ]

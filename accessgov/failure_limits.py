@@ -3,9 +3,11 @@ library, in memory or shared through Redis).
 
 Only a credential that does not verify reaches this module, so the success path costs nothing and a right
 credential is never refused. An address past its limit gets 429 with `Retry-After`; a credential past its limit
-is only reported. A shared backend that errs or hangs gets at most `backend_timeout`, then is left alone for
-`BACKEND_RETRY_SECONDS`, failing open or closed as configured. The rules and settings: docs/keys-and-limits.md
-("Failed-authentication limits").
+is only reported. A shared backend is connected to and given its scripts at start-up (`start`), and again in the
+background after it erred, outside the per-check budget: `backend_timeout` bounds a check alone, so the first
+failure after a start is counted. A backend that errs or hangs is left alone (failing open or closed as
+configured) until a warm-up succeeds, tried at most every `BACKEND_RETRY_SECONDS`. The rules and settings:
+docs/keys-and-limits.md ("Failed-authentication limits").
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from functools import lru_cache
 from ipaddress import IPv6Address, ip_network
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -34,6 +36,10 @@ DEFAULT_PER_CREDENTIAL = "60/minute"
 DEFAULT_IPV6_PREFIX = 64
 DEFAULT_BACKEND_TIMEOUT_SECONDS = 0.005
 BACKEND_RETRY_SECONDS = 5.0
+# Connecting, the handshake and loading the scripts, at start-up and after an error: outside any request's budget.
+WARM_UP_TIMEOUT_SECONDS = 2.0
+# Connections opened by a warm-up: one failure's two counters (address, credential) are checked concurrently.
+WARM_CONNECTIONS = 2
 ALERT_EVERY_SECONDS = 60.0
 FAILURE_MODES = ("open", "closed")
 OFF = ("", "0", "off", "none")
@@ -46,7 +52,9 @@ def parse_limit(text: str | None) -> RateLimitItem | None:
     return parse(text.strip())
 
 
-def storage_for(redis_url: str | None, timeout: float) -> Storage:
+def storage_for(redis_url: str | None) -> Storage:
+    """In memory, or Redis. Its own socket timeouts are the warm-up's: a check's budget is `FailureLimiter`'s
+    timer, so a connection is never made or dropped under a budget meant for one round trip."""
     if not redis_url:
         return MemoryStorage()
     uri = redis_url if redis_url.startswith("async+") else "async+" + redis_url
@@ -54,9 +62,23 @@ def storage_for(redis_url: str | None, timeout: float) -> Storage:
         uri,
         implementation="redispy",
         key_prefix="accessgov-auth-failures",
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
+        socket_timeout=WARM_UP_TIMEOUT_SECONDS,
+        socket_connect_timeout=WARM_UP_TIMEOUT_SECONDS,
     )
+
+
+async def _warm_up(storage: Storage) -> None:
+    """Open the pool's connections and load the moving window's scripts, so a check is one EVALSHA round trip."""
+    bridge: Any = getattr(storage, "bridge", None)
+    if bridge is None:  # in memory: nothing to connect to
+        return
+    client = bridge.get_connection()
+    # Fresh connections: after an error the pooled ones may be dead (Redis restarted, a network blip), and a check
+    # meeting one would reconnect inside its budget. No check runs meanwhile (the backend counts as away).
+    await client.connection_pool.disconnect()
+    await asyncio.gather(*(client.ping() for _ in range(WARM_CONNECTIONS)))
+    for script in (bridge.lua_acquire_moving_window, bridge.lua_moving_window):
+        await client.script_load(script.script)
 
 
 @lru_cache(maxsize=4096)
@@ -98,10 +120,24 @@ class FailureLimiter:
         # In memory a call cannot hang: no timer around it. Shared: at most `backend_timeout` per call.
         self.backend_timeout = backend_timeout if self.shared else None
         self.fail_closed = failure_mode == "closed"
-        self._strategy = MovingWindowRateLimiter(storage_for(redis_url, backend_timeout))
-        self._backend_down_until = -math.inf
+        self._storage = storage_for(redis_url)
+        self._strategy = MovingWindowRateLimiter(self._storage)
         self._backend_ok = True  # logged when it changes: once per outage, not once per request
+        self._warming: asyncio.Task[None] | None = None
+        self._retry_at = -math.inf  # no warm-up before this (monotonic): set when one failed
         self._alerted_at: dict[str, float] = {}
+
+    async def start(self) -> None:
+        """Connect to the shared backend and load its scripts before the first request (the server's start-up),
+        waiting up to `WARM_UP_TIMEOUT_SECONDS`; a backend that does not answer by then is left alone (said once)
+        and warmed up again in the background."""
+        if self.shared:
+            await self._warm()
+
+    @property
+    def available(self) -> bool:
+        """Whether failures are counted now (the backend answered its last warm-up and check)."""
+        return self._backend_ok
 
     @property
     def enabled(self) -> bool:
@@ -114,29 +150,48 @@ class FailureLimiter:
     async def failed(self, address: str, credential: str | None = None) -> None:
         """Count one failed authentication from `address` for `credential`; raise `TooManyFailedAttempts` (429 with
         Retry-After) when the address is past its limit. The credential's count only alerts."""
-        now = time.monotonic()
-        if now < self._backend_down_until:
+        if not self._backend_ok:  # away: a warm-up in the background (at most every retry period) brings it back
+            self._warm_in_background()
             self._unavailable()
             return
         try:
             await self._count(address, credential)
         except TooManyFailedAttempts:
             raise
-        except Exception as error:  # any backend trouble (timeout, refused, protocol): give up on it for a while
-            if self._backend_ok:
-                self._backend_ok = False
-                log.warning(
-                    "failed-authentication limiter backend unavailable (%s), failing %s; retrying in %.0f s",
-                    type(error).__name__ if isinstance(error, TimeoutError) else error,
-                    "closed" if self.fail_closed else "open",
-                    BACKEND_RETRY_SECONDS,
-                )
-            self._backend_down_until = time.monotonic() + BACKEND_RETRY_SECONDS
+        except Exception as error:  # any backend trouble (timeout, refused, protocol): left alone until warmed up
+            self._went_away(error)
+            self._warm_in_background()
             self._unavailable()
+
+    async def _warm(self) -> None:
+        """One warm-up (bounded by `WARM_UP_TIMEOUT_SECONDS`, outside any check's budget): the backend is back when
+        it succeeds, away (said once) when it does not."""
+        try:
+            await asyncio.wait_for(_warm_up(self._storage), WARM_UP_TIMEOUT_SECONDS)
+        except Exception as error:
+            self._retry_at = time.monotonic() + BACKEND_RETRY_SECONDS
+            self._went_away(error)
             return
         if not self._backend_ok:
             self._backend_ok = True
             log.warning("failed-authentication limiter backend answers again")
+
+    def _warm_in_background(self) -> None:
+        if self._warming is not None and not self._warming.done():
+            return
+        if time.monotonic() < self._retry_at:
+            return
+        self._warming = asyncio.get_running_loop().create_task(self._warm())
+
+    def _went_away(self, error: Exception) -> None:
+        if self._backend_ok:
+            self._backend_ok = False
+            log.warning(
+                "failed-authentication limiter backend unavailable (%s), failing %s; retrying in %.0f s",
+                type(error).__name__ if isinstance(error, TimeoutError) else error,
+                "closed" if self.fail_closed else "open",
+                BACKEND_RETRY_SECONDS,
+            )
 
     async def _count(self, address: str, credential: str | None) -> None:
         keys: list[tuple[RateLimitItem, str, str]] = []
