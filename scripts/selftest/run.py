@@ -196,6 +196,18 @@ def describe(verdict: Verdict) -> str:
     return f"{verdict.outcome:<10} {verdict.id:<40} [{verdict.family}] {verdict.seconds:5.1f}s{rules}"
 
 
+def kit_time(verdicts: list[Verdict]) -> str:
+    """Where the kit's time went: whole-kit runs (controls, mutants without traced rules) against restricted ones."""
+    parts = []
+    for label, runs in (
+        ("whole kit", [v for v in verdicts if not v.restricted]),
+        ("restricted", [v for v in verdicts if v.restricted]),
+    ):
+        seconds = sum(v.seconds for v in runs)
+        parts.append(f"{label} {len(runs)} run(s), {seconds:.0f}s of kit time")
+    return "; ".join(parts)
+
+
 def score(verdicts: list[Verdict]) -> tuple[int, int, int, int]:
     """(killed, mutants, controls passed, controls)."""
     found = [v for v in verdicts if not v.control]
@@ -216,6 +228,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1, help="run N times; the verdicts must be identical")
     parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORT_DIR)
     parser.add_argument("--json", type=Path, help="write the verdicts (of the last run) to this file")
+    parser.add_argument("--list", action="store_true", help="print the catalogue (id, family, covers, what it breaks)")
     parser.add_argument(
         "--full-kit", action="store_true", help="run every rule against each mutant, not only its requirements' rules"
     )
@@ -230,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown mutant ids: {', '.join(unknown)}", file=sys.stderr)
         return 2
     selected = [mutants.BY_ID[item] for item in wanted] if wanted else mutants.ALL
+    if args.list:
+        for mutant in selected:
+            print(f"{mutant.id}  [{mutant.family}]  {', '.join(mutant.covers) or '-'}\n    {mutant.breaks}")
+        return 0
     runs: list[list[Verdict]] = []
     for number in range(1, args.repeat + 1):
         started = time.monotonic()
@@ -245,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         percent = 100.0 * killed / total if total else 100.0
         print(
             f"mutation score {killed}/{total} ({percent:.1f} %), controls passed {passed}/{controls}, "
-            f"{time.monotonic() - started:.1f}s with {args.workers} worker(s)"
+            f"{time.monotonic() - started:.1f}s with {args.workers} worker(s); {kit_time(verdicts)}"
         )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
