@@ -94,12 +94,19 @@ overlay-apply: $(STAMP) ## Apply any overlay (Overlay 1.0/1.1, the standard's ru
 overlay-conformance: $(STAMP) ## Score the overlay engine on the Overlay Specification's material (OVERLAY_SPEC_REPO=path to its checkout; ARGS=--strict|--engine ..)
 	$(PY) -m scripts.overlay_conformance $(if $(OVERLAY_SPEC_REPO),--spec-repo $(OVERLAY_SPEC_REPO)) $(ARGS)
 
-generate: overlays ## Regenerate models, client and stub server from the bundle (never edit generated/ by hand)
+generate: $(STAMP) ## Regenerate bundle, variants, models, client and stub server from spec/ (never edit generated/ by hand); skipped when nothing changed since the last generate or check-generated (FORCE=1 regenerates)
+	@if [ -z "$(FORCE)" ] && $(PY) -m scripts.generation_cache fresh; then \
+		echo "generate: nothing to do (spec/, the generators and generated/ unchanged since the last run; FORCE=1 regenerates)"; \
+	else $(MAKE) --no-print-directory regenerate; fi
+
+.PHONY: regenerate
+regenerate: overlays
 	$(PY) -m scripts.generate
 	$(PY) -m scripts.generate_stub
+	$(PY) -m scripts.generation_cache record
 
-check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces
-	$(PY) -m scripts.check_generated
+check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces (FULL=1: even when nothing changed since the last check)
+	$(PY) -m scripts.check_generated $(if $(FULL),--full)
 
 diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
 	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)

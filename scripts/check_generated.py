@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from scripts import generation_cache
 from scripts.bundle import DEFAULT_ROOT, bundle, write_bundle
 from scripts.generate import REPO, GenerationError, generate
 from scripts.generate_stub import write as write_stub
@@ -108,8 +109,16 @@ def main(argv: list[str] | None = None) -> int:
         help="root document of the split spec, or the directory holding openapi.yaml (default: spec/openapi.yaml)",
     )
     parser.add_argument("--generated", type=Path, default=DEFAULT_GENERATED, help="the committed output to check")
+    parser.add_argument(
+        "--full", action="store_true", help="check even when nothing changed since the last generate or check"
+    )
     args = parser.parse_args(argv)
     spec_root = args.spec_root / "openapi.yaml" if args.spec_root.is_dir() else args.spec_root
+    this_tree = args.generated == DEFAULT_GENERATED and spec_root == DEFAULT_ROOT and OVERLAYS_DIR.is_dir()
+    if this_tree and not args.full and generation_cache.fresh():
+        print("generated/ is up to date (spec/, the generators and generated/ unchanged since the last check)")
+        return 0
+    before = generation_cache.fingerprints() if this_tree else None
     with tempfile.TemporaryDirectory(prefix="accessgov-check-generated-") as tmp:
         fresh = Path(tmp)
         try:
@@ -119,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         differences = compare(produced, fresh, args.generated)
     if not differences:
+        if before is not None and before == generation_cache.fingerprints():  # nothing moved while it ran
+            generation_cache.record(prints=before)
         print(f"generated/ is up to date ({len(produced)} files checked)")
         return 0
     for _, diff in differences:
@@ -127,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     for relative, _ in differences:
         print(f"  generated/{relative.as_posix()}", file=sys.stderr)
     print(
-        "regenerate with: python -m scripts.bundle && python -m scripts.overlay variants && python -m scripts.generate",
+        "regenerate with: make generate (bundle, overlays, models, client and stub server), then commit generated/",
         file=sys.stderr,
     )
     return 1
