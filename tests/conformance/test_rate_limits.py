@@ -1,0 +1,131 @@
+"""Kind to the implementer: a 429 is waited out (as its Retry-After says, within `max_retry_wait`) and the request
+sent again before a check says no evidence; two full runs in a row against the reference server with its default
+failed-authentication limits both pass."""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from accessgov_conformance.config import Config, parse
+from accessgov_conformance.context import Context, retry_after
+from accessgov_conformance.registry import NoEvidence
+from accessgov_conformance.runner import RunState
+
+from tests.server._process import accessgov_serve
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = 1_700_000_000.0
+
+
+def config(max_retry_wait: float = 60) -> Config:
+    return parse(
+        {
+            "target": {"base_url": "http://limited.test", "max_retry_wait": max_retry_wait},
+            "auth": {"token": "t"},
+            "listeners": [{"id": "wh", "method": "hmac", "secret": "s3cret"}],
+        }
+    )
+
+
+def context(answers: list[httpx.Response], budget: float = 60) -> tuple[Context, list[float], list[httpx.Request]]:
+    """A context whose target gives `answers` in turn; the waits are recorded, not slept."""
+    sent: list[httpx.Request] = []
+    waits: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return answers[min(len(sent), len(answers)) - 1]
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    state = RunState(config(budget), 1, client)
+    state.retry_budget.sleep = waits.append
+    clock: Callable[[], float] = lambda: NOW + sum(waits)  # noqa: E731
+    return Context(state.config, client, "T-1", 1, 0, {}, clock=clock, run=state), waits, sent
+
+
+def limited(retry_after: str | None) -> httpx.Response:
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    return httpx.Response(429, headers=headers, json={"code": "TOO_MANY_FAILED_ATTEMPTS", "message": "later"})
+
+
+OK = httpx.Response(200, json={"ok": True})
+
+
+def test_retry_after_in_seconds_or_as_an_http_date() -> None:
+    assert retry_after("7", NOW) == 7
+    assert retry_after(email.utils.formatdate(NOW + 12, usegmt=True), NOW) == 12
+    assert retry_after(email.utils.formatdate(NOW - 5, usegmt=True), NOW) == 0
+    assert retry_after("soon", NOW) is None and retry_after(None, NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("header", "wait"), [("3", 3.0), (email.utils.formatdate(NOW + 9, usegmt=True), 9.0), (None, 1.0)]
+)
+def test_a_429_is_waited_out_and_the_request_sent_again(header: str | None, wait: float) -> None:
+    ctx, waits, sent = context([limited(header), OK])
+    exchange = ctx.api("GET", "/x", "/x")
+    assert (exchange.status, exchange.retried, waits, len(sent)) == (200, 1, [wait], 2)
+    assert ctx.exchanges == [exchange]  # the check judges the answer it finally got
+
+
+def test_without_retry_after_the_backoff_is_short_and_bounded() -> None:
+    ctx, waits, sent = context([limited(None)])
+    exchange = ctx.api("GET", "/x", "/x")
+    assert exchange.status == 429 and waits == [1.0, 2.0, 4.0, 8.0, 8.0] and len(sent) == 6
+
+
+def test_a_wait_over_the_budget_is_not_taken_and_the_check_says_why() -> None:
+    ctx, waits, sent = context([limited("90")], budget=60)
+    exchange = ctx.api("GET", "/x", "/x")
+    assert waits == [] and len(sent) == 1
+    with pytest.raises(NoEvidence, match=r"answered 429 instead of serving the check .*Retry-After: 90"):
+        ctx.expect(exchange, 200)
+
+
+def test_a_webhook_is_built_afresh_after_the_wait() -> None:
+    """Its timestamp (and credential) are of the moment it is sent again, its event id the same."""
+    ctx, _, sent = context([limited("30"), OK])
+    ctx.deliver(ctx.config.listeners[0], timestamp_offset=-298)
+    first, second = sent
+    assert int(second.headers["webhook-timestamp"]) - int(first.headers["webhook-timestamp"]) == 30
+    assert second.headers["webhook-event-id"] == first.headers["webhook-event-id"]
+    assert second.headers["webhook-signature"] != first.headers["webhook-signature"]
+
+
+@pytest.mark.slow
+def test_two_runs_in_a_row_against_the_reference_server_both_pass(tmp_path: Path) -> None:
+    """`accessgov serve --demo` (what `make run` starts) with its default failed-authentication limit (30 a
+    minute per address): the kit causes more than that on purpose, so it waits the 429s out, twice."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "conformance"), str(ROOT / "generated" / "client")])}
+    for name in ("ACCESSGOV_AUTH_FAILURE_LIMIT", "ACCESSGOV_AUTH_FAILURE_LIMIT_PER_CREDENTIAL"):
+        env.pop(name, None)
+    with accessgov_serve(tmp_path) as served:
+        example = (ROOT / "conformance" / "conformance.example.toml").read_text(encoding="utf-8")
+        kit_config = tmp_path / "kit.toml"
+        kit_config.write_text(example.replace('"http://127.0.0.1:8080"', f'"{served.base_url}"', 1), encoding="utf-8")
+        for run in (1, 2):
+            argv = [
+                "run",
+                "--config",
+                str(kit_config),
+                "--checks",
+                "conformance",
+                "--report-dir",
+                str(tmp_path / f"r{run}"),
+            ]
+            done = subprocess.run(
+                [sys.executable, "-m", "accessgov_conformance", *argv],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            failed = [line for line in done.stderr.splitlines() if "FAIL" in line or "NO EVIDENCE" in line]
+            assert done.returncode == 0, (run, failed or done.stderr[-3000:])
