@@ -26,7 +26,8 @@ def _bad_page_size(t: Target) -> Any:
 
 
 def _request_id(t: Target, sent: str) -> str | None:
-    return t.page(headers={**ADMIN, "X-Request-Id": sent}).headers.get("x-request-id")
+    value: str | None = t.page(headers={**ADMIN, "X-Request-Id": sent}).headers.get("x-request-id")
+    return value
 
 
 def _oversized_restart(t: Target) -> int:
