@@ -35,6 +35,12 @@ class WebhookRecipe:
     timestamp_offset: int | None
     fresh_event_id: bool
     signed_honestly: bool
+    listener_id: str | None = None
+    # What the credential was made over when told otherwise (`deliver`'s sign_*/secret), for the reproduce
+    # line to find how the signature it shows was made (curl.py).
+    sign_timestamp: str | None = None
+    sign_event_id: str | None = None
+    key: str | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -336,6 +342,10 @@ class Context:
                 timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,
                 fresh_event_id=fresh and "Webhook-Event-Id" not in omit,
                 signed_honestly=honest and listener.method == "hmac" and "Webhook-Signature" not in omit,
+                listener_id=listener.id,
+                sign_timestamp=sign_timestamp,
+                sign_event_id=sign_event_id,
+                key=secret,
             )
             path = f"/api/v1/webhooks/incoming/{path_listener_id or listener.id}"
             return self._send(

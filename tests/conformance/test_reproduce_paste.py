@@ -1,0 +1,74 @@
+"""A failing rule's reproduce snippet, pasted into bash against the same broken server, shows the same bug: the
+kit runs against self-test mutants of the reference server (`scripts/selftest`), and the snippet of every rule
+that failed gets the answer the rule got (its timestamp, event id and signature made afresh when pasted, a
+replay's first delivery sent first)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from accessgov_conformance import transport
+from accessgov_conformance.cli import select
+from accessgov_conformance.config import load
+from accessgov_conformance.curl import reproduce
+from accessgov_conformance.registry import all_rules
+from accessgov_conformance.runner import RunState, run
+
+from scripts.selftest import mutants
+from scripts.selftest.target import kit_config, serve_variants
+
+pytestmark = pytest.mark.slow
+
+# One of each way a snippet must be rebuilt: a key derived from the secret, a replay, a stale or signed timestamp,
+# an event id outside the signature, another hash, a signature list, a timestamp format, and the tenant API.
+MUTANTS = [
+    "webhook-hmac-key-decoded",
+    "webhook-duplicate-answered-200",
+    "webhook-stale-timestamp-accepted",
+    "webhook-hmac-timestamp-off-by-one",
+    "webhook-hmac-event-id-not-covered",
+    "webhook-hmac-sha1-accepted",
+    "webhook-hmac-v1-list",
+    "webhook-ts-plus",
+    "restart-closed-task-restarted",
+    "paging-tampered-token-accepted",
+]
+STATUS = re.compile(r"^HTTP/[0-9.]+ ([0-9]{3})", re.MULTILINE)
+# A snippet at the window's edge (now+301 s) reads `date` a few hundredths of a second before curl sends it: pasted
+# across a second boundary it lands one second inside. As a user would, the test pastes it again.
+ATTEMPTS = 3
+
+
+def paste(snippet: str, where: Path) -> int:
+    """The status of the last answer the pasted snippet printed."""
+    done = subprocess.run(["bash", "-c", snippet], cwd=where, capture_output=True, text=True, timeout=60, check=False)
+    statuses = STATUS.findall(done.stdout)
+    assert statuses, (snippet, done.stderr)
+    return int(statuses[-1])
+
+
+def test_the_snippet_of_every_failing_rule_shows_the_bug_when_pasted(tmp_path: Path) -> None:
+    selected = [mutant for mutant in mutants.ALL if mutant.id in MUTANTS]
+    assert sorted(mutant.id for mutant in selected) == sorted(MUTANTS)
+    pasted = 0
+    with serve_variants({mutant.id: mutant.build for mutant in selected}) as (urls, fixtures):
+        config_path = tmp_path / "selftest.toml"
+        config_path.write_text(kit_config(fixtures), encoding="utf-8")
+        for mutant in selected:
+            config = load(config_path, base_url=urls[mutant.id])
+            with transport.client(30) as client:
+                results = run(select(all_rules(), "conformance", ""), RunState(config, 1, client), lambda *_: None)
+            failed = [result for result in results if result.verdict.failed and result.exchange is not None]
+            assert failed, f"{mutant.id} survived"
+            for result in failed:
+                assert result.exchange is not None
+                snippet = reproduce(result.exchange, config, result.exchanges[:-1])
+                got = []
+                while len(got) < ATTEMPTS and result.exchange.status not in got:
+                    got.append(paste(snippet, tmp_path))
+                assert result.exchange.status in got, (mutant.id, result.rule.id, result.reason, got, snippet)
+                pasted += 1
+    assert pasted >= len(MUTANTS)
