@@ -228,9 +228,13 @@ def oauth_on_api(ctx: Context) -> None:
         raise NotApplicable("the configuration names no app (fixtures.app_id)")
     exchange = _token_request(ctx, {"grant_type": "client_credentials"}, (client_id, secret))
     body = ctx.expect(exchange, 200, what="token")
-    ctx.expect(_list(ctx, body["access_token"]), 200, what="list with the OAuth access token")
+    token = str(body["access_token"])
+    ctx.expect(_list(ctx, token), 200, what="list with the OAuth access token")
     if ctx.config.token:
         ctx.expect(_list(ctx, ctx.config.token), 200, what="list with the API token")
+    # Accepting the token means something only if the API refuses what is not a token it issued.
+    label, near = _altered(token)[0]
+    _refused(ctx, _list(ctx, near), label)
 
 
 @rule(
