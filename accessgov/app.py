@@ -32,6 +32,7 @@ from accessgov.http.engine import build_app, load_bundle
 from accessgov.http.load import InFlight
 from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import SealedValueError
+from accessgov.observability import log_text
 from accessgov.observability.access_log import AccessLogMiddleware
 from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
@@ -78,6 +79,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     # deliveries 5-9 % more per second in each of four alternating pairs of runs (SQLite and PostgreSQL), HMAC,
     # page and restart unchanged.
     sys.setswitchinterval(config.gil_switch_interval)
+    log_text.install()  # warnings as escaped JSON lines on stderr, like the access log
     db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
     clock = overrides.get("clock")
     timed = {"clock": clock} if clock else {}

@@ -626,6 +626,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     config = ServerConfig.from_env(os.environ)
+    from accessgov.observability import log_text
+
+    log_text.install()  # the warnings of every command (the runner of `worker`, say): escaped JSON lines
     from accessgov.keys import KeyringError
 
     try:

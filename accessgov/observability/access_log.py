@@ -21,6 +21,7 @@ import orjson
 
 from accessgov.observability import metrics
 from accessgov.observability.line_writer import LineWriter
+from accessgov.observability.log_text import escape
 from accessgov.webhooks import cidr
 from accessgov.webhooks.cidr import Network
 
@@ -113,7 +114,8 @@ class EdgeLog:
         self, method: str | None, status: int, code: str, client: str | None, request_id: bytes, seconds: float = 0.0
     ) -> None:
         metrics.observe_request(EDGE_OPERATION, status, seconds)
-        if self.log:
+        if self.log:  # the method of a request the edge refused may be anything the client sent
+            method = escape(method) if method is not None else None
             line = _line(self.timestamps, method, "", EDGE_OPERATION, status, seconds, request_id, client, code)
             self.lines.write(orjson.dumps(line) + b"\n")
 
@@ -173,7 +175,8 @@ class AccessLogMiddleware:
                     self.timestamps, scope["method"], route, operation, status, seconds, request_id, client, code
                 )
                 if operation == WEBHOOK_OPERATION:
-                    line["listener_id"] = scope.get("path_params", {}).get("listener_id")
+                    listener_id = scope.get("path_params", {}).get("listener_id")  # the client's text: escaped
+                    line["listener_id"] = escape(listener_id) if listener_id is not None else None
                     # Only a well-formed UUID is echoed: the header is the sender's text, the log is ours.
                     line["event_id"] = (
                         event_id.decode("ascii").lower() if event_id and _UUID.fullmatch(event_id) else None
