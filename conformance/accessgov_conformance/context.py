@@ -358,10 +358,12 @@ class Context:
 
     def expect(self, exchange: Exchange, status: int, *, code: str | None = None, what: str = "") -> Any:
         """Hold `exchange` to `status` (and the `Error.code` when given) and its body to the documented schema;
-        returns the parsed body. A 429/503 the check did not ask for means the target would not serve it."""
+        returns the parsed body. A 429/503 the check did not ask for means the target would not serve it (no
+        evidence) where the operation documents that status, and is a failure where it does not."""
         label = f"{what}: " if what else ""
         if exchange.status != status:
-            if exchange.status in (429, 503) and status not in (429, 503):
+            documented = _documented(exchange)
+            if exchange.status in (429, 503) and status not in (429, 503) and documented is not None:
                 waited = f", after waiting out {exchange.retried} 429(s)" if exchange.retried else ""
                 after = exchange.response_headers.get("retry-after")
                 raise NoEvidence(
@@ -372,6 +374,7 @@ class Context:
             raise Fail(
                 f"{label}expected HTTP {status}{f' {code}' if code else ''}, got {exchange.status}"
                 f"{f' {_error_code(exchange)}' if _error_code(exchange) else ''}"
+                f"{'' if documented is not None else ' (not a documented response of the operation)'}"
             )
         body = self.conforms(exchange, what=what)
         if code is not None:
@@ -406,6 +409,17 @@ class Context:
 
 
 _NOISE = {"accept", "accept-encoding", "connection", "user-agent", "content-length", "host"}
+
+
+def _documented(exchange: Exchange) -> object:
+    """The schema of the exchange's status for its operation (None: not documented); True when the exchange
+    is not one of the contract's operations."""
+    if exchange.operation is None:
+        return True
+    try:
+        return spec.response_schema(*exchange.operation, exchange.status)
+    except KeyError:
+        return True
 
 
 def _error_code(exchange: Exchange) -> str | None:

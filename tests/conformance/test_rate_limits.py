@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from accessgov_conformance import spec
 from accessgov_conformance.config import Config, parse
 from accessgov_conformance.context import Context, retry_after
 from accessgov_conformance.registry import NoEvidence
@@ -70,20 +71,20 @@ def test_retry_after_in_seconds_or_as_an_http_date() -> None:
 )
 def test_a_429_is_waited_out_and_the_request_sent_again(header: str | None, wait: float) -> None:
     ctx, waits, sent = context([limited(header), OK])
-    exchange = ctx.api("GET", "/x", "/x")
+    exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, "/api/v1/apps/a/entitlements")
     assert (exchange.status, exchange.retried, waits, len(sent)) == (200, 1, [wait], 2)
     assert ctx.exchanges == [exchange]  # the check judges the answer it finally got
 
 
 def test_without_retry_after_the_backoff_is_short_and_bounded() -> None:
     ctx, waits, sent = context([limited(None)])
-    exchange = ctx.api("GET", "/x", "/x")
+    exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, "/api/v1/apps/a/entitlements")
     assert exchange.status == 429 and waits == [1.0, 2.0, 4.0, 8.0, 8.0] and len(sent) == 6
 
 
 def test_a_wait_over_the_budget_is_not_taken_and_the_check_says_why() -> None:
     ctx, waits, sent = context([limited("90")], budget=60)
-    exchange = ctx.api("GET", "/x", "/x")
+    exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, "/api/v1/apps/a/entitlements")
     assert waits == [] and len(sent) == 1
     with pytest.raises(NoEvidence, match=r"answered 429 instead of serving the check .*Retry-After: 90"):
         ctx.expect(exchange, 200)
