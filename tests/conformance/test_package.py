@@ -3,6 +3,7 @@ no server package, and that command passes against the reference server `make ru
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -38,6 +39,10 @@ def test_the_kit_installs_without_the_server(kit_venv: Path) -> None:
     listed = _run([str(kit_venv / "accessgov-conformance"), "rules"], cwd="/")
     assert listed.returncode == 0, listed.stderr
     assert "WH-TS-003" in listed.stdout and "EV-OPS-001" in listed.stdout
+    # The traceability table ships in the wheel and is read from the installed package (importlib.resources).
+    table = _run([str(kit_venv / "accessgov-conformance"), "rules", "--coverage"], cwd="/")
+    assert table.returncode in (0, 1), table.stderr  # 1: the table lists problems, it was still read
+    assert re.search(r"^\d+ requirements: \d+ checked, ", table.stdout, re.M), table.stdout[-2000:]
 
 
 @pytest.mark.slow
