@@ -56,6 +56,18 @@ def test_reproduce_lines_name_secrets_as_variables(tmp_path: Path) -> None:
         ),
         ({"target": {"base_url": "http://x"}, "auth": {"token_env": "NO_SUCH_VARIABLE_SET"}}, "is not set"),
         ({"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "fixtures": {"min_entitlements": -1}}, "min_ent"),
+        # Typos are errors that name the near key, never a silent "not applicable".
+        ({"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "listener": {}}, r"\[listener\].*'listeners'"),
+        (
+            {"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "fixtures": {"open_tasks": ["a"]}},
+            "unknown key fixtures.open_tasks \\(did you mean 'open_task_ids'\\?\\)",
+        ),
+        (
+            {"target": {"base_url": "http://x"}, "auth": {"token": "t"}, "listeners": [{"id": "a", "secrt": "s"}]},
+            r"listeners\[0\].secrt \(did you mean 'secret'\?\)",
+        ),
+        ({"target": {"base_url": "http://x", "max_retry_wait": -1}, "auth": {"token": "t"}}, "max_retry_wait"),
+        ({"target": {"base_url": "http://x"}, "auth": {"token": "t", "tokn_env": "X"}}, "'token_env'"),
     ],
 )
 def test_a_wrong_configuration_names_the_key(document: dict, message: str) -> None:
@@ -70,6 +82,9 @@ def test_usage_and_configuration_errors_exit_2(tmp_path: Path) -> None:
     assert load(config).base_url == "http://127.0.0.1:9"
     assert cli.main(["run", "--config", str(config), "--only", "NO-SUCH-RULE"]) == 2
     assert cli.main(["run", "--config", str(config), "--checks", "conformance", "--max-examples", "5"]) == 2
+    assert cli.main(["run", "--config", str(config), "--max-retry-wait", "-1"]) == 2
+    config.write_text(config.read_text(encoding="utf-8") + "[fixtures]\nopen_tasks = ['x']\n", encoding="utf-8")
+    assert cli.main(["run", "--config", str(config)]) == 2
 
 
 def test_an_unreachable_target_stops_the_run_with_one_message(
