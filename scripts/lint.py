@@ -5,7 +5,8 @@ Redocly lints operation metadata, examples, unused components, error bodies and 
 open enums in every schema a response can reach, array items, and `required` names declared in the schema or in
 the schema that composes it (Redocly's own rule misreads this contract's unions on the bundle).
 
-Run: `python -m scripts.lint [generated/openapi.yaml]`. Exit 1 when any rule reports a finding.
+Run: `make lint` (`python -m scripts.lint --redocly [generated/openapi.yaml]`). Exit 1 when Redocly CLI reports an
+error or any house rule a finding; the summary line counts both linters' findings.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from scripts.loader import LoadError, load_document
 
 REPO = Path(__file__).resolve().parent.parent
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -44,7 +45,7 @@ class SourceMap:
 
     def __init__(self, spec_root: Path) -> None:
         self.spec_root = spec_root
-        root = yaml.safe_load((spec_root / "openapi.yaml").read_text(encoding="utf-8"))
+        root = load_document(spec_root / "openapi.yaml")
         self.path_files = {p: item.get("$ref", "openapi.yaml") for p, item in (root.get("paths") or {}).items()}
         self.component_files = {
             (kind, name): entry.get("$ref", "openapi.yaml")
@@ -255,10 +256,35 @@ def redocly_lint(
     from scripts.build_docs import DOCS_TOOLING, REDOCLY
 
     if not REDOCLY.exists():
-        raise SystemExit(f"error: {REDOCLY} is missing: run `npm ci --prefix {DOCS_TOOLING.relative_to(REPO)}`")
+        raise SystemExit(
+            f"error: {REDOCLY} is missing: `make lint` installs it (npm ci --prefix {DOCS_TOOLING.relative_to(REPO)})"
+        )
     env = {**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true", "NO_COLOR": "1"}
+    # Every problem listed (Redocly shows 100 by default), so the summary's count is what the reader saw.
     command = [str(REDOCLY), "lint", *(targets or []), "--config", str(config), "--format", "stylish"]
+    command += ["--max-problems", "1000000"]
     return subprocess.run(command, cwd=REPO, env=env, capture_output=capture, text=True, check=False)
+
+
+# A problem line of Redocly's `stylish` format: `  4:3  error    operation-summary  Operation object ...`.
+_STYLISH = re.compile(r"^\s+\d+:\d+\s+(error|warning)\s+\S", re.MULTILINE)
+
+
+def redocly_counts(output: str) -> tuple[int, int]:
+    """(errors, warnings) among the problems Redocly CLI's `stylish` output lists."""
+    levels = _STYLISH.findall(output)
+    return levels.count("error"), levels.count("warning")
+
+
+def summary(house: int, redocly: tuple[int, int] | None, bundle: Path) -> str:
+    """`lint: 3 finding(s): Redocly CLI 2 (2 errors, 0 warnings), house rules 1 in generated/openapi.yaml`."""
+    if redocly is None:
+        return f"lint: {house} finding(s) (house rules) in {bundle}"
+    errors, warnings = redocly
+    return (
+        f"lint: {house + errors + warnings} finding(s): Redocly CLI {errors + warnings} ({errors} error(s), "
+        f"{warnings} warning(s)), house rules {house} in {bundle}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,11 +293,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec-root", type=Path, default=REPO / "spec")
     parser.add_argument("--redocly", action="store_true", help="first run Redocly CLI's lint (redocly.yaml)")
     args = parser.parse_args(argv)
-    redocly_status = redocly_lint().returncode if args.redocly else 0
-    findings = lint(yaml.safe_load(args.bundle.read_text(encoding="utf-8")), args.spec_root)
+    redocly_status, redocly = 0, None
+    if args.redocly:
+        result = redocly_lint(capture=True)
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
+        redocly_status, redocly = result.returncode, redocly_counts(result.stdout)
+    try:
+        findings = lint(load_document(args.bundle), args.spec_root)
+    except LoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     for finding in findings:
         print(finding)
-    print(f"lint: {len(findings)} finding(s) in {args.bundle}")
+    print(summary(len(findings), redocly, args.bundle))
     return 1 if findings or redocly_status else 0
 
 

@@ -407,7 +407,7 @@ def variant_outputs(
     return outputs
 
 
-def _write_or_check(outputs: dict[Path, str], check: bool) -> int:
+def _write_or_check(outputs: dict[Path, str], check: bool, remedy: str) -> int:
     stale = 0
     for path, text in outputs.items():
         current = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -429,7 +429,7 @@ def _write_or_check(outputs: dict[Path, str], check: bool) -> int:
         else:
             print(f"unchanged {_display(path)}")
     if check and stale:
-        print(f"{stale} file(s) out of date: run `python -m scripts.overlay variants`", file=sys.stderr)
+        print(f"{stale} file(s) out of date: {remedy}", file=sys.stderr)
         return 1
     if check:
         print(f"{len(outputs)} file(s) up to date")
@@ -445,7 +445,7 @@ def _apply_command(args: argparse.Namespace) -> int:
         # Without -o the result goes to stdout in the input document's format.
         sys.stdout.write(render(result, args.input))
         return 0
-    return _write_or_check({args.output: render(result, args.output)}, args.check)
+    return _write_or_check({args.output: render(result, args.output)}, args.check, "apply again without --check")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -471,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "apply":
             return _apply_command(args)
-        return _write_or_check(variant_outputs(args.overlays, args.base, args.out), args.check)
+        return _write_or_check(variant_outputs(args.overlays, args.base, args.out), args.check, "run `make overlays`")
     except OverlayError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scripts.bundle import REPO
 from scripts.diffcheck.checks import CHECKS
-from scripts.diffcheck.model import Finding, Severity
+from scripts.diffcheck.model import Finding
+from scripts.loader import LoadError, load_document
 
 DEFAULT_ACCEPTED = REPO / "review" / "accepted-breaking.yaml"
 
@@ -92,7 +91,12 @@ def load_accepted(path: Path = DEFAULT_ACCEPTED) -> list[Acceptance]:
     """Every entry of the file; a missing file accepts nothing."""
     if not path.is_file():
         return []
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = load_document(path) or {}
+    except LoadError as error:
+        raise AcceptedError(str(error)) from None
+    if not isinstance(data, dict):
+        raise AcceptedError(f"{path}: must be a mapping with an `accepted` list")
     entries = data.get("accepted") or []
     if not isinstance(entries, list):
         raise AcceptedError(f"{path}: `accepted` must be a list")
@@ -103,7 +107,7 @@ def apply_accepted(findings: list[Finding], accepted: list[Acceptance], today: d
     """Mark each breaking finding an entry matches (accepted, or its acceptance expired); return the stale entries."""
     used: set[Acceptance] = set()
     for finding in findings:
-        if finding.severity is not Severity.BREAKING:
+        if not finding.severity.breaks:
             continue
         for entry in accepted:
             if entry.matches(finding):
@@ -115,5 +119,5 @@ def apply_accepted(findings: list[Finding], accepted: list[Acceptance], today: d
 
 
 def failing(findings: list[Finding]) -> list[Finding]:
-    """The breaking findings that fail the run: not accepted, or accepted by an entry that has expired."""
-    return [f for f in findings if f.severity is Severity.BREAKING and not f.accepted]
+    """The breaking and client-breaking findings that fail the run: not accepted, or their acceptance expired."""
+    return [f for f in findings if f.severity.breaks and not f.accepted]

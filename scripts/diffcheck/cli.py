@@ -4,9 +4,9 @@
     python -m scripts.diffcheck --base-file A.yaml --head-file B.yaml
     python -m scripts.diffcheck --list-checks
 
-Exit status: 1 when a finding is `breaking` (after the policies and overrides in `severities.yaml`) and is not
-accepted in `review/accepted-breaking.yaml` (or its acceptance expired); 0 otherwise; 2 on usage errors (a bad
-config or accepted-findings file included).
+Exit status: 1 when a finding is graded `breaking` or `client-breaking` (`severities.yaml`, the table the
+changelog and release check read too) and is not accepted in `review/accepted-breaking.yaml` (or its
+acceptance expired); 0 otherwise; 2 on usage errors (a bad config, accepted-findings file or document included).
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scripts.bundle import DEFAULT_ROOT, REPO, bundle
 from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, apply_accepted, failing, load_accepted
 from scripts.diffcheck.checks import CHECKS
@@ -31,12 +29,14 @@ from scripts.diffcheck.config import DEFAULT_CONFIG, ConfigError, DiffConfig, lo
 from scripts.diffcheck.model import Finding, Severity
 from scripts.diffcheck.render import RENDERERS
 from scripts.diffcheck.sources import SourceMap
+from scripts.loader import LoadError, load_document
 
 
 def load_file(path: Path) -> dict[str, Any]:
-    """A bundled (or self-contained) OpenAPI document from YAML or JSON."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    doc: dict[str, Any] = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    """A bundled (or self-contained) OpenAPI document from JSON or YAML 1.2 (`scripts/loader.py`)."""
+    doc = load_document(path)
+    if not isinstance(doc, dict):
+        raise LoadError(f"{path}: an OpenAPI document is a mapping, not {type(doc).__name__}")
     return doc
 
 
@@ -74,6 +74,12 @@ def report(
     return locate(compare(base, head, severities, config, today), SourceMap(head_root, relative_to))
 
 
+def _shown(path: Path) -> str:
+    """`path` relative to the repository when it is inside it (`review/accepted-breaking.yaml`)."""
+    resolved = path.resolve()
+    return resolved.relative_to(REPO).as_posix() if resolved.is_relative_to(REPO) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base_ref", nargs="?", help="git ref of the base contract (e.g. origin/main, HEAD~1)")
@@ -95,13 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     today = args.date or dt.datetime.now(dt.UTC).date()
     if args.list_checks:
         for check in CHECKS.values():
-            print(f"{check.id}\t{severities.get(check.id, check.severity).value}\t{check.summary}")
+            print(f"{check.id}\t{config.grade(check.id).value}\t{check.summary}")
         return 0
     if (args.base_ref is None) == (args.base_file is None):
         parser.error("give exactly one of BASE_REF or --base-file")
-    base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
+    try:
+        base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
+        head = load_file(args.head_file) if args.head_file else bundle(args.root)
+    except LoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     head_root = args.head_file or args.root
-    head = load_file(args.head_file) if args.head_file else bundle(args.root)
     findings = report(base, head, head_root, severities, Path.cwd().resolve(), config, today)
     stale = apply_accepted(findings, accepted, today)
     sys.stdout.write(RENDERERS[args.format](findings, stale))
@@ -111,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{finding.check} at {finding.json_pointer}: {finding.status}", file=sys.stderr)
     if failed:
         print(
-            f"{len(failed)} breaking change(s); accept a deliberate one in {args.accepted} "
-            "(check, pointer or operation, reason, expires)",
+            f"{len(failed)} breaking change(s) (breaking or client-breaking); accept a deliberate one in "
+            f"{_shown(args.accepted)} (check, pointer or operation, reason, expires)",
             file=sys.stderr,
         )
         return 1

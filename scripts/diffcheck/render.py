@@ -10,13 +10,25 @@ from scripts.diffcheck.accepted import Acceptance
 from scripts.diffcheck.model import Finding, Severity
 
 NO_CHANGES = "No changes to the contract."
-_LABEL = {Severity.BREAKING: "BREAKING", Severity.WARNING: "WARNING", Severity.INFO: "info"}
-_GITHUB = {Severity.BREAKING: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+_LABEL = {
+    Severity.BREAKING: "BREAKING",
+    Severity.CLIENT_BREAKING: "CLIENT-BREAKING",
+    Severity.WARNING: "WARNING",
+    Severity.INFO: "info",
+}
+_GITHUB = {
+    Severity.BREAKING: "error",
+    Severity.CLIENT_BREAKING: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "notice",
+}
 
 
 def summary(findings: list[Finding]) -> str:
+    """`1 breaking, 2 warning, 0 info`; client-breaking is counted when there is any (both fail the gate)."""
     counts = Counter(f.severity for f in findings)
-    text = ", ".join(f"{counts[s]} {s.value}" for s in Severity)
+    shown = [s for s in Severity if s is not Severity.CLIENT_BREAKING or counts[s]]
+    text = ", ".join(f"{counts[s]} {s.value}" for s in shown)
     accepted = sum(f.accepted for f in findings)
     return text + (f" ({accepted} accepted)" if accepted else "")
 
@@ -54,7 +66,12 @@ def render_markdown(findings: list[Finding], stale: Sequence[Acceptance] = ()) -
         return "\n".join([*lines, NO_CHANGES, "", *tail, *([""] if tail else [])])
     lines += [f"**{summary(findings)}**", ""]
     lines += ["| Severity | Check | Change | Source | Operations |", "|---|---|---|---|---|"]
-    icon = {Severity.BREAKING: "🔴 breaking", Severity.WARNING: "🟡 warning", Severity.INFO: "🟢 info"}
+    icon = {
+        Severity.BREAKING: "🔴 breaking",
+        Severity.CLIENT_BREAKING: "🔴 client-breaking",
+        Severity.WARNING: "🟡 warning",
+        Severity.INFO: "🟢 info",
+    }
     for f in findings:
         ops = "<br>".join(f"`{_md(op)}`" for op in f.operations) or "—"
         severity = icon[f.severity] + (f" ({_md(f.status)})" if f.status else "")

@@ -198,10 +198,10 @@ def judge(repo: Path, pair: Pair, config: DiffConfig, today: date | None = None)
     except Exception as error:  # a document the engine cannot read is a miss, listed with its error
         return Outcome(pair, [], False, error=f"{type(error).__name__}: {error}")
 
-    def checks(severity: Severity) -> list[str]:
-        return sorted({f.check for f in findings if f.severity is severity} - {"api-version-not-bumped"})
+    def checks(*severities: Severity) -> list[str]:
+        return sorted({f.check for f in findings if f.severity in severities} - {"api-version-not-bumped"})
 
-    breaking = checks(Severity.BREAKING)
+    breaking = checks(Severity.BREAKING, Severity.CLIENT_BREAKING)  # both fail `make diff`
     by_policy = bool(breaking) and set(breaking) <= _policy_checks(config)
     return Outcome(pair, breaking, by_policy, warning_checks=checks(Severity.WARNING))
 

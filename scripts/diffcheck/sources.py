@@ -2,8 +2,9 @@
 
 The split spec reaches other files through `$ref`s (`components/schemas/X: {$ref: ./components/schemas/X.yaml}`);
 walking the pointer from the root file and following every file `$ref` on the way lands in the file that holds
-the node. PyYAML's `compose` keeps each node's line. A pointer that no longer exists on that side (a removed
-property) resolves to the deepest part that does, so a reviewer still lands next to the change.
+the node. The loader's `compose` (`scripts/loader.py`) keeps each node's line. A pointer that no longer exists
+on that side (a removed property) resolves to the deepest part that does, so a reviewer still lands next to the
+change.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from scripts.diffcheck.model import Pointer
+from scripts.loader import compose
 
 
 class SourceMap:
@@ -25,8 +27,7 @@ class SourceMap:
 
     def _load(self, path: Path) -> yaml.Node:
         if path not in self._files:
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-            node = yaml.compose(path.read_text(encoding="utf-8"), Loader=loader)
+            node = compose(path)
             if node is None:
                 raise ValueError(f"{path}: an empty YAML document")
             self._files[path] = node

@@ -2,25 +2,45 @@
 
 Each operation gets its own `###` heading with the changes that reach only it; a change in a schema, header or
 security scheme that several operations share is written once under "Shared by several operations" with the
-operations it reaches. Breaking changes come first in each group, marked ⚠️ with the check id that found them.
-The file follows Keep a Changelog 1.1.0: `## [Unreleased]` on top, then `## [version] - date` sections.
+operations it reaches. Breaking changes come first in each group, marked ⚠️ with the check id that found them
+(the grade is the one `make diff` gates on: `scripts/diffcheck/severities.yaml`). Descriptions, summaries and
+examples, which no check reports, have a section of their own. The file follows Keep a Changelog 1.1.0:
+`## [Unreleased]` on top, then `## [version] - date` sections.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
+from scripts.diffcheck.config import DiffConfig
 from scripts.diffcheck.model import Finding
-from scripts.release.classify import TYPED_CLIENT_BREAKING, Kind, kind, relevant
+from scripts.release.classify import Kind, kind, relevant
 from scripts.release.contract import Change
+from scripts.release.documentation import DocChange
 from scripts.release.phrasing import phrase
 
 SHARED = "Shared by several operations"
 DOCUMENT = "Whole contract"
-# Additions and changes say what they are in their own words ("New response field ..."); these two get a label.
-_LABEL = {Kind.BREAKING: "⚠️ **Breaking:** ", Kind.DEPRECATED: "**Deprecated:** "}
+DOCUMENTATION = "Documentation"
+_DOC_PLACES = 25  # places named on one documentation line before "and N more"
+_DOC_NOUNS = {
+    "description": "Descriptions",
+    "summary": "Summaries",
+    "title": "Titles",
+    "example": "Examples",
+    "comment": "Comments",
+    "external documentation": "External documentation",
+}
+# Additions and changes say what they are in their own words ("New response field ..."); these get a label.
+_LABEL = {
+    Kind.BREAKING: "⚠️ **Breaking:** ",
+    Kind.CLIENT_BREAKING: "⚠️ **Breaking for typed clients:** ",
+    Kind.DEPRECATED: "**Deprecated:** ",
+}
 _OPERATION = re.compile(r"^(\S+ \S+)")
 
 
@@ -37,8 +57,20 @@ _MERGES = (
     _Merge(re.compile(r"^New response status (\S+)$"), "New response status {}", "New response statuses {}"),
     _Merge(re.compile(r"\bresponse (\d{3}|\dXX|default)\b"), "response {}", "responses {}"),
     _Merge(re.compile(r" has a new value (`[^`]*`)"), " has a new value {}", " has new values {}"),
+    _Merge(
+        re.compile(r" no longer takes the value (`[^`]*`)"),
+        " no longer takes the value {}",
+        " no longer takes the values {}",
+    ),
+    _Merge(re.compile(r" may now also be (`[^`]*`)"), " may now also be {}", " may now also be {}"),
 )
+_VALUE_MERGES = (_MERGES[2], _MERGES[3])  # the enum value lines: their token is the value as sent
 _SLOT = "\x00"  # where the merged tokens go in an entry's template
+
+
+def _sent(value: Any) -> str:
+    """An enum value as it travels: a string as itself, anything else as JSON (`true`, `null`, `3`)."""
+    return f"`{value}`" if isinstance(value, str) else f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
 @dataclass
@@ -52,23 +84,28 @@ class Entry:
     merge: _Merge | None = None
     tokens: list[str] = field(default_factory=list)
     accepted: list[str] = field(default_factory=list)  # the reasons of the accepted-findings entries
+    why: list[str] = field(default_factory=list)  # what breaks, from the grading policy's `summary`
 
     def render(self, *, reach: bool) -> str:
         text = self.text
         if self.merge is not None:
-            tokens = list(dict.fromkeys(self.tokens))
+            tokens = sorted(dict.fromkeys(self.tokens), key=_natural)
             shown = ", ".join(tokens[:-1]) + f" and {tokens[-1]}" if len(tokens) > 1 else tokens[0]
             text = text.replace(_SLOT, (self.merge.many if len(tokens) > 1 else self.merge.one).format(shown))
         line = f"- {_LABEL.get(self.kind, '')}{text}"
-        if self.kind is Kind.BREAKING:
-            why = "; ".join(dict.fromkeys(TYPED_CLIENT_BREAKING[c] for c in self.checks if c in TYPED_CLIENT_BREAKING))
-            line += f" ({why})" if why else ""
+        if self.kind in (Kind.BREAKING, Kind.CLIENT_BREAKING):
+            line += f" ({'; '.join(dict.fromkeys(self.why))})" if self.why else ""
             line += " — " + ", ".join(f"`{c}`" for c in dict.fromkeys(self.checks))
             if self.accepted:
                 line += f" (accepted: {'; '.join(dict.fromkeys(self.accepted))})"
         if reach and self.operations:
             line += "; reaches " + ", ".join(f"`{op}`" for op in self.operations)
         return line + ("" if line.endswith(".") else ".")
+
+
+def _natural(token: str) -> list[tuple[int, int | str]]:
+    """Sort key reading digit runs as numbers: `STATE_2` before `STATE_10`, `400` before `4XX` and `default`."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", token) if part]
 
 
 def operation_of(label: str) -> str:
@@ -86,19 +123,24 @@ def _template(text: str) -> tuple[str, _Merge | None, str | None]:
     return text, None, None
 
 
-def _entries(findings: list[Finding], *, shared: bool) -> list[Entry]:
+def _entries(findings: list[Finding], config: DiffConfig, *, shared: bool) -> list[Entry]:
     """Entries in kind order, a new or removed operation first; lines differing in one token merged (`_MERGES`)."""
     merged: dict[tuple[Kind, str, tuple[str, ...]], Entry] = {}
     for finding in findings:
+        policy = config.graded_by.get(finding.check)
         operations = tuple(dict.fromkeys(operation_of(op) for op in finding.operations)) if shared else ()
         template, merge, token = _template(phrase(finding, shared=shared))
         key = (kind(finding), template, operations)
         entry = merged.setdefault(key, Entry(kind(finding), template, [], operations, merge))
         entry.checks.append(finding.check)
+        if policy is not None and policy.summary and policy.severity is finding.severity:
+            entry.why.append(policy.summary)
         if finding.acceptance is not None:
             entry.accepted.append(finding.acceptance.reason)
         if token is not None:
-            entry.tokens.append(token)
+            entry.tokens.append(
+                _sent(finding.values[0]) if len(finding.values) == 1 and merge in _VALUE_MERGES else token
+            )
     order = list(Kind)
     whole = {"New operation", "Operation removed"}
     return sorted(merged.values(), key=lambda e: (order.index(e.kind), e.text not in whole))
@@ -121,25 +163,52 @@ def group(findings: list[Finding]) -> dict[str, list[Finding]]:
     return {heading: groups[heading] for heading in sorted(groups, key=order)}
 
 
-def summary(findings: list[Finding], contract_changed: bool) -> str:
+def summary(findings: list[Finding], contract_changed: bool, documentation: int = 0) -> str:
     counts = Counter(kind(f) for f in relevant(findings))
     if not counts:
-        return (
-            "Descriptions or examples changed; nothing a client sends or receives did."
-            if contract_changed
-            else "No changes to the contract."
-        )
-    words = {Kind.BREAKING: "breaking", Kind.ADDED: "added", Kind.DEPRECATED: "deprecated", Kind.CHANGED: "changed"}
-    return "Contract changes: " + ", ".join(f"{counts[k]} {words[k]}" for k in Kind if counts[k]) + "."
+        if documentation:
+            return "Descriptions or examples changed; nothing a client sends or receives did."
+        if contract_changed:
+            return "Changes no check grades (extensions, servers, ...); nothing a client sends or receives did."
+        return "No changes to the contract."
+    words = {
+        Kind.BREAKING: "breaking",
+        Kind.CLIENT_BREAKING: "breaking for typed clients",
+        Kind.ADDED: "added",
+        Kind.DEPRECATED: "deprecated",
+        Kind.CHANGED: "changed",
+    }
+    parts = [f"{counts[k]} {words[k]}" for k in Kind if counts[k]]
+    parts += [f"{documentation} documentation"] if documentation else []
+    return "Contract changes: " + ", ".join(parts) + "."
+
+
+def documentation_lines(changes: list[DocChange]) -> list[str]:
+    """One line per kind of text (descriptions, examples, ...) naming the places it changed."""
+    places: dict[str, list[str]] = {}
+    for change in changes:
+        places.setdefault(change.what, []).append(change.where)
+    lines = []
+    for what, where in places.items():
+        shown = list(dict.fromkeys(where))
+        more = f" and {len(shown) - _DOC_PLACES} more" if len(shown) > _DOC_PLACES else ""
+        noun = _DOC_NOUNS.get(what, what.capitalize())
+        lines.append(f"- {noun} changed: {', '.join(shown[:_DOC_PLACES])}{more}.")
+    return lines
 
 
 def render(change: Change, heading: str, base_label: str) -> str:
-    """The Markdown section: `heading` (e.g. `[Unreleased]`), a summary, then one `###` group per operation."""
-    lines = [f"## {heading}", "", f"{summary(change.findings, change.contract_changed)} Compared with `{base_label}`."]
+    """The Markdown section: `heading` (e.g. `[Unreleased]`), a summary, one `###` group per operation, then the
+    documentation that changed."""
+    documentation = change.documentation
+    text = summary(change.findings, change.contract_changed, len(documentation))
+    lines = [f"## {heading}", "", f"{text} Compared with `{base_label}`."]
     for title, findings in group(change.findings).items():
         shared = title in (SHARED, DOCUMENT)
         lines += ["", f"### {title}" if shared else f"### `{title}`", ""]
-        lines += [entry.render(reach=shared) for entry in _entries(findings, shared=shared)]
+        lines += [entry.render(reach=shared) for entry in _entries(findings, change.config, shared=shared)]
+    if documentation:
+        lines += ["", f"### {DOCUMENTATION}", "", *documentation_lines(documentation)]
     return "\n".join(lines) + "\n"
 
 

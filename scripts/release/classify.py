@@ -1,10 +1,9 @@
 """Sort the diff engine's findings into what a release needs: breaking, added, deprecated or changed.
 
-Breaking is what breaks a typed client such as the generated SDK: every finding whose severity is `breaking`
-(after `scripts/diffcheck/severities.yaml`), plus the changes a permissive server tolerates but a typed model
-does not (a new value in a closed response enum, a removed field, a removed operation or parameter). Accepting a
-finding (the accepted-findings file of `make diff`) never changes its kind here: an accepted break still needs
-the major bump.
+Breaking is read from the one severity table (`scripts/diffcheck/severities.yaml`): a finding graded `breaking`
+(an HTTP client breaks) or `client-breaking` (a typed client such as the generated SDK breaks) is breaking here,
+fails `make diff` and needs a major version; nothing else is. Accepting a finding (`make diff`'s
+accepted-findings file) never changes its kind: an accepted break still needs the major bump.
 """
 
 from __future__ import annotations
@@ -14,21 +13,6 @@ from enum import StrEnum
 
 from scripts.diffcheck.model import Finding, Severity
 from scripts.release.versions import Bump
-
-# Findings the engine rates below `breaking` that still break a typed client, and why.
-TYPED_CLIENT_BREAKING: dict[str, str] = {
-    "response-property-enum-value-added": "a typed client rejects the value it does not know",
-    "response-header-enum-value-added": "a typed client rejects the value it does not know",
-    "response-property-enum-became-open": "a closed enum in a typed client rejects the new values",
-    "response-property-enum-removed": "a typed enum no longer covers what the server may send",
-    "response-property-any-of-added": "a typed union does not know the new member",
-    "response-property-format-removed": "the typed field changes type (e.g. datetime to str)",
-    "response-optional-property-removed": "the field disappears from the typed model",
-    "request-property-removed": "the field disappears from the typed model",
-    "request-property-became-read-only": "the field disappears from the typed request model",
-    "request-parameter-removed": "the generated method loses the argument",
-    "api-removed-with-deprecation": "the generated method disappears",
-}
 
 # Findings the engine emits about the version itself: `make release-check` decides that on its own.
 IGNORED = frozenset({"api-version-not-bumped"})
@@ -46,18 +30,21 @@ class Kind(StrEnum):
     """What a finding means for a release, in the order a changelog lists them."""
 
     BREAKING = "breaking"
+    CLIENT_BREAKING = "client-breaking"
     ADDED = "added"
     DEPRECATED = "deprecated"
     CHANGED = "changed"
 
     @property
     def bump(self) -> Bump:
-        return {"breaking": Bump.MAJOR, "added": Bump.MINOR}.get(self.value, Bump.PATCH)
+        return {"breaking": Bump.MAJOR, "client-breaking": Bump.MAJOR, "added": Bump.MINOR}.get(self.value, Bump.PATCH)
 
 
 def kind(finding: Finding) -> Kind:
-    if finding.severity is Severity.BREAKING or finding.check in TYPED_CLIENT_BREAKING:
+    if finding.severity is Severity.BREAKING:
         return Kind.BREAKING
+    if finding.severity is Severity.CLIENT_BREAKING:
+        return Kind.CLIENT_BREAKING
     if _DEPRECATION.search(finding.check):
         return Kind.DEPRECATED
     if _ADDITION.match(finding.check):

@@ -1,12 +1,13 @@
 """`make changelog` and `make release-check`: the contract's changes since a base, as Markdown or as a verdict.
 
     python -m scripts.release changelog BASE [--head DIR|FILE] [--out CHANGELOG.md] [--version V] [--date D]
-    python -m scripts.release check BASE [--head DIR|FILE]
+    python -m scripts.release check BASE [--head DIR|FILE] [--scheme semver|calver|integer]
 
 BASE is a git ref, a directory holding a split spec (`openapi.yaml` at its root), a bundled file, or `none` (a
 contract without operations). The head is the working tree's `spec/` unless `--head` names another.
-`check` exits 1 when `info.version` is not bumped as semver requires for the findings, 2 on a version that is
-not semver.
+`check` exits 1 when `info.version` did not move as the version scheme requires for the findings (the grades of
+`scripts/diffcheck/severities.yaml`, which `make diff` gates on; semver unless `versioning.scheme` or
+`--scheme` says calver or integer), 2 on a version the scheme cannot read or a document that cannot be loaded.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import datetime
 import sys
 from pathlib import Path
 
-from scripts.diffcheck.accepted import DEFAULT_ACCEPTED
+from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError
+from scripts.diffcheck.config import ConfigError
+from scripts.loader import LoadError
 from scripts.release.changelog import HEADER, insert, render
 from scripts.release.classify import Kind, kind, relevant, required_bump
 from scripts.release.contract import Change, change
-from scripts.release.versions import Bump, VersionError, allowed, effective, parse, suggestion
+from scripts.release.versions import Bump, Scheme, VersionError, judge
 
 
 def _changelog(args: argparse.Namespace, found: Change) -> int:
@@ -37,45 +40,44 @@ def _changelog(args: argparse.Namespace, found: Change) -> int:
     return 0
 
 
-def verdict(found: Change) -> tuple[bool, str]:
-    """(passes, the explanation) of the release rule for this change."""
-    base, head = parse(found.base_version), parse(found.head_version)
+def verdict(found: Change, scheme: Scheme | None = None) -> tuple[bool, str]:
+    """(passes, the explanation) of the release rule for this change: the findings' grades (the table `make diff`
+    gates on), the bump they need and the version scheme's rule, in one sentence, then the outcome."""
+    scheme = scheme or Scheme(found.config.version_scheme)
     findings = relevant(found.findings)
     needed = required_bump(findings, found.contract_changed)
-    bump = effective(needed, base)
     counts = {k: sum(1 for f in findings if kind(f) is k) for k in Kind}
-    reason = {
-        Bump.MAJOR: f"{counts[Kind.BREAKING]} change(s) break a typed client",
-        Bump.MINOR: f"{counts[Kind.ADDED]} addition(s)",
-        Bump.PATCH: "changes that add nothing and break nothing" if findings else "descriptions or examples only",
+    broken = counts[Kind.BREAKING] + counts[Kind.CLIENT_BREAKING]
+    found_text = {
+        Bump.MAJOR: f"{broken} breaking change(s) ({counts[Kind.BREAKING]} breaking, "
+        f"{counts[Kind.CLIENT_BREAKING]} client-breaking: make diff fails on the same ones)",
+        Bump.MINOR: f"{counts[Kind.ADDED]} addition(s), nothing breaking",
+        Bump.PATCH: "changes that add nothing and break nothing"
+        if findings
+        else "descriptions, examples or other ungraded text only",
         Bump.NONE: "the contract did not change",
     }[needed]
-    rule = (
-        f"{needed.name.lower()} bump" if bump is needed else f"{needed.name.lower()} bump, a {bump.name.lower()} in 0.x"
-    )
+    judged = judge(scheme, found.base_version, found.head_version, needed)
     lines = [
-        f"info.version: {base} -> {head}",
-        f"needed: {rule} ({reason})",
-        f"minimum next version: {suggestion(base, bump)}",
+        f"info.version: {found.base_version} -> {found.head_version} ({scheme.value} versions)",
+        f"changes: {found_text}",
+        f"rule: {judged.rule}",
     ]
-    breaking = [f for f in findings if kind(f) is Kind.BREAKING]
+    breaking = [f for f in findings if kind(f) in (Kind.BREAKING, Kind.CLIENT_BREAKING)]
     lines += [
-        f"  breaking: {f.check}: {f.message}"
+        f"  {f.severity.value}: {f.check}: {f.message}"
         + (" (accepted in make diff; still needs the bump)" if f.acceptance else "")
         for f in breaking[:20]
     ]
     if len(breaking) > 20:
         lines.append(f"  ... and {len(breaking) - 20} more (make changelog lists them all)")
-    ok = allowed(base, head, bump)
-    if head < base:
-        lines.append(f"FAIL: {head} is lower than {base}")
-    lines.append("OK" if ok else f"FAIL: {head} does not satisfy the {bump.name.lower()} bump")
-    return ok, "\n".join(lines)
+    lines.append(judged.outcome)
+    return judged.ok, "\n".join(lines)
 
 
-def _check(found: Change) -> int:
+def _check(found: Change, scheme: Scheme | None) -> int:
     try:
-        ok, text = verdict(found)
+        ok, text = verdict(found, scheme)
     except VersionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -86,15 +88,26 @@ def _check(found: Change) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("changelog", "write the changes as a changelog section"), ("check", "the semver verdict")):
+    for name, text in (("changelog", "write the changes as a changelog section"), ("check", "the version verdict")):
         command = sub.add_parser(name, help=text)
         command.add_argument("base", help="git ref, spec directory, bundled file, or `none`")
         command.add_argument("--head", help="spec directory or bundled file instead of the working tree's spec/")
         command.add_argument("--accepted", type=Path, default=DEFAULT_ACCEPTED, help="accepted findings (make diff's)")
+    sub.choices["check"].add_argument(
+        "--scheme",
+        choices=[s.value for s in Scheme],
+        help="version scheme (default: versioning.scheme in scripts/diffcheck/severities.yaml, semver)",
+    )
     changelog = sub.choices["changelog"]
     changelog.add_argument("--out", type=Path, help="prepend the section to this file (Keep a Changelog)")
     changelog.add_argument("--version", help="section heading [VERSION] - DATE instead of [Unreleased]")
     changelog.add_argument("--date", help="the section's date (default: today)")
     args = parser.parse_args(argv)
-    found = change(args.base, args.head, accepted=args.accepted)
-    return _changelog(args, found) if args.command == "changelog" else _check(found)
+    try:
+        found = change(args.base, args.head, accepted=args.accepted)
+    except (LoadError, ConfigError, AcceptedError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.command == "changelog":
+        return _changelog(args, found)
+    return _check(found, Scheme(args.scheme) if args.scheme else None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,9 @@ from scripts.bundle import DEFAULT_ROOT, bundle
 from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, apply_accepted, load_accepted
 from scripts.diffcheck.cli import bundle_at_ref, load_file
 from scripts.diffcheck.compare import compare
-from scripts.diffcheck.config import DEFAULT_CONFIG, load_config
+from scripts.diffcheck.config import DEFAULT_CONFIG, DiffConfig, load_config
 from scripts.diffcheck.model import Finding
+from scripts.release.documentation import DocChange, documentation_changes
 
 EMPTY_REF = "none"  # BASE=none: compare with a contract that has no operations yet (a first release)
 
@@ -41,6 +43,12 @@ class Change:
     base: dict[str, Any]
     head: dict[str, Any]
     findings: list[Finding]
+    config: DiffConfig = field(default_factory=DiffConfig)
+
+    @functools.cached_property
+    def documentation(self) -> list[DocChange]:
+        """Descriptions, summaries, titles and examples that differ (no check reports them)."""
+        return documentation_changes(self.base, self.head)
 
     @property
     def base_version(self) -> str:
@@ -74,4 +82,4 @@ def change(
     base_doc, head_doc = load(base), load_head(head)
     findings = compare(base_doc, head_doc, settings.severities, settings, today)
     apply_accepted(findings, load_accepted(accepted), today)
-    return Change(base_doc, head_doc, findings)
+    return Change(base_doc, head_doc, findings, settings)

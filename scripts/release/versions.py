@@ -1,4 +1,4 @@
-"""The semver rule of the contract's `info.version`, and its PEP 440 spelling for the SDK.
+"""The version rules of the contract's `info.version` (semver, calendar, integer), and its PEP 440 spelling.
 
 Ordering and bumps use the `semver` library (semver.org 2.0.0 precedence: `0.1.0-alpha < 0.1.0-alpha.1 <
 0.1.0-beta < 0.1.0`); `packaging` checks the PEP 440 form. The two disagree on pre-releases (PEP 440 knows only
@@ -8,8 +8,10 @@ pre-releases are mapped: for them both orders agree.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from enum import IntEnum
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
 
 import semver
 from packaging.version import InvalidVersion
@@ -33,7 +35,109 @@ def parse(text: str) -> semver.Version:
     try:
         return semver.Version.parse(str(text))
     except (ValueError, TypeError) as error:
-        raise VersionError(f"`{text}` is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE]): {error}") from None
+        raise VersionError(
+            f"`{text}` is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE]): {error}; a contract versioned"
+            " otherwise sets `versioning.scheme` (calver, integer) in scripts/diffcheck/severities.yaml or passes"
+            " --scheme"
+        ) from None
+
+
+class Scheme(StrEnum):
+    """How `info.version` is spelled and what a change requires of it (`versioning.scheme` in severities.yaml)."""
+
+    SEMVER = "semver"
+    CALVER = "calver"
+    INTEGER = "integer"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the head version may follow the base one, and the one-sentence rule that says so."""
+
+    ok: bool
+    rule: str  # e.g. "a breaking change on 0.x needs a minor bump: 0.1.0 → 0.2.0"
+    outcome: str  # e.g. "OK: 0.2.0 satisfies it." or "FAIL: 0.1.1 is below 0.2.0."
+
+
+_CHANGE = {
+    Bump.MAJOR: "a breaking change",
+    Bump.MINOR: "an addition",
+    Bump.PATCH: "a change that adds and breaks nothing",
+}
+
+
+def judge(scheme: Scheme, base_text: str, head_text: str, needed: Bump) -> Verdict:
+    """The verdict of `scheme` for a change needing `needed` (semver's reading of the findings)."""
+    if scheme is Scheme.SEMVER:
+        return _judge_semver(parse(base_text), parse(head_text), needed)
+    key = _calver if scheme is Scheme.CALVER else _integer
+    base, head = key(base_text), key(head_text)
+    name = "calendar versions" if scheme is Scheme.CALVER else "integer versions"
+    if head < base:
+        return Verdict(False, f"on {name} a version never goes back", f"FAIL: {head_text} is lower than {base_text}.")
+    if needed is Bump.MAJOR:
+        rule = f"on {name} {_CHANGE[needed]} needs a later version: {base_text} → {_later(scheme, base_text)} or later"
+        ok = head > base
+        return Verdict(ok, rule, f"OK: {head_text} is later." if ok else f"FAIL: {head_text} is not later.")
+    what = _CHANGE.get(needed, "no change")
+    rule = f"on {name} only a breaking change needs a later version, so {what} may keep {base_text}"
+    return Verdict(True, rule, f"OK: {head_text} is {'the same version' if head == base else 'later'}.")
+
+
+def _calver(text: str) -> tuple[int, ...]:
+    """`2024.0`, `2024.1.3`, `24.04`, `2024-01-15`: numbers in order, the first a year; a dashed date must exist."""
+    match = re.fullmatch(r"(\d{4}|\d{2})((?:[.-]\d+)+)", str(text).strip())
+    if match is None:
+        raise VersionError(f"`{text}` is not a calendar version (YEAR.N[.N] or YYYY-MM-DD, e.g. 2024.0, 2024-01-15)")
+    if "-" in match[2]:
+        try:
+            dt.date.fromisoformat(str(text).strip())
+        except ValueError:
+            raise VersionError(f"`{text}` is not a date (YYYY-MM-DD)") from None
+    return tuple(int(part) for part in re.split(r"[.-]", str(text).strip()))
+
+
+def _integer(text: str) -> tuple[int, ...]:
+    if not re.fullmatch(r"v?\d+", str(text).strip()):
+        raise VersionError(f"`{text}` is not an integer version (1, 2, 10, optionally v10)")
+    return (int(str(text).strip().lstrip("v")),)
+
+
+def _later(scheme: Scheme, text: str) -> str:
+    """The next version after `text`: the last number plus one (a date: the next day)."""
+    text = str(text).strip()
+    if scheme is Scheme.INTEGER:
+        return ("v" if text.startswith("v") else "") + str(_integer(text)[0] + 1)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return (dt.date.fromisoformat(text) + dt.timedelta(days=1)).isoformat()
+    head, last = re.fullmatch(r"(.*[.-])(\d+)", text).groups()  # type: ignore[union-attr]
+    return f"{head}{int(last) + 1}"
+
+
+def _judge_semver(base: semver.Version, head: semver.Version, needed: Bump) -> Verdict:
+    bump = effective(needed, base)
+    minimum = minimum_next(base, bump)
+    if needed is Bump.NONE:
+        rule = f"nothing changed, so {base} may stay"
+    else:
+        change = _CHANGE[needed]
+        if bump is needed:
+            rule = f"{change} needs a {bump.name.lower()} bump"
+        else:
+            rule = f"{change} on 0.x needs a {bump.name.lower()} bump"
+        if base.prerelease is not None and minimum.finalize_version() == base.finalize_version():
+            rule += f", which the release {minimum} of the pre-release makes (a later pre-release also passes)"
+        rule += f": {base} → {minimum}"
+    ok = allowed(base, head, bump)
+    if ok:
+        outcome = f"OK: {head} satisfies it."
+    elif head < base:
+        outcome = f"FAIL: {head} is lower than {base}."
+    elif head == base:
+        outcome = f"FAIL: {head} is the same version; the change needs {suggestion(base, bump)}."
+    else:
+        outcome = f"FAIL: {head} is below {suggestion(base, bump)}."
+    return Verdict(ok, rule, outcome)
 
 
 def effective(bump: Bump, base: semver.Version) -> Bump:

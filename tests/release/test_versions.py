@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version as Pep440Version
 
-from scripts.release.versions import Bump, VersionError, allowed, effective, minimum_next, parse, pep440, suggestion
+from scripts.release.versions import (
+    Bump,
+    Scheme,
+    VersionError,
+    allowed,
+    effective,
+    judge,
+    minimum_next,
+    parse,
+    pep440,
+    suggestion,
+)
 
 
 @pytest.mark.parametrize(
@@ -86,3 +97,46 @@ def test_allowed(base: str, head: str, bump: Bump, ok: bool) -> None:
 def test_suggestion_names_the_minimum_and_a_pre_release_that_maps_to_its_own_pep440_version() -> None:
     assert suggestion(parse("0.1.0-alpha"), Bump.MINOR) == "0.1.0 (or a later pre-release of it, e.g. 0.1.0-beta)"
     assert suggestion(parse("1.4.2"), Bump.MAJOR) == "2.0.0 (or a pre-release of it, e.g. 2.0.0-alpha)"
+
+
+SEM, CV, IV = Scheme.SEMVER, Scheme.CALVER, Scheme.INTEGER
+CAL, INT = "on calendar versions ", "on integer versions "
+LATER, ONLY = "a breaking change needs a later version: ", "only a breaking change needs a later version, so "
+
+
+@pytest.mark.parametrize(
+    ("scheme", "base", "head", "needed", "ok", "rule"),
+    [
+        (SEM, "1.4.2", "2.0.0", Bump.MAJOR, True, "a breaking change needs a major bump: 1.4.2 → 2.0.0"),
+        (SEM, "0.3.1", "0.3.2", Bump.MAJOR, False, "a breaking change on 0.x needs a minor bump: 0.3.1 → 0.4.0"),
+        (SEM, "1.4.2", "1.5.0", Bump.MINOR, True, "an addition needs a minor bump: 1.4.2 → 1.5.0"),
+        (SEM, "1.4.2", "1.4.2", Bump.NONE, True, "nothing changed, so 1.4.2 may stay"),
+        (CV, "2024.0", "2024.1", Bump.MAJOR, True, CAL + LATER + "2024.0 → 2024.1 or later"),
+        (CV, "2024-01-15", "2024-01-15", Bump.MAJOR, False, CAL + LATER + "2024-01-15 → 2024-01-16 or later"),
+        (CV, "2024-01-15", "2024-01-15", Bump.MINOR, True, CAL + ONLY + "an addition may keep 2024-01-15"),
+        (CV, "2024.9", "2024.10", Bump.MAJOR, True, CAL + LATER + "2024.9 → 2024.10 or later"),
+        (IV, "10", "11", Bump.MAJOR, True, INT + LATER + "10 → 11 or later"),
+        (IV, "v10", "v10", Bump.PATCH, True, INT + ONLY + "a change that adds and breaks nothing may keep v10"),
+        (IV, "10", "9", Bump.PATCH, False, INT + "a version never goes back"),
+    ],
+)  # fmt: skip
+def test_each_scheme_says_its_rule(scheme: Scheme, base: str, head: str, needed: Bump, ok: bool, rule: str) -> None:
+    verdict = judge(scheme, base, head, needed)
+    assert (verdict.ok, verdict.rule) == (ok, rule)
+    assert verdict.outcome.startswith("OK" if ok else "FAIL")
+
+
+@pytest.mark.parametrize(
+    ("scheme", "text"),
+    [
+        (Scheme.CALVER, "1.2.3"),
+        (Scheme.CALVER, "2024-02-30"),
+        (Scheme.CALVER, "2024"),
+        (Scheme.INTEGER, "1.0"),
+        (Scheme.SEMVER, "2024.0"),
+        (Scheme.SEMVER, "10"),
+    ],
+)
+def test_a_version_the_scheme_cannot_read_is_refused(scheme: Scheme, text: str) -> None:
+    with pytest.raises(VersionError, match=r"versioning\.scheme|calendar version|not a date|integer version"):
+        judge(scheme, text, text, Bump.PATCH)

@@ -16,7 +16,7 @@ from scripts.diffcheck.checks import CHECKS
 from scripts.diffcheck.cli import load_file
 from tests.review.diff_fixtures import FIXTURES, all_cases, documents, render
 
-CHECK_LINE = re.compile(r"^(?:BREAKING|WARNING|info)\s+(\S+)\s", re.MULTILINE)
+CHECK_LINE = re.compile(r"^(?:BREAKING|CLIENT-BREAKING|WARNING|info)\s+(\S+)\s", re.MULTILINE)
 
 
 def _reported(text: str) -> set[str]:

@@ -65,13 +65,21 @@ def test_the_issues_two_edits_are_breaking_with_file_and_line(
     monkeypatch.chdir(edited_spec.parent.parent)
     assert main(["HEAD", "--root", str(edited_spec), "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
+
+    def line_of(path: str, key: str) -> int:
+        text = (edited_spec.parent / path).read_text().splitlines()
+        return next(i for i, line in enumerate(text, 1) if line.strip().startswith(key))
+
+    default_line = line_of("components/parameters/PageSize.yaml", "default:")
+    max_length_line = line_of("components/schemas/TaskActionsServiceRestartRequest.yaml", "maxLength:")
     assert (
-        "::error file=spec/components/schemas/TaskActionsServiceRestartRequest.yaml,line=7,"
+        f"::error file=spec/components/schemas/TaskActionsServiceRestartRequest.yaml,line={max_length_line},"
         "title=request-property-max-length-decreased::`TaskActionsServiceRestartRequest.comment`: "
         f"maxLength decreased from `4096` to `100` (request) (reaches {RESTART})"
     ) in lines
     assert (
-        "::error file=spec/components/parameters/PageSize.yaml,line=10,title=request-parameter-default-value-changed::"
+        f"::error file=spec/components/parameters/PageSize.yaml,line={default_line},"
+        "title=request-parameter-default-value-changed::"
         f"query parameter `page_size`: default changed from `25` to `50` (request) (reaches {LIST})"
     ) in lines
     assert any(
@@ -275,7 +283,7 @@ def test_formats() -> None:
     )
     assert github[1] == "::notice file=spec/x.yaml,line=1,title=api-tag-added::tag added"
     body = json.loads(render_json([finding]))
-    assert body["summary"] == {"breaking": 1, "warning": 0, "info": 0, "accepted": 0}
+    assert body["summary"] == {"breaking": 1, "client-breaking": 0, "warning": 0, "info": 0, "accepted": 0}
     assert body["findings"][0]["operations"] == ["POST /a"] and body["findings"][0]["line"] == 3
     markdown = render_markdown([finding])
     assert "50% \\| less" in markdown and "`spec/a,b:c.yaml:3`" in markdown

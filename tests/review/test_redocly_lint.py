@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts import lint
 from scripts.build_docs import REDOCLY
 from scripts.bundle import REPO
 from scripts.lint import redocly_lint
@@ -111,3 +112,19 @@ def test_broken_example_names_the_example_file(tmp_path: Path) -> None:
         lambda s: replace(s / "components/examples/EntitlementsFirstPage.yaml", "displayName: Admin", "displayName: 7"),
     )
     assert "no-invalid-media-type-examples" in out and "EntitlementsFirstPage.yaml" in out
+
+
+def test_make_lint_counts_redocly_findings_in_its_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make lint`'s last line counts Redocly's findings next to the house rules' (it said 0 after 2 errors)."""
+    spec = tmp_path / "spec"
+    shutil.copytree(REPO / "spec", spec)
+    replace(spec / "paths/readyz.yaml", "summary:", "x-summary:")
+    replace(spec / "paths/metrics.yaml", "summary:", "x-summary:")
+    config = tmp_path / "redocly.yaml"
+    config.write_text(f"apis:\n  copy:\n    root: {spec / 'openapi.yaml'}\nextends: [recommended]\n")
+    monkeypatch.setattr(lint, "redocly_lint", lambda capture=True: redocly_lint(config=config, capture=capture))
+    assert lint.main(["--redocly"]) == 1
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("lint: 2 finding(s): Redocly CLI 2 (2 error(s), 0 warning(s)), house rules 0 in "), last

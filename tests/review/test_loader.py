@@ -1,0 +1,139 @@
+"""The one loader (`scripts/loader.py`): JSON as JSON, YAML 1.2, errors with file, line and column; and its users."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scripts.bundle import bundle
+from scripts.diffcheck.cli import load_file
+from scripts.diffcheck.cli import main as diff_main
+from scripts.diffcheck.sources import SourceMap
+from scripts.loader import LoadError, compose, load_document, loads
+from scripts.overlay import OverlayDocumentError, load_overlay
+from scripts.overlay import load_document as overlay_document
+
+EMOJI = '{"info": {"title": "\\ud83d\\ude00 \\u00e9\\n\\t\\"\\\\\\/", "version": "1"}}'
+
+
+def test_json_escapes_surrogate_pairs_included(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(EMOJI, encoding="utf-8")
+    assert load_document(path)["info"]["title"] == '😀 é\n\t"\\/'
+    assert load_file(path) == json.loads(EMOJI)
+    assert overlay_document(path) == json.loads(EMOJI)
+
+
+def test_json_written_in_a_yaml_file_is_read_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_text(EMOJI, encoding="utf-8")
+    assert load_document(path)["info"]["title"].startswith("😀")
+
+
+def test_yaml_12_core_schema() -> None:
+    doc = loads("a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: .inf\nk: 1_000\n")
+    assert doc == {
+        "a": "yes",
+        "b": "on",
+        "c": 15,
+        "d": 17,
+        "e": "2024-01-15",
+        "f": 31,
+        "g": None,
+        "h": True,
+        "i": 1000.0,
+        "j": float("inf"),
+        "k": "1_000",
+    }
+
+
+def test_yaml_anchor_redefined_later_refers_to_the_latest() -> None:
+    text = "first: &item {name: a}\nuse1: *item\nsecond: &item {name: b}\nuse2: *item\n"
+    assert loads(text) == {
+        "first": {"name": "a"},
+        "use1": {"name": "a"},
+        "second": {"name": "b"},
+        "use2": {"name": "b"},
+    }
+
+
+def test_merge_keys_still_apply() -> None:
+    assert loads("base: &b {x: 1}\nitem: {<<: *b, y: 2}\n")["item"] == {"x": 1, "y": 2}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("bad.yaml", "a: 1\nb: [1,\n", "bad.yaml:3:1"),
+        ("bad.yaml", "a: 1\n  b: 2\n", "bad.yaml:2:4"),
+        ("bad.json", '{"a": 1,\n "b": }', "bad.json:2:7"),
+        ("nan.json", '{"a": NaN}', "nan.json"),
+    ],
+)
+def test_errors_name_file_line_and_column(tmp_path: Path, name: str, text: str, where: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LoadError) as error:
+        load_document(path)
+    assert str(error.value).startswith(str(tmp_path / where))
+
+
+def test_not_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"a: 1\nb: caf\xe9\n")
+    with pytest.raises(LoadError, match=r"latin1.yaml:2: not UTF-8"):
+        load_document(path)
+
+
+def test_compose_keeps_lines_of_json_with_surrogate_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text('{\n  "a": "\\ud83d\\ude00",\n  "b": {"c": 1}\n}\n', encoding="utf-8")
+    node = compose(path)
+    assert node is not None
+    assert SourceMap(path).locate(("b", "c")) == (path.as_posix(), 3)
+
+
+def test_the_diff_reads_json_with_emoji_and_yaml_with_redefined_anchors(tmp_path: Path) -> None:
+    base, head = tmp_path / "base.json", tmp_path / "head.yaml"
+    base.write_text(
+        '{"openapi": "3.1.0", "info": {"title": "\\ud83d\\ude00", "version": "1"}, "paths": {}}', encoding="utf-8"
+    )
+    head.write_text(
+        "openapi: 3.1.0\ninfo: &i {title: x, version: '1'}\nx-a: *i\nx-b: &i [1]\nx-c: *i\npaths: {}\n",
+        encoding="utf-8",
+    )
+    assert diff_main(["--base-file", str(base), "--head-file", str(head)]) == 0
+
+
+def test_the_diff_exits_2_naming_the_broken_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("openapi: 3.1.0\npaths: [\n", encoding="utf-8")
+    assert diff_main(["--base-file", str(broken), "--head-file", str(broken)]) == 2
+    assert f"{broken}:3:1" in capsys.readouterr().err
+
+
+def test_the_bundler_reads_split_files_with_the_loader(tmp_path: Path) -> None:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "openapi.yaml").write_text(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n"
+        "components:\n  schemas:\n    Flag: {$ref: './schemas/Flag.json'}\n    Opt: {$ref: './schemas/Opt.yaml'}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "schemas" / "Flag.json").write_text('{"type": "string", "title": "\\ud83d\\ude00"}', encoding="utf-8")
+    (tmp_path / "schemas" / "Opt.yaml").write_text("type: string\nenum: [yes, no, on]\nexample: 2024-01-15\n")
+    doc = bundle(tmp_path / "openapi.yaml")
+    assert doc["components"]["schemas"]["Flag"] == {"type": "string", "title": "😀"}
+    assert doc["components"]["schemas"]["Opt"] == {
+        "type": "string",
+        "enum": ["yes", "no", "on"],
+        "example": "2024-01-15",
+    }
+
+
+def test_the_overlay_engine_reports_a_broken_overlay_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "o.yaml"
+    path.write_text("overlay: 1.1.0\nactions: [\n", encoding="utf-8")
+    with pytest.raises(OverlayDocumentError, match=r"o.yaml:3:1"):
+        load_overlay(path)

@@ -1,0 +1,64 @@
+"""One verdict from three tools: `make diff`, `make changelog` and `make release-check` on every fixture pair.
+
+Each tool runs through its command line on the same two files. They agree when the checks `make diff` fails on
+(its exit status and its JSON report) are exactly the checks the changelog marks ⚠️ and the checks release
+check lists as breaking, and release check asks for a major change exactly when `make diff` fails.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scripts.diffcheck.cli import main as diff_main
+from scripts.diffcheck.config import load_config
+from scripts.release.cli import main as release_main
+from tests.review.diff_fixtures import FIXTURES
+
+_MARKED = re.compile(r"^- ⚠️ \*\*Breaking[^*]*:\*\* .* — ((?:`[^`]+`(?:, )?)+)", re.MULTILINE)
+_LISTED = re.compile(r"^  (?:breaking|client-breaking): (\S+):", re.MULTILINE)
+_RULE = re.compile(r"^rule: (.*)$", re.MULTILINE)
+
+
+def _run(capsys: pytest.CaptureFixture[str], run: object, argv: list[str]) -> tuple[int, str]:
+    assert callable(run)
+    status = run(argv)
+    return status, capsys.readouterr().out
+
+
+def verdicts(base: Path, head: Path, capsys: pytest.CaptureFixture[str], none: Path) -> dict[str, object]:
+    """What each tool says about base -> head: the failing check ids and whether a major change is needed."""
+    status, out = _run(
+        capsys,
+        diff_main,
+        ["--base-file", str(base), "--head-file", str(head), "--format", "json", "--accepted", str(none)],
+    )
+    report = json.loads(out)
+    gate = {f["id"] for f in report["findings"] if f["severity"] in ("breaking", "client-breaking")}
+    _, changelog = _run(capsys, release_main, ["changelog", str(base), "--head", str(head), "--accepted", str(none)])
+    marked = {c for group in _MARKED.findall(changelog) for c in re.findall(r"`([^`]+)`", group)}
+    _, check = _run(capsys, release_main, ["check", str(base), "--head", str(head), "--accepted", str(none)])
+    rule = _RULE.search(check)
+    assert rule is not None, check
+    return {
+        "diff fails": status == 1,
+        "diff": gate,
+        "changelog": marked,
+        "release-check": set(_LISTED.findall(check)),
+        "release-check needs a major": rule[1].startswith("a breaking change"),
+        "diff summary": report["summary"]["breaking"] + report["summary"]["client-breaking"],
+    }
+
+
+@pytest.mark.parametrize("check_id", sorted(p.name for p in FIXTURES.iterdir() if (p / "base.yaml").exists()))
+def test_the_three_tools_agree(check_id: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    folder = FIXTURES / check_id
+    for head in ("fail.yaml", "pass.yaml"):
+        said = verdicts(folder / "base.yaml", folder / head, capsys, tmp_path / "no-acceptances.yaml")
+        assert said["diff"] == said["changelog"] == said["release-check"], (head, said)
+        assert said["diff fails"] == said["release-check needs a major"] == bool(said["diff"]), (head, said)
+        if head == "fail.yaml" and load_config().grade(check_id).breaks:
+            assert check_id in said["changelog"], said  # the pair that triggers a breaking check: all three say so
