@@ -357,13 +357,16 @@ def allowed_body(ctx: Context) -> None:
     mock=True,
 )
 def deprecated_field(ctx: Context) -> None:
-    task_id = _open_task(ctx)
     if ctx.config.is_mock:
-        restarted(ctx, task_id, {"policyStepId": "step-conformance", "comment": "conformance kit"})
+        restarted(ctx, _open_task(ctx), {"policyStepId": "step-conformance", "comment": "conformance kit"})
         return
-    # A later step of the workflow, by its instance id: honoured, it would move the task there.
-    base = _task(restarted(ctx, task_id, what="restart without policyStepId"), "restart without policyStepId")
-    state, expected = _workflow(base)
+    # A task whose workflow has more than one step, so that a policyStepId taking effect can show: honoured, it
+    # would leave the task at (or after) the step it names instead of at the first.
+    for task_id in ctx.config.open_task_ids[:FLOW_TASKS] or [_open_task(ctx)]:
+        base = _task(restarted(ctx, task_id, what=f"restart {task_id} without policyStepId"), "no policyStepId")
+        state, expected = _workflow(base)
+        if len(expected) > 1:
+            break
     steps = [(base.get("policy") or {}).get("current") or {}, *((base.get("policy") or {}).get("history") or [])]
     real = [str(step["id"]) for step in steps if isinstance(step, dict) and isinstance(step.get("id"), str)]
     if not real or not expected:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scripts.selftest.asgi import Forward, Handler, Request, Response, path_param
-from scripts.selftest.mutants.base import Mutant, on_response, refuse
+from scripts.selftest.mutants.base import BODY_LIMIT, Mutant, on_response, refuse
 from scripts.selftest.target import Fixtures
 
 ADMIN = "Bearer demo-admin-token"
@@ -240,6 +240,8 @@ def _body_rewrite(change: Callable[[Any], Any]) -> Callable[[Fixtures], dict[str
 
     def handlers(_: Fixtures) -> dict[str, Handler]:
         async def handle(request: Request, forward: Forward) -> Response:
+            if len(request.body) > BODY_LIMIT:  # refused for its size before it is read, as by the reference
+                return await forward(request)
             try:
                 body = json.loads(request.body)
             except ValueError:  # not JSON: refused as the reference refuses it
@@ -344,7 +346,11 @@ def _comment_truncated(body: Any) -> Any:
 
 
 def _comment_dropped(body: Any) -> Any:
-    return {k: v for k, v in body.items() if k != "comment"} if isinstance(body, dict) else body
+    """A valid comment is accepted and then lost (one of the wrong type or length is still refused)."""
+    comment = body.get("comment") if isinstance(body, dict) else None
+    if isinstance(comment, str) and len(comment) <= COMMENT_LIMIT:
+        return {k: v for k, v in body.items() if k != "comment"}
+    return body
 
 
 def _has_unknown_member(request: Request) -> bool:
