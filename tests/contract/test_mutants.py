@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,9 +17,8 @@ import httpx
 import pytest
 
 import tests.contract
-from accessgov.webhooks.protocol import body_hash
 from scripts.selftest import mutants
-from scripts.selftest.target import CIDR_LISTENER_ID, JWT_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
+from scripts.selftest.target import CIDR_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
 from tests.contract.probing import Probe, Target
 
 # One worker runs the module, so that the servers of every mutant (`targets`) start once, not once per worker.
@@ -56,22 +54,6 @@ PROBES: dict[str, Probe] = {
     "webhook-body-limit-64000": lambda t: t.webhook(body=json.dumps({"x": "a" * 65_000}).encode()).status_code,
     "webhook-hmac-mismatch-accepted": lambda t: t.webhook(signature="A" * 43).status_code,
     "webhook-hmac-key-decoded": lambda t: t.webhook().status_code,
-    "webhook-jwt-aud-ignored": lambda t: (
-        t.webhook(JWT_LISTENER_ID, claims={"aud": "https://other.example/x"}).status_code
-    ),
-    "webhook-jwt-sub-ignored": lambda t: (
-        t.webhook(JWT_LISTENER_ID, claims={"sub": "https://other.example"}).status_code
-    ),
-    "webhook-jwt-exp-unbounded": lambda t: (
-        t.webhook(JWT_LISTENER_ID, claims={"exp": int(time.time()) + 3600}).status_code
-    ),
-    "webhook-jwt-expired-accepted": lambda t: (
-        t.webhook(JWT_LISTENER_ID, claims={"exp": int(time.time()) - 60}).status_code
-    ),
-    "webhook-jwt-jti-unbound": lambda t: t.webhook(JWT_LISTENER_ID, claims={"jti": str(uuid.uuid4())}).status_code,
-    "webhook-jwt-htm-ignored": lambda t: t.webhook(JWT_LISTENER_ID, claims={"htm": "GET"}).status_code,
-    "webhook-jwt-htb-ignored": lambda t: t.webhook(JWT_LISTENER_ID, claims={"htb_s256": body_hash(b"{}")}).status_code,
-    "webhook-jwt-unknown-kid-accepted": lambda t: t.webhook(JWT_LISTENER_ID, kid="not-in-jwks").status_code,
     "webhook-duplicate-answered-200": lambda t: _replay(t, lambda t, e: t.webhook(event_id=e)),
     "webhook-duplicate-across-listeners": lambda t: _replay(t, lambda t, e: t.webhook(SECOND_LISTENER_ID, event_id=e)),
     "webhook-duplicate-before-auth": lambda t: _replay(t, lambda t, e: t.webhook(event_id=e, signature="A" * 43)),
