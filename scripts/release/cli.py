@@ -4,7 +4,8 @@
     python -m scripts.release check BASE [--head DIR|FILE] [--scheme semver|calver|integer]
 
 BASE is a git ref, a directory holding a split spec (`openapi.yaml` at its root), a bundled file, or `none` (a
-contract without operations). The head is the working tree's `spec/` unless `--head` names another.
+contract without operations). The head is the working tree's `spec/` unless `--head` names another. Both take
+`--config FILE` (the grading table, `make diff`'s) and `--accepted FILE`.
 `check` exits 1 when `info.version` did not move as the version scheme requires for the findings (the grades of
 `scripts/diffcheck/severities.yaml`, which `make diff` gates on; semver unless `versioning.scheme` or
 `--scheme` says calver or integer), 2 on a version the scheme cannot read or a document that cannot be loaded.
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from scripts.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError
-from scripts.diffcheck.config import ConfigError
+from scripts.diffcheck.config import DEFAULT_CONFIG, ConfigError
 from scripts.loader import LoadError
 from scripts.release.changelog import HEADER, insert, render
 from scripts.release.classify import Kind, kind, relevant, required_bump
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("base", help="git ref, spec directory, bundled file, or `none`")
         command.add_argument("--head", help="spec directory or bundled file instead of the working tree's spec/")
         command.add_argument("--accepted", type=Path, default=DEFAULT_ACCEPTED, help="accepted findings (make diff's)")
+        command.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="the grading table (make diff's)")
     sub.choices["check"].add_argument(
         "--scheme",
         choices=[s.value for s in Scheme],
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     changelog.add_argument("--date", help="the section's date (default: today)")
     args = parser.parse_args(argv)
     try:
-        found = change(args.base, args.head, accepted=args.accepted)
+        found = change(args.base, args.head, config=args.config, accepted=args.accepted)
     except (LoadError, ConfigError, AcceptedError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

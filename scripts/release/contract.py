@@ -78,7 +78,7 @@ def change(
 ) -> Change:
     """Compare `base` with `head` (the working tree's `spec/` when None) as `make diff` does: the same config
     (severities, policies, deprecation periods) and the accepted findings marked (they still count as breaking)."""
-    settings, today = load_config(config), today or dt.date.today()
+    settings, today = load_config(config), today or dt.datetime.now(dt.UTC).date()  # make diff's "today"
     base_doc, head_doc = load(base), load_head(head)
     findings = compare(base_doc, head_doc, settings.severities, settings, today)
     apply_accepted(findings, load_accepted(accepted), today)

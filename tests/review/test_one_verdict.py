@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from scripts.bundle import REPO, bundle, dump_yaml
 from scripts.diffcheck.cli import main as diff_main
 from scripts.diffcheck.config import load_config
 from scripts.release.cli import main as release_main
@@ -62,3 +65,47 @@ def test_the_three_tools_agree(check_id: str, capsys: pytest.CaptureFixture[str]
         assert said["diff fails"] == said["release-check needs a major"] == bool(said["diff"]), (head, said)
         if head == "fail.yaml" and load_config().grade(check_id).breaks:
             assert check_id in said["changelog"], said  # the pair that triggers a breaking check: all three say so
+
+
+def _remove_ticket_action_id(spec: Path) -> None:
+    path = spec / "components/schemas/TaskActionsServiceRestartResponse.yaml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("  ticketActionId:\n")
+    end = text.find("\n  ", text.index("\n", text.index("description:", start)))
+    path.write_text(text[:start] + (text[end + 1 :] if end != -1 else ""), encoding="utf-8")
+
+
+def _require_reason(spec: Path) -> None:
+    path = spec / "components/schemas/TaskActionsServiceRestartRequest.yaml"
+    text = path.read_text(encoding="utf-8")
+    new = "type: object\nrequired: [reason]\nproperties:\n  reason:\n    type: string\n"
+    path.write_text(text.replace("type: object\nproperties:\n", new, 1), encoding="utf-8")
+
+
+def _narrow_expand_mask(spec: Path) -> None:
+    path = spec / "components/schemas/TaskExpandMask.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("        - app_user_last_usage\n", ""), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("edit", "check", "grade"),
+    [
+        (_remove_ticket_action_id, "response-optional-property-removed", "client-breaking"),
+        (_require_reason, "new-required-request-property", "breaking"),
+        (_narrow_expand_mask, "request-property-enum-value-removed", "breaking"),
+    ],
+)
+def test_the_issues_three_changes_on_the_contract(
+    edit: Callable[[Path], None], check: str, grade: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The closing note's three changes to `spec/`: one verdict, the grade the table gives."""
+    shutil.copytree(REPO / "spec", tmp_path / "head")
+    base = tmp_path / "base.yaml"
+    base.write_text(dump_yaml(bundle(tmp_path / "head" / "openapi.yaml")), encoding="utf-8")
+    edit(tmp_path / "head")
+    head = tmp_path / "head.yaml"
+    head.write_text(dump_yaml(bundle(tmp_path / "head" / "openapi.yaml")), encoding="utf-8")
+    said = verdicts(base, head, capsys, tmp_path / "no-acceptances.yaml")
+    assert said["diff"] == said["changelog"] == said["release-check"] == {check}, said
+    assert said["diff fails"] and said["release-check needs a major"]
+    assert load_config().grade(check).value == grade
