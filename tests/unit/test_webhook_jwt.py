@@ -747,3 +747,81 @@ def test_a_segment_is_canonical_exactly_when_it_encodes_back_to_itself(data: byt
     except WebhookAuthError:
         accepted = False
     assert accepted == canonical
+
+
+# --- spec x-jwt-verification: look-alikes refused, the allowed forms accepted ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "value"),
+    [
+        ("sub", TENANT_BASE_URL.upper()),
+        ("sub", TENANT_BASE_URL[:-1]),
+        ("sub", TENANT_BASE_URL + ".evil.example"),
+        ("sub", TENANT_BASE_URL.replace("https://", "http://")),
+        ("sub", TENANT_BASE_URL + ":443"),
+        ("sub", TENANT_BASE_URL + "/api/v1"),
+        ("sub", [TENANT_BASE_URL]),
+        ("aud", ENDPOINT_URL.upper()),
+        ("aud", ENDPOINT_URL[:-1]),
+        ("aud", ENDPOINT_URL + "x"),
+        ("aud", ENDPOINT_URL + "/"),
+        ("aud", ENDPOINT_URL + "?a=1"),
+        ("aud", ENDPOINT_URL.replace(".example/", ".example:443/")),
+        ("aud", "/" + ENDPOINT_URL.split("/", 3)[3]),
+        ("jti", "urn:uuid:3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"),
+        ("jti", "3f2a1b4c5d6e4f708a9b0c1d2e3f4a5b"),
+        ("jti", ["3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"]),
+        ("exp", str(NOW + 300)),
+        ("nbf", NOW + 7),
+        ("iat", NOW + 7),
+    ],
+)
+def test_look_alike_claims_are_refused(
+    claim: str, value: Any, keys: Keys, cache: JwksCache, published: JwksServer
+) -> None:
+    event_id = "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
+    token = sign(keys.rsa_key, claims(event_id, **{claim: value}))
+    error = rejected(token, cache, published, event_id)
+    assert (error.code, error.field) == ("INVALID_CLAIM", claim)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"kid": "RSA-1"},
+        {"kid": "rsa-"},
+        {"kid": "rsa-1 "},
+        {"kid": "../rsa-1"},
+        {"kid": "rsa-1' OR '1'='1"},
+        {"crit": []},
+        {"b64": False, "crit": ["b64"]},
+        {"alg": "PS256"},
+    ],
+)
+def test_look_alike_headers_are_refused(
+    header: dict[str, Any], keys: Keys, cache: JwksCache, published: JwksServer
+) -> None:
+    event_id = "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
+    alg = header.get("alg", "RS256")
+    token = jwt.encode(claims(event_id), keys.rsa_key, algorithm=alg, headers={"kid": "rsa-1", **header})
+    assert rejected(token, cache, published, event_id).code in ("UNKNOWN_KID", "INVALID_TOKEN")
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"exp": NOW + 300.5},
+        {"exp": NOW + 605},
+        {"exp": NOW - 4},
+        {"nbf": NOW + 5, "iat": NOW + 5},
+        {"iss": "https://sender.example", "extra": {"nested": [1]}},
+        {"jti": "3F2A1B4C-5D6E-4F70-8A9B-0C1D2E3F4A5B"},
+    ],
+)
+def test_the_forms_the_contract_allows_are_accepted(
+    overrides: dict[str, Any], keys: Keys, cache: JwksCache, published: JwksServer
+) -> None:
+    event_id = "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
+    token = sign(keys.rsa_key, claims(event_id, **overrides))
+    assert verify(token, cache, published, event_id)["sub"] == TENANT_BASE_URL
