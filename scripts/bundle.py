@@ -21,7 +21,7 @@ import yaml
 from prance.util.resolver import RESOLVE_FILES, RefResolver
 from prance.util.url import absurl
 
-from scripts.loader import load_document
+from scripts.loader import LoadError, load_document
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
@@ -119,7 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="root document of the split spec")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output path without extension")
     args = parser.parse_args(argv)
-    for path in write_bundle(bundle(args.root), args.out):
+    try:
+        doc = bundle(args.root)
+    except LoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path in write_bundle(doc, args.out):
         print(f"bundled {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
     return 0
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from scripts.bundle import bundle
+from scripts.bundle import main as bundle_main
 from scripts.diffcheck.cli import load_file
 from scripts.diffcheck.cli import main as diff_main
 from scripts.diffcheck.sources import SourceMap
@@ -137,3 +138,15 @@ def test_the_overlay_engine_reports_a_broken_overlay_with_its_line(tmp_path: Pat
     path.write_text("overlay: 1.1.0\nactions: [\n", encoding="utf-8")
     with pytest.raises(OverlayDocumentError, match=r"o.yaml:3:1"):
         load_overlay(path)
+
+
+def test_make_bundle_names_the_broken_split_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "openapi.yaml").write_text(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n"
+        "components:\n  schemas:\n    A: {$ref: './schemas/A.yaml'}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "schemas" / "A.yaml").write_text("type: object\nproperties:\n  a: [1,\n", encoding="utf-8")
+    assert bundle_main(["--root", str(tmp_path / "openapi.yaml"), "--out", str(tmp_path / "out")]) == 2
+    assert f"{tmp_path / 'schemas' / 'A.yaml'}:4:1: " in capsys.readouterr().err
