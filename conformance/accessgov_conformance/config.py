@@ -38,6 +38,7 @@ class Listener:
     secret: str | None = field(default=None, repr=False)
     private_key: bytes | None = field(default=None, repr=False)
     kid: str | None = None
+    private_key_file: Path | None = None  # where `private_key` was read from (the reproduce lines name it)
     source_allowed: bool = True
     cidr_restricted: bool = False
     # False when the listener's automation is unpublished or its trigger disabled: its events are accepted and
@@ -103,7 +104,7 @@ class Config:
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "target": frozenset(["base_url", "kind", "tenant_base_url", "audience_base_url", "max_retry_wait"]),
     "auth": frozenset(["token", "restricted_token", "oauth_client_id", "oauth_client_secret"]),
-    "listeners": frozenset([item.name for item in dataclasses.fields(Listener)] + ["private_key_file"]),
+    "listeners": frozenset(item.name for item in dataclasses.fields(Listener)),
     "fixtures": frozenset(
         [
             "open_task_ids",
@@ -116,7 +117,26 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
         ]
     ),
 }
-NOT_FROM_ENV = frozenset(["kind", "max_retry_wait", "method", "source_allowed", "cidr_restricted"])
+FROM_ENV = frozenset(  # the string keys, read through `_string`
+    [
+        "base_url",
+        "tenant_base_url",
+        "audience_base_url",
+        "token",
+        "restricted_token",
+        "oauth_client_id",
+        "oauth_client_secret",
+        "id",
+        "secret",
+        "private_key",
+        "private_key_file",
+        "kid",
+        "closed_task_id",
+        "deleted_task_id",
+        "app_id",
+        "other_app_id",
+    ]
+)
 
 
 def env_name(listener_id: str) -> str:
@@ -137,7 +157,7 @@ def check_keys(data: dict[str, Any]) -> None:
             hint = _near(section, KNOWN_KEYS.keys())
             raise ConfigError(f"unknown section [{section}]{hint}; the sections are {', '.join(KNOWN_KEYS)}")
         tables = value if section == "listeners" and isinstance(value, list) else [value]
-        known = KNOWN_KEYS[section] | {f"{key}_env" for key in KNOWN_KEYS[section] - NOT_FROM_ENV}
+        known = KNOWN_KEYS[section] | {f"{key}_env" for key in KNOWN_KEYS[section] & FROM_ENV}
         for index, table in enumerate(tables):
             if not isinstance(table, dict):
                 continue  # the section's own reader says what shape it must have
@@ -231,7 +251,8 @@ def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
             raise ConfigError(f"{where}.private_key_file: cannot read {path}: {error.strerror}") from error
     else:
         pem = (key_text or "").encode()
-    return Listener(**common, private_key=pem, kid=_string(raw, "kid", where, required=True))
+    file = path if key_file is not None else None
+    return Listener(**common, private_key=pem, private_key_file=file, kid=_string(raw, "kid", where, required=True))
 
 
 def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path | None = None) -> Config:

@@ -41,6 +41,7 @@ class WebhookRecipe:
     sign_timestamp: str | None = None
     sign_event_id: str | None = None
     key: str | None = field(default=None, repr=False)
+    now: int | None = None  # the kit's clock the credential was made at (a JWT's iat/exp are offsets from it)
 
 
 @dataclass
@@ -121,6 +122,7 @@ class Context:
     exchanges: list[Exchange] = field(default_factory=list)
     clock: Callable[[], float] = time.time
     run: Any = None  # the runner's RunState: the run's earlier exchanges and the schema part's statuses
+    blamed: Exchange | None = None  # the first exchange `expect`/`conforms` failed: the one to reproduce
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"{self.seed}:{self.rule_id}")
@@ -346,6 +348,7 @@ class Context:
                 sign_timestamp=sign_timestamp,
                 sign_event_id=sign_event_id,
                 key=secret,
+                now=now,
             )
             path = f"/api/v1/webhooks/incoming/{path_listener_id or listener.id}"
             return self._send(
@@ -357,6 +360,21 @@ class Context:
     # --- verdicts ----------------------------------------------------------------------------------------------
 
     def expect(self, exchange: Exchange, status: int, *, code: str | None = None, what: str = "") -> Any:
+        try:
+            return self._expect(exchange, status, code=code, what=what)
+        except (Fail, NoEvidence):
+            self.blamed = self.blamed or exchange
+            raise
+
+    def conforms(self, exchange: Exchange, *, what: str = "") -> Any:
+        """The parsed body, after checking the status is documented and the body matches its schema."""
+        try:
+            return self._conforms(exchange, what=what)
+        except Fail:
+            self.blamed = self.blamed or exchange
+            raise
+
+    def _expect(self, exchange: Exchange, status: int, *, code: str | None = None, what: str = "") -> Any:
         """Hold `exchange` to `status` (and the `Error.code` when given) and its body to the documented schema;
         returns the parsed body. A 429/503 the check did not ask for means the target would not serve it (no
         evidence) where the operation documents that status, and is a failure where it does not."""
@@ -376,15 +394,14 @@ class Context:
                 f"{f' {_error_code(exchange)}' if _error_code(exchange) else ''}"
                 f"{'' if documented is not None else ' (not a documented response of the operation)'}"
             )
-        body = self.conforms(exchange, what=what)
+        body = self._conforms(exchange, what=what)
         if code is not None:
             actual = body.get("code") if isinstance(body, dict) else None
             if actual != code:
                 raise Fail(f"{label}HTTP {status} as expected but Error.code is {actual!r}, not {code!r}")
         return body
 
-    def conforms(self, exchange: Exchange, *, what: str = "") -> Any:
-        """The parsed body, after checking the status is documented and the body matches its schema."""
+    def _conforms(self, exchange: Exchange, *, what: str = "") -> Any:
         label = f"{what}: " if what else ""
         if exchange.operation is None:
             return exchange.response_json()

@@ -1,5 +1,6 @@
 """A failing request as a shell snippet that runs when pasted: secrets as environment variables (with the
-`export` lines to set them); a webhook's timestamp, event id and HMAC signature computed afresh when pasted.
+`export` lines to set them); a webhook's timestamp, event id and HMAC signature (or JWT: reproduce_jwt.py)
+computed afresh when pasted.
 
 A webhook snippet rebuilds what makes a delivery stale: a timestamp near the moment it was sent becomes the same
 offset from `date +%s` (its leading zeros, sign, fraction or whitespace kept), a UUID v4 event id a new one (in
@@ -23,7 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from .config import Config, env_name
+from . import reproduce_jwt
+from .config import Config, Listener, env_name
 from .context import Exchange
 
 UUID4 = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$")
@@ -264,12 +266,46 @@ class _Snippet:
             headers[sig_name] = headers[sig_name].replace(signature.token, f"${{SIG{suffix}}}")
         elif offset is not None:
             self.lines.append(f"TS{suffix}=$(( $(date +%s) {'+' if offset >= 0 else '-'} {abs(offset)} ))")
+        self._jwt(exchange, headers, lower, suffix, body_file, eid_value, headers.get(eid_name or "", ""))
 
-    def _signature(self, exchange: Exchange) -> _Signature | None:
+    def _jwt(
+        self,
+        exchange: Exchange,
+        headers: dict[str, str],
+        lower: dict[str, str],
+        suffix: str,
+        body_file: str,
+        event_id: str,
+        event_id_text: str,
+    ) -> None:
+        """The Bearer JWT made afresh when the kit can (reproduce_jwt.py), else left as sent."""
+        name = lower.get("authorization")
+        listener = self._listener(exchange)
+        if name is None or listener is None or listener.method != "jwt":
+            return
+        token = reproduce_jwt.recognise(exchange, listener, event_id)
+        if token is None:
+            return
+        variable, value = reproduce_jwt.key_variable(listener, self.config)
+        if token.signed:
+            self.used[variable] = value
+        arguments = [event_id_text, body_file if exchange.request_body else "/dev/null"]
+        self.lines.append(
+            f"TOKEN{suffix}=$(python3 - {' '.join(_quote(item) for item in arguments)} <<'PY'\n"
+            + reproduce_jwt.program(token, variable, listener.private_key_file is not None)
+            + "\nPY\n)"
+        )
+        scheme = headers[name].split(" ", 1)[0]
+        headers[name] = f"{scheme} ${{TOKEN{suffix}}}"
+
+    def _listener(self, exchange: Exchange) -> Listener | None:
         recipe = exchange.webhook
         if recipe is None or recipe.listener_id is None:
             return None
-        listener = next((item for item in self.config.listeners if item.id == recipe.listener_id), None)
+        return next((item for item in self.config.listeners if item.id == recipe.listener_id), None)
+
+    def _signature(self, exchange: Exchange) -> _Signature | None:
+        listener = self._listener(exchange)
         if listener is None or listener.secret is None:
             return None
         return find_signature(exchange, listener.secret)

@@ -39,7 +39,7 @@ def failure_text(result: Result, config: Config) -> str:
     """The reason, and the last request of the check as a shell snippet that sends it again."""
     text = result.reason
     if result.exchange is not None:
-        text += "\n\nReproduce with:\n" + reproduce(result.exchange, config, result.exchanges[:-1])
+        text += "\n\nReproduce with:\n" + reproduce(result.exchange, config, result.before)
     return text
 
 

@@ -28,6 +28,12 @@ class Result:
     exchange: Exchange | None = None
     exchanges: list[Exchange] = field(default_factory=list)
 
+    @property
+    def before(self) -> list[Exchange]:
+        """The check's exchanges before `exchange` (a replay's first delivery, for the reproduce lines)."""
+        index = next((i for i, item in enumerate(self.exchanges) if item is self.exchange), len(self.exchanges))
+        return self.exchanges[:index]
+
 
 @dataclass
 class RunState:
@@ -59,7 +65,7 @@ class RunState:
             wanted = operation is not None and self.evidence.get(operation, "") is not None
             if wanted and operation is not None and 200 <= exchange.status < 300:
                 try:
-                    ctx.conforms(exchange)
+                    ctx._conforms(exchange)
                     self.evidence[operation] = None
                 except Fail as problem:
                     self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
@@ -84,7 +90,10 @@ def run_rule(rule: Rule, state: RunState) -> Result:
         reason = f"unexpected response ({type(error).__name__}: {error} at {where.name}:{where.lineno})"
     state.record(ctx)
     transcript = [item.trimmed() for item in ctx.exchanges]
-    last = transcript[-1] if transcript and verdict.failed else None
+    # The exchange to reproduce: the first one the check held against the contract and found wanting, else
+    # its last (a check that goes on after a failure must still show the failure).
+    blamed = next((i for i, item in enumerate(ctx.exchanges) if item is ctx.blamed), len(transcript) - 1)
+    last = transcript[blamed] if transcript and verdict.failed else None
     return Result(rule, verdict, reason, time.monotonic() - started, last, transcript)
 
 

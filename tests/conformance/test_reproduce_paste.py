@@ -1,7 +1,7 @@
 """A failing rule's reproduce snippet, pasted into bash against the same broken server, shows the same bug: the
 kit runs against self-test mutants of the reference server (`scripts/selftest`), and the snippet of every rule
-that failed gets the answer the rule got (its timestamp, event id and signature made afresh when pasted, a
-replay's first delivery sent first)."""
+that failed (its first failing request) gets the answer the rule got (its timestamp, event id, signature or JWT
+made afresh when pasted, a replay's first delivery sent first)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from scripts.selftest.target import kit_config, serve_variants
 pytestmark = pytest.mark.slow
 
 # One of each way a snippet must be rebuilt: a key derived from the secret, a replay, a stale or signed timestamp,
-# an event id outside the signature, another hash, a signature list, a timestamp format, and the tenant API.
+# an event id outside the signature, another hash, a signature list, a timestamp format, JWTs (signed with the
+# listener's key, unsigned, at the exp limit), and the tenant API.
 MUTANTS = [
     "webhook-hmac-key-decoded",
     "webhook-duplicate-answered-200",
@@ -33,6 +34,9 @@ MUTANTS = [
     "webhook-hmac-sha1-accepted",
     "webhook-hmac-v1-list",
     "webhook-ts-plus",
+    "webhook-jwt-aud-trailing-slash-accepted",
+    "webhook-jwt-none-unsigned-accepted",
+    "webhook-jwt-exp-no-leeway-ahead",
     "restart-closed-task-restarted",
     "paging-tampered-token-accepted",
 ]
@@ -65,7 +69,7 @@ def test_the_snippet_of_every_failing_rule_shows_the_bug_when_pasted(tmp_path: P
             assert failed, f"{mutant.id} survived"
             for result in failed:
                 assert result.exchange is not None
-                snippet = reproduce(result.exchange, config, result.exchanges[:-1])
+                snippet = reproduce(result.exchange, config, result.before)
                 got = []
                 while len(got) < ATTEMPTS and result.exchange.status not in got:
                     got.append(paste(snippet, tmp_path))
