@@ -87,6 +87,7 @@ def _narrow_expand_mask(spec: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("        - app_user_last_usage\n", ""), encoding="utf-8")
 
 
+@pytest.mark.slow  # bundles the contract twice a case
 @pytest.mark.parametrize(
     ("edit", "check", "grade"),
     [
