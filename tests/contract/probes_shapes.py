@@ -74,4 +74,6 @@ PROBES: dict[str, Probe] = {
     "errors-reqid-missing-on-errors": lambda t: "x-request-id" in t.restart(NO_TASK).headers,
     "errors-reqid-missing-on-webhook": lambda t: "x-request-id" in t.webhook().headers,
     "errors-restart-body-unlimited": _oversized_restart,
+    "errors-list-always-401": lambda t: t.page().status_code,
+    "errors-webhook-always-403": lambda t: t.webhook().status_code,
 }

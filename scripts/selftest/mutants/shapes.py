@@ -176,6 +176,20 @@ def _read_oversized_restart(fixtures: Fixtures) -> dict[str, Handler]:
     return {"restart": handle}
 
 
+def _refuse_all(
+    route: str, status: int, code: str, message: str, **headers: str
+) -> Callable[[Fixtures], dict[str, Handler]]:
+    """Every request of `route` refused, as an overloaded or throttling server would (X-Request-Id kept)."""
+
+    def handlers(_: Fixtures) -> dict[str, Handler]:
+        async def handle(request: Request, forward: Forward) -> Response:
+            return Response.error(status, code, message, x_request_id="selftest-refused", **headers)
+
+        return {route: handle}
+
+    return handlers
+
+
 def _m(mutant_id: str, family: str, breaks: str, handlers: Any, *covers: str) -> Mutant:
     return Mutant(mutant_id, family, breaks, handlers, covers=covers)
 
@@ -269,6 +283,12 @@ ERRORS = [
        _without_request_id(errors_only=True), "ERR-REQID-EVERY/missing-on-errors"),
     _m("errors-reqid-missing-on-webhook", "errors", "The webhook's 200 carries no X-Request-Id.",
        _without_request_id(errors_only=False, route="webhook"), "ERR-REQID-EVERY/missing-on-webhook"),
+    _m("errors-list-always-401", "errors", "Every entitlement listing is answered 401, valid credentials or not.",
+       _refuse_all("list", 401, "UNAUTHENTICATED", "not authenticated", www_authenticate='Bearer realm="api"'),
+       "ERR-OPERATIONS-SERVED/list-never-served"),
+    _m("errors-webhook-always-403", "errors", "Every webhook delivery is answered 403 SOURCE_NOT_ALLOWED.",
+       _refuse_all("webhook", 403, "SOURCE_NOT_ALLOWED", "source address not allowed"),
+       "ERR-OPERATIONS-SERVED/webhook-never-served"),
     _m("errors-restart-body-unlimited", "errors", "A restart body over 64 KB is read (as {}) instead of 413.",
        _read_oversized_restart, "ERR-BODY-LIMIT/restart-over-limit-read"),
 ]  # fmt: skip
