@@ -141,6 +141,7 @@ class Attack:
     body: bytes = BODY
     hashed_body: bytes | None = None
     token: Callable[[str], str] | None = None  # rewrites the compact token
+    jti: Callable[[str], Any] | None = None  # the jti claim made of the event id sent
 
 
 def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
@@ -159,6 +160,10 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
         "htb_s256": b64url(hashlib.sha256(attack.body if attack.hashed_body is None else attack.hashed_body).digest()),
     }
     header: dict[str, Any] = {"alg": jwt_algorithm(key), "typ": "JWT", "kid": listener.kid or ""}
+    if attack.jti is not None:
+        claims["jti"] = attack.jti(event_id)
+        if claims["jti"] is MISSING:
+            del claims["jti"]
     for target, changes in ((claims, attack.claims), (header, attack.header)):
         for name, value in (changes or {}).items():
             if value is MISSING:
@@ -170,7 +175,13 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
     if attack.token is not None:
         token = attack.token(token)
     value = attack.authorization(token) if attack.authorization else f"Bearer {token}"
-    return ctx.deliver(listener, attack.body, event_id=event_id, extra_headers={"Authorization": value})
+    exchange = ctx.deliver(listener, attack.body, event_id=event_id, extra_headers={"Authorization": value})
+    if exchange.webhook is not None:
+        # A fresh event id and the clock the claims were made at: a pasted reproduce line can make both again.
+        exchange.webhook.fresh_event_id = True
+        if hasattr(exchange.webhook, "now"):
+            exchange.webhook.now = now
+    return exchange
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------------
@@ -575,9 +586,6 @@ def not_before(ctx: Context) -> None:
     seed=f"{SEED} jti",
 )
 def token_id(ctx: Context) -> None:
-    _baseline(ctx)
-    listener = ctx.listener("jwt")
-    failures: list[str] = []
     variants: dict[str, Callable[[str], Any]] = {
         "missing": lambda _: MISSING,
         "other-uuid": lambda _: ctx.event_id(),
@@ -585,21 +593,8 @@ def token_id(ctx: Context) -> None:
         "no-hyphens": lambda event_id: event_id.replace("-", ""),
         "array": lambda event_id: [event_id],
     }
-    for name, jti in variants.items():
-        event_id = ctx.event_id()
-        exchange = ctx.deliver(listener, event_id=event_id, claims={"jti": jti(event_id)})
-        try:
-            ctx.expect(exchange, 401, code="INVALID_CLAIM", what=f"jti {name}")
-        except Fail as failure:
-            failures.append(str(failure))
-    event_id = ctx.event_id()
-    exchange = ctx.deliver(listener, event_id=event_id, claims={"jti": event_id.upper()})
-    try:
-        accepted(ctx, exchange, what="jti in upper case, Webhook-Event-Id in lower case")
-    except Fail as failure:
-        failures.append(str(failure))
-    if failures:
-        raise Fail("; ".join(failures))
+    refused(ctx, {name: Attack(jti=jti) for name, jti in variants.items()}, ("INVALID_CLAIM",))
+    admitted(ctx, {"jti in upper case, Webhook-Event-Id in lower case": Attack(jti=str.upper)})
 
 
 @rule(
