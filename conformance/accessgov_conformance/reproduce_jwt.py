@@ -80,9 +80,9 @@ def _verifies(token: str, header: dict[str, Any], listener: Listener) -> bool:
     if not listener.private_key:
         return False
     try:
-        key = serialization.load_pem_private_key(listener.private_key, password=None)
+        public: Any = serialization.load_pem_private_key(listener.private_key, password=None).public_key()
         jwt.api_jws.PyJWS().decode_complete(
-            token, key.public_key(), algorithms=[str(header.get("alg"))], options={"verify_signature": True}
+            token, public, algorithms=[str(header.get("alg"))], options={"verify_signature": True}
         )
     except (ValueError, TypeError, jwt.PyJWTError):
         return False

@@ -59,7 +59,7 @@ def _api_token() -> str:
         return _token["value"]
 
 
-def _negative(case: schemathesis.Case, location: ParameterLocation) -> bool:
+def _negative(case: schemathesis.Case[Any], location: ParameterLocation) -> bool:
     """Whether `location` was generated to violate the schema (the generation-time label)."""
     meta = case._meta
     if meta is None:
@@ -68,7 +68,7 @@ def _negative(case: schemathesis.Case, location: ParameterLocation) -> bool:
     return (info.mode if info is not None else meta.generation.mode) == GenerationMode.NEGATIVE
 
 
-def body_bytes(case: schemathesis.Case) -> bytes:
+def body_bytes(case: schemathesis.Case[Any]) -> bytes:
     """The bytes the requests transport sends for the case's JSON body (`json=` keyword)."""
     body = case.body
     if isinstance(body, bytes):
@@ -80,7 +80,7 @@ def body_bytes(case: schemathesis.Case) -> bytes:
     return json.dumps(body, allow_nan=False).encode("utf-8")
 
 
-def sign(case: schemathesis.Case) -> None:
+def sign(case: schemathesis.Case[Any]) -> None:
     """(Re)write the credential of a webhook case for its final body, with a fresh event id and timestamp where
     the present values are schema-valid (a negative case's invalid value, or a header a check removed, stays)."""
     if _listener is None:
@@ -116,12 +116,12 @@ def sign(case: schemathesis.Case) -> None:
 class KitAuth:
     """Bearer token for the tenant API, the listener's credential for the webhook, nothing for the token endpoint."""
 
-    def get(self, case: schemathesis.Case, ctx: Any) -> str | None:
+    def get(self, case: schemathesis.Case[Any], ctx: Any) -> str | None:
         if case.operation.path in API_PATHS:
             return _api_token()
         return "webhook" if case.operation.path == spec.WEBHOOK else None
 
-    def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
+    def set(self, case: schemathesis.Case[Any], data: str, ctx: Any) -> None:
         if case.headers is None:
             case.headers = {}
         if case.operation.path in API_PATHS:
@@ -131,7 +131,7 @@ class KitAuth:
 
 
 @schemathesis.hook
-def map_case(context: Any, case: schemathesis.Case) -> schemathesis.Case:
+def map_case(context: Any, case: schemathesis.Case[Any]) -> schemathesis.Case[Any]:
     """Point positive cases at the configured fixtures so fuzzing reaches the success paths; drop a generated
     `page_token` (tokens are opaque and signed: a random one is always 400; real ones come from `NextPage`)."""
     path = case.operation.path
@@ -155,7 +155,7 @@ def map_case(context: Any, case: schemathesis.Case) -> schemathesis.Case:
 
 
 @schemathesis.hook
-def before_call(context: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -> None:
+def before_call(context: Any, case: schemathesis.Case[Any], kwargs: dict[str, Any]) -> None:
     """Re-sign webhook cases right before sending (explicit examples skip `map_case`: point them here too)."""
     if case.operation.path != spec.WEBHOOK or case.headers is None or _listener is None:
         return
@@ -194,7 +194,7 @@ def evidence_problem(method: str, path: str, response: Response) -> str:
 
 
 @schemathesis.hook
-def after_call(context: Any, case: schemathesis.Case, response: Response) -> None:
+def after_call(context: Any, case: schemathesis.Case[Any], response: Response) -> None:
     """One line `<METHOD> <path> <status> [why a 2xx is no evidence]` per response, for the run's evidence."""
     target = os.environ.get("ACCESSGOV_CONFORMANCE_STATUSES")
     if not target:

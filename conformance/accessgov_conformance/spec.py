@@ -30,7 +30,8 @@ def default_spec_path() -> Path:
 
 @functools.cache
 def load(path: str | None = None) -> dict[str, Any]:
-    return json.loads(Path(path or default_spec_path()).read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads(Path(path or default_spec_path()).read_text(encoding="utf-8"))
+    return document
 
 
 def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:

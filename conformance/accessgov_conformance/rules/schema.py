@@ -29,7 +29,7 @@ def schemathesis_checks(ctx: Context) -> None:
         ctx.config.source,
         ctx.seed,
         Path(str(options["report_dir"])) / "schemathesis",
-        list(options.get("passthrough", [])),  # type: ignore[call-overload]
+        list(options.get("passthrough", [])),
         Path(str(options["spec"])),
         mock=ctx.config.is_mock,
         timeout=float(str(options["timeout"])) if "timeout" in options else None,
