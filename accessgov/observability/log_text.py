@@ -53,13 +53,13 @@ def message_of(record: logging.LogRecord) -> str:
     args = record.args
     if not args:  # a literal (escaping changes only its quotes) or text built before the call: escaped whole
         return escape(record.msg)
-    escaped: Any
+    escaped: tuple[object, ...] | dict[str, object]
     if isinstance(args, Mapping):
-        escaped = {key: _escaped_arg(value) for key, value in args.items()}
+        escaped = {str(key): _escaped_arg(value) for key, value in args.items()}
     else:
         escaped = tuple(_escaped_arg(value) for value in args)
     try:
-        return str(record.msg) % escaped
+        return str(str(record.msg) % escaped)
     except (TypeError, ValueError):  # a format that wanted the original type: escape the whole message instead
         return escape(record.getMessage())
 
