@@ -37,6 +37,8 @@ JWT_LISTENER = "wh_contract_jwt"
 JWT_KID = "contract"
 OUTSIDE_LISTENER = "wh_contract_cidr_outside"
 INSIDE_LISTENER = "wh_contract_cidr_inside"
+# Listeners whose events are accepted with a skipped run (WH-RUN-001/002): (id, published, trigger enabled).
+SKIPPING_LISTENERS = (("wh_contract_disabled", True, False), ("wh_contract_unpublished", False, True))
 HIGH_LIMIT = "100000/minute"
 STARTUP_SECONDS = 60
 
@@ -98,6 +100,16 @@ def prepare_database(url: str, jwks_url: str) -> None:
                     allowed_cidrs=cidrs,
                     **common,
                 )
+            for listener_id, published, enabled in SKIPPING_LISTENERS:
+                listeners.create_listener(
+                    session,
+                    listener_id=listener_id,
+                    auth_method="HMAC",
+                    hmac_secret=DEMO_HMAC_SECRET,
+                    published=published,
+                    enabled=enabled,
+                    **common,
+                )
     finally:
         engine.dispose()
 
@@ -119,13 +131,18 @@ id = "{OUTSIDE_LISTENER}"
 method = "hmac"
 secret = "{DEMO_HMAC_SECRET}"
 source_allowed = false
+allowed_cidrs = ["192.0.2.0/24"]
 
 [[listeners]]
 id = "{INSIDE_LISTENER}"
 method = "hmac"
 secret = "{DEMO_HMAC_SECRET}"
 cidr_restricted = true
+allowed_cidrs = ["127.0.0.0/8", "::1/128"]
 """
+    for listener_id, published, _ in SKIPPING_LISTENERS:
+        flag = "trigger_enabled = false" if published else "automation_published = false"
+        extra += f'\n[[listeners]]\nid = "{listener_id}"\nmethod = "hmac"\nsecret = "{DEMO_HMAC_SECRET}"\n{flag}\n'
     target.write_text(EXAMPLE_CONFIG.read_text(encoding="utf-8") + extra, encoding="utf-8")
     return target
 
