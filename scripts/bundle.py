@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import yaml
 from prance.util.resolver import RESOLVE_FILES, RefResolver
 from prance.util.url import absurl
 
-from scripts.loader import LoadError, load_document
+from scripts.loader import CORE_SCHEMA, LoadError, load_document
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
@@ -94,6 +95,12 @@ def bundle(root: Path = DEFAULT_ROOT) -> dict[str, Any]:
 class _NoAliasDumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+# PyYAML writes YAML 1.1: a string such as `1e3` or `0o17` is plain there but a number to a YAML 1.2 reader (ours,
+# and most tools'), so the 1.2 core schema's patterns make the dumper quote such strings too.
+for _tag, _pattern, _first in CORE_SCHEMA:
+    _NoAliasDumper.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), [*_first, ""])
 
 
 def dump_yaml(doc: dict[str, Any]) -> str:

@@ -41,7 +41,8 @@ class _Resolver12(BaseResolver):
     """Plain scalars resolved by the YAML 1.2 core schema (10.3), plus the widely used merge key."""
 
 
-_IMPLICIT: list[tuple[str, str, str]] = [
+# (tag, pattern, first characters): YAML 1.2 core schema; the bundle's dumper quotes strings these would read.
+CORE_SCHEMA: list[tuple[str, str, str]] = [
     ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
     ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
     (
@@ -52,7 +53,7 @@ _IMPLICIT: list[tuple[str, str, str]] = [
     ("null", r"^(?:~|null|Null|NULL|)$", "~nN"),
     ("merge", r"^<<$", "<"),
 ]
-for _tag, _pattern, _first in _IMPLICIT:
+for _tag, _pattern, _first in CORE_SCHEMA:
     _Resolver12.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), [*_first, ""])
 
 

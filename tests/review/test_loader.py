@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.bundle import bundle
+from scripts.bundle import bundle, dump_yaml
 from scripts.bundle import main as bundle_main
 from scripts.diffcheck.cli import load_file
 from scripts.diffcheck.cli import main as diff_main
@@ -150,3 +150,11 @@ def test_make_bundle_names_the_broken_split_file(tmp_path: Path, capsys: pytest.
     (tmp_path / "schemas" / "A.yaml").write_text("type: object\nproperties:\n  a: [1,\n", encoding="utf-8")
     assert bundle_main(["--root", str(tmp_path / "openapi.yaml"), "--out", str(tmp_path / "out")]) == 2
     assert f"{tmp_path / 'schemas' / 'A.yaml'}:4:1: " in capsys.readouterr().err
+
+
+def test_the_bundle_dumper_quotes_what_yaml_12_would_read_otherwise() -> None:
+    """PyYAML writes YAML 1.1, where `1e3` and `0o17` are strings; a 1.2 reader would take them for numbers."""
+    doc = {"a": "1e3", "b": "0o17", "c": "017", "d": "yes", "e": "2024-01-15", "f": "1_000", "g": 3, "h": None}
+    text = dump_yaml(doc)
+    assert "a: '1e3'" in text and "b: '0o17'" in text
+    assert loads(text) == doc
