@@ -54,6 +54,7 @@ def deliver(
     token: Callable[[str], str] = lambda token: token,
     authorization: Callable[[str], str] = lambda token: f"Bearer {token}",
     headers: dict[str, str] | None = None,
+    payload_suffix: str = "",
 ) -> int:
     """The status of one delivery to the JWT listener, correct but for what the keywords change."""
     now = int(time.time())
@@ -74,7 +75,8 @@ def deliver(
                 target.pop(name, None)
             else:
                 target[name] = value
-    signing_input = f"{_b64(json.dumps(head).encode())}.{_b64(json.dumps(payload).encode())}"
+    text = json.dumps(payload)[:-1] + payload_suffix + "}"  # a suffix writes members again (duplicates)
+    signing_input = f"{_b64(json.dumps(head).encode())}.{_b64(text.encode())}"
     signature = b"" if unsigned else (sign or _key(t).sign)(signing_input.encode())
     compact = token(f"{signing_input}.{_b64(signature)}")
     sent = {
@@ -236,6 +238,7 @@ PROBES: dict[str, Probe] = {
     "webhook-jwt-crit-empty-accepted": lambda t: deliver(t, header={"crit": []}),
     "webhook-jwt-b64-false-accepted": lambda t: deliver(t, header={"b64": False, "crit": ["b64"]}),
     **_claim_probes(),
+    "webhook-jwt-duplicate-claim-first-wins": lambda t: deliver(t, payload_suffix=',"aud":"https://other.example/x"'),
     "webhook-jwt-exp-missing-accepted": _claim("exp", lambda t: DROP),
     "webhook-jwt-exp-string-accepted": _claim("exp", lambda t: str(int(time.time()) + 300)),
     "webhook-jwt-exp-unbounded": _claim("exp", lambda t: int(time.time()) + 3600),

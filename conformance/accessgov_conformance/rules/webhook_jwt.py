@@ -53,9 +53,11 @@ def _segment(value: Mapping[str, Any]) -> str:
     return b64url(json.dumps(value, separators=(",", ":")).encode())
 
 
-def _compact(header: Mapping[str, Any], claims: Mapping[str, Any], sign: Signer | None) -> str:
-    """A compact JWS: `sign` gets the signing input; None leaves the signature empty."""
-    signing_input = f"{_segment(header)}.{_segment(claims)}"
+def _compact(header: Mapping[str, Any], claims: Mapping[str, Any] | str, sign: Signer | None) -> str:
+    """A compact JWS of the claims (or the claims' JSON text): `sign` gets the signing input; None leaves the
+    signature empty."""
+    payload = b64url(claims.encode()) if isinstance(claims, str) else _segment(claims)
+    signing_input = f"{_segment(header)}.{payload}"
     return f"{signing_input}.{b64url(sign(signing_input.encode())) if sign else ''}"
 
 
@@ -141,6 +143,7 @@ class Attack:
     body: bytes = BODY
     hashed_body: bytes | None = None
     token: Callable[[str], str] | None = None  # rewrites the compact token
+    payload: Callable[[Mapping[str, Any]], str] | None = None  # the claims' JSON text made of the claims
     jti: Callable[[str], Any] | None = None  # the jti claim made of the event id sent
 
 
@@ -171,7 +174,7 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
             else:
                 target[name] = value
     sign = None if attack.unsigned else attack.sign or _signer(key, jwt_algorithm(key))
-    token = _compact(header, claims, sign)
+    token = _compact(header, attack.payload(claims) if attack.payload else claims, sign)
     if attack.token is not None:
         token = attack.token(token)
     value = attack.authorization(token) if attack.authorization else f"Bearer {token}"
@@ -486,8 +489,8 @@ def subject(ctx: Context) -> None:
     family=FAMILY,
     title="aud is exactly the full URL of the endpoint called",
     text="A JWT whose aud is missing, another host, path or scheme, the URL with a trailing slash, a prefix or an "
-    "extension of it, case-folded, its path only, the base URL only, with a query string or the default port, or "
-    "an array without the URL is answered 401 INVALID_CLAIM.",
+    "extension of it, case-folded, its path only, the base URL only, with a query string or the default port, "
+    "an array without the URL, or given twice with the last one wrong is answered 401.",
     spec=SCHEME,
     seed=f"{SEED} aud",
 )
@@ -500,7 +503,16 @@ def audience(ctx: Context) -> None:
     values["base-only"] = ctx.config.webhook_audience_base
     values["query"] = url + "?listener=" + listener.id
     values["array-without-url"] = [ctx.webhook_url(listener.id + "-other")]
-    refused(ctx, {name: Attack(claims={"aud": value}) for name, value in values.items()}, ("INVALID_CLAIM",))
+    attacks = {name: Attack(claims={"aud": value}) for name, value in values.items()}
+    # RFC 7519 4: a parser rejects duplicate claim names or keeps the last one; the last one here is wrong.
+    attacks["duplicate-last-wrong"] = Attack(payload=lambda claims: _duplicate(claims, "aud", _other_host(url)))
+    refused(ctx, attacks, ("INVALID_CLAIM", "INVALID_TOKEN"))
+
+
+def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
+    """The claims' JSON with `name` written twice: its value first, then `last`."""
+    text = json.dumps(claims, separators=(",", ":"))
+    return f"{text[:-1]},{json.dumps(name)}:{json.dumps(last)}}}"
 
 
 @rule(

@@ -318,6 +318,14 @@ def _kid(loose: Callable[[Any], bool]) -> Check:
     return header(lambda h: h.get("kid", ABSENT) != JWT_KID and loose(h.get("kid", ABSENT)) and h.get("alg") == "EdDSA")
 
 
+def _first_wins(fixtures: Fixtures, request: Request, token: Token) -> bool:
+    """The payload read by a parser that keeps the first of duplicate members (RFC 7519 4 allows only the last)."""
+    segment = token.signing_input.decode().split(".")[1]
+    first = json.loads(_b64decode(segment), object_pairs_hook=lambda pairs: dict(reversed(pairs)))
+    right = all(first.get(key) == value for key, value in _expected(fixtures, request).items())
+    return right and token.claims != first and _verifies(fixtures, token)
+
+
 # --- the time claims ------------------------------------------------------------------------------------------------
 
 
@@ -556,6 +564,12 @@ MUTANTS = [
     ),
     *_claim_mutants("sub", "JWT-SUB", SUB_LOOSE),
     *_claim_mutants("aud", "JWT-AUD", AUD_LOOSE),
+    _mutant(
+        "webhook-jwt-duplicate-claim-first-wins",
+        "Duplicate claim names are read first-wins: an aud given right, then wrong, is accepted.",
+        accepts(_first_wins),
+        "JWT-AUD/duplicate-last-wrong",
+    ),
     _mutant(
         "webhook-jwt-exp-missing-accepted",
         "exp is optional: a token without exp is accepted.",
