@@ -158,3 +158,12 @@ def test_the_bundle_dumper_quotes_what_yaml_12_would_read_otherwise() -> None:
     text = dump_yaml(doc)
     assert "a: '1e3'" in text and "b: '0o17'" in text
     assert loads(text) == doc
+
+
+def test_a_json_head_yaml_cannot_compose_still_gets_its_report(tmp_path: Path) -> None:
+    """A JSON key over 1,024 characters is valid JSON but not a YAML implicit key: the report points at line 1."""
+    head = tmp_path / "head.json"
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}, "x-a": {"k" * 1500: 1}}
+    head.write_text(json.dumps(doc), encoding="utf-8")
+    assert SourceMap(head).locate(("x-a",)) == (head.as_posix(), 1)
+    assert diff_main(["--base-file", str(head), "--head-file", str(head)]) == 0
