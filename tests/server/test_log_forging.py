@@ -12,10 +12,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
+import pytest
 
 from accessgov.observability.log_text import escape
 from tests.server._process import Served, accessgov_serve
 
+pytestmark = pytest.mark.slow  # a server
 FORGED = '{"ts":"2026-01-01T00:00:00.000+00:00","level":"info","event":"forged","status":200}'
 HOSTILE = f'x\n{FORGED}\r\n\x1b[2K"\\\x7f\x85\u2028end'
 # What a header can carry at all (h11 refuses control characters there): quotes, a backslash, obs-text.

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 import sqlalchemy as sa
 from jsonschema import Draft202012Validator
 from sqlalchemy.engine import Engine
@@ -22,6 +23,7 @@ from tests.harness import NO_FAILURE_LIMITS, serve
 from tests.server._tcp_forwarder import Forwarder
 from tests.storage.conftest import fresh_schema, postgres_admin, postgres_url  # noqa: F401  (a fixture)
 
+pytestmark = pytest.mark.slow  # a server
 BUNDLE = json.loads((Path(__file__).resolve().parents[2] / "generated" / "openapi.json").read_text(encoding="utf-8"))
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
