@@ -112,9 +112,9 @@ class RunRunner:
             await asyncio.sleep(YIELD_SECONDS)
 
     async def _execute(self, run: events.ClaimedRun) -> events.RunOutcome:
-        """One run's outcome. Whatever goes wrong with this run's listener (a row that does not load, steps that do
-        not compile) fails this run only, with the reason; the batch's other runs go on. Only the database being
-        unavailable fails the round (every run is retried after the lease)."""
+        """One run's outcome. Whatever keeps this run's listener from loading (a row that does not read, stored steps
+        that are not steps) fails this run only, with the reason; the batch's other runs go on. Only the database
+        being unavailable fails the round (every run is retried after the lease)."""
         try:
             listener = await self.listeners.get(run.listener_id)
             if listener is None:  # deleted since the delivery: nothing to run
@@ -127,7 +127,9 @@ class RunRunner:
             raise
         except Exception as error:
             self._report(run.listener_id, error)
-            return events.RunOutcome(run, FAILED, f"the listener's automation cannot be loaded: {_named(error)}", {})
+            # The run's reason is an API field: the error's type only, its text goes to the operator's log.
+            why = f"the listener's automation cannot be loaded ({type(error).__name__})"
+            return events.RunOutcome(run, FAILED, why, {})
         try:
             status, why, outputs = automation.run(run.context)
         except Exception as error:  # a bug in a step must fail the run, not the runner
