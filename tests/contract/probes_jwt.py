@@ -55,6 +55,7 @@ def deliver(
     authorization: Callable[[str], str] = lambda token: f"Bearer {token}",
     headers: dict[str, str] | None = None,
     payload_suffix: str = "",
+    skew: int = 0,
 ) -> int:
     """The status of one delivery to the JWT listener, correct but for what the keywords change."""
     now = int(time.time())
@@ -81,7 +82,7 @@ def deliver(
     compact = token(f"{signing_input}.{_b64(signature)}")
     sent = {
         "Content-Type": "application/json",
-        "Webhook-Timestamp": str(now),
+        "Webhook-Timestamp": str(now + skew),
         "Webhook-Event-Id": event_id,
         "Authorization": authorization(compact),
         **(headers or {}),
@@ -138,6 +139,7 @@ def _url_variants(url: str) -> dict[str, str]:
         "suffix": url + "x",
         "case-folded": url.upper(),
         "default-port": f"{scheme}://{host}:{443 if scheme == 'https' else 80}{slash}{path}",
+        "whitespace": url + " ",
     }
 
 
@@ -239,6 +241,9 @@ PROBES: dict[str, Probe] = {
     "webhook-jwt-b64-false-accepted": lambda t: deliver(t, header={"b64": False, "crit": ["b64"]}),
     **_claim_probes(),
     "webhook-jwt-duplicate-claim-first-wins": lambda t: deliver(t, payload_suffix=',"aud":"https://other.example/x"'),
+    "webhook-jwt-aud-from-host-header": _claim("aud", lambda t: str(t.client.base_url).rstrip("/") + PATH),
+    "webhook-jwt-exp-from-timestamp-past": lambda t: deliver(t, claims={"exp": int(time.time()) - 60}, skew=-200),
+    "webhook-jwt-exp-from-timestamp-ahead": lambda t: deliver(t, claims={"exp": int(time.time()) + 700}, skew=250),
     "webhook-jwt-exp-missing-accepted": _claim("exp", lambda t: DROP),
     "webhook-jwt-exp-string-accepted": _claim("exp", lambda t: str(int(time.time()) + 300)),
     "webhook-jwt-exp-unbounded": _claim("exp", lambda t: int(time.time()) + 3600),

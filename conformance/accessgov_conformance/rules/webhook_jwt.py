@@ -145,6 +145,7 @@ class Attack:
     token: Callable[[str], str] | None = None  # rewrites the compact token
     payload: Callable[[Mapping[str, Any]], str] | None = None  # the claims' JSON text made of the claims
     jti: Callable[[str], Any] | None = None  # the jti claim made of the event id sent
+    timestamp_offset: int = 0  # Webhook-Timestamp, seconds from now (within the window)
 
 
 def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
@@ -178,7 +179,13 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
     if attack.token is not None:
         token = attack.token(token)
     value = attack.authorization(token) if attack.authorization else f"Bearer {token}"
-    exchange = ctx.deliver(listener, attack.body, event_id=event_id, extra_headers={"Authorization": value})
+    exchange = ctx.deliver(
+        listener,
+        attack.body,
+        event_id=event_id,
+        timestamp_offset=attack.timestamp_offset,
+        extra_headers={"Authorization": value},
+    )
     if exchange.webhook is not None:
         # A fresh event id and the clock the claims were made at: a pasted reproduce line can make both again.
         exchange.webhook.fresh_event_id = True
@@ -268,6 +275,7 @@ def url_variants(url: str) -> dict[str, str]:
         "suffix": url + "x",
         "case-folded": url.upper(),
         "default-port": _default_port(url),
+        "whitespace": url + " ",
     }
 
 
@@ -472,8 +480,8 @@ def critical(ctx: Context) -> None:
     family=FAMILY,
     title="sub is exactly the tenant base URL",
     text="A JWT whose sub is missing, another host or scheme, the base URL with a trailing slash, a prefix or an "
-    "extension of it, case-folded, with the default port spelled out, with a path, or an array is answered 401 "
-    "INVALID_CLAIM.",
+    "extension of it, case-folded, with whitespace, with the default port spelled out, with a path, or an array "
+    "is answered 401 INVALID_CLAIM.",
     spec=SCHEME,
     seed=f"{SEED} sub",
 )
@@ -489,8 +497,9 @@ def subject(ctx: Context) -> None:
     family=FAMILY,
     title="aud is exactly the full URL of the endpoint called",
     text="A JWT whose aud is missing, another host, path or scheme, the URL with a trailing slash, a prefix or an "
-    "extension of it, case-folded, its path only, the base URL only, with a query string or the default port, "
-    "an array without the URL, or given twice with the last one wrong is answered 401.",
+    "extension of it, case-folded, with whitespace, its path only, the base URL only, the URL the request was sent "
+    "to (when another), with a query string or the default port, an array without the URL, or given twice with "
+    "the last one wrong is answered 401.",
     spec=SCHEME,
     seed=f"{SEED} aud",
 )
@@ -503,6 +512,9 @@ def audience(ctx: Context) -> None:
     values["base-only"] = ctx.config.webhook_audience_base
     values["query"] = url + "?listener=" + listener.id
     values["array-without-url"] = [ctx.webhook_url(listener.id + "-other")]
+    requested = ctx.config.base_url.rstrip("/") + urlsplit(url).path
+    if requested != url:  # the URL the kit sends to, when it is not the listener's (a test or a proxy in front)
+        values["request-url"] = requested
     attacks = {name: Attack(claims={"aud": value}) for name, value in values.items()}
     # RFC 7519 4: a parser rejects duplicate claim names or keeps the last one; the last one here is wrong.
     attacks["duplicate-last-wrong"] = Attack(payload=lambda claims: _duplicate(claims, "aud", _other_host(url)))
@@ -521,7 +533,7 @@ def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
     title="exp is required, not passed, and at most 10 minutes ahead, with 5 seconds of leeway",
     text="A JWT without exp, with exp as a string, or more than 10 minutes and 5 seconds ahead is 401 "
     "INVALID_CLAIM; one that expired more than 5 seconds ago is 401 TOKEN_EXPIRED (each 2 s past the limit for "
-    "the clock reads).",
+    "the clock reads); both measured on the server's clock, not from Webhook-Timestamp.",
     spec=SCHEME,
     seed=f"{SEED} exp; Limits (JWT exp)",
 )
@@ -536,7 +548,19 @@ def expiry(ctx: Context) -> None:
         },
         ("INVALID_CLAIM",),
     )
-    refused(ctx, {"expired": Attack(claims={"exp": now - LEEWAY - MARGIN})}, ("TOKEN_EXPIRED",), baseline=False)
+    refused(
+        ctx,
+        {
+            "expired": Attack(claims={"exp": now - LEEWAY - MARGIN}),
+            # Within 10 minutes of a Webhook-Timestamp 200 s old, but past by the server's clock.
+            "expired-at-server-time": Attack(claims={"exp": now - 60}, timestamp_offset=-200),
+        },
+        ("TOKEN_EXPIRED",),
+        baseline=False,
+    )
+    # Not expired and within 10 minutes of a Webhook-Timestamp 250 s ahead, but beyond them by the server's clock.
+    beyond = Attack(claims={"exp": now + MAX_LIFETIME + 100}, timestamp_offset=250)
+    refused(ctx, {"beyond-limit-at-server-time": beyond}, ("INVALID_CLAIM",), baseline=False)
 
 
 @rule(

@@ -216,6 +216,7 @@ URL_LOOSE: dict[str, Callable[[Any, Any], bool]] = {
     "suffix": _url(lambda v, e: v.startswith(e) and not v[len(e)].startswith(("/", "?"))),
     "case-folded": _url(lambda v, e: v.lower() == e.lower()),
     "default-port": _url(lambda v, e: _netloc_default_port(v) == _netloc_default_port(e)),
+    "whitespace": _url(lambda v, e: v.strip() == e),
 }
 SUB_LOOSE = {
     **URL_LOOSE,
@@ -326,6 +327,12 @@ def _first_wins(fixtures: Fixtures, request: Request, token: Token) -> bool:
     return right and token.claims != first and _verifies(fixtures, token)
 
 
+def _aud_from_host(fixtures: Fixtures, request: Request, token: Token) -> bool:
+    """aud taken from the request as received (its Host header), not the listener's URL under the tenant."""
+    requested = f"http://{request.header('host') or ''}{request.path}"
+    return claim("aud", lambda value, expected: value == requested)(fixtures, request, token)
+
+
 # --- the time claims ------------------------------------------------------------------------------------------------
 
 
@@ -335,6 +342,25 @@ def _valid_except(name: str, loose: Callable[[Any], bool]) -> Check:
     def check(fixtures: Fixtures, request: Request, token: Token) -> bool:
         right = all(token.claims.get(key) == value for key, value in _expected(fixtures, request).items())
         return right and _verifies(fixtures, token) and loose(token.claims.get(name, ABSENT))
+
+    return check
+
+
+def _exp_from_timestamp(expired: bool) -> Check:
+    """exp measured from Webhook-Timestamp instead of the server's clock: a token within the limits of the
+    timestamp passes though it is `expired` (or else too far ahead) by the clock."""
+
+    def loose(fixtures: Fixtures, request: Request, token: Token) -> bool:
+        timestamp = request.header("webhook-timestamp") or ""
+        exp = token.claims.get("exp")
+        if not timestamp.isdigit() or not isinstance(exp, int | float):
+            return False
+        by_timestamp = int(timestamp) - LEEWAY < exp <= int(timestamp) + LIFETIME + LEEWAY
+        by_clock = exp <= now() - LEEWAY if expired else exp > now() + LIFETIME + LEEWAY
+        return by_timestamp and by_clock
+
+    def check(fixtures: Fixtures, request: Request, token: Token) -> bool:
+        return loose(fixtures, request, token) and _valid_except("exp", lambda exp: True)(fixtures, request, token)
 
     return check
 
@@ -565,6 +591,12 @@ MUTANTS = [
     *_claim_mutants("sub", "JWT-SUB", SUB_LOOSE),
     *_claim_mutants("aud", "JWT-AUD", AUD_LOOSE),
     _mutant(
+        "webhook-jwt-aud-from-host-header",
+        "aud is compared with the URL as requested (the Host header), not the listener's URL under the tenant.",
+        accepts(_aud_from_host),
+        "JWT-AUD/request-url",
+    ),
+    _mutant(
         "webhook-jwt-duplicate-claim-first-wins",
         "Duplicate claim names are read first-wins: an aud given right, then wrong, is accepted.",
         accepts(_first_wins),
@@ -593,6 +625,20 @@ MUTANTS = [
         "The JWT `exp` is given a minute of leeway, not 5 seconds: a token expired 7 seconds ago is accepted.",
         accepts(_valid_except("exp", lambda exp: _number(exp) and now() - 60 < exp <= now() - LEEWAY)),
         "JWT-EXP/expired",
+    ),
+    _mutant(
+        "webhook-jwt-exp-from-timestamp-past",
+        "exp is measured from Webhook-Timestamp, not the clock: a token expired by the clock but not 5 minutes "
+        "after an old timestamp is accepted.",
+        accepts(_exp_from_timestamp(expired=True)),
+        "JWT-EXP/expired-at-server-time",
+    ),
+    _mutant(
+        "webhook-jwt-exp-from-timestamp-ahead",
+        "The 10-minute ceiling is measured from Webhook-Timestamp: with a timestamp ahead, a token 11 minutes "
+        "ahead of the clock is accepted.",
+        accepts(_exp_from_timestamp(expired=False)),
+        "JWT-EXP/beyond-limit-at-server-time",
     ),
     _mutant(
         "webhook-jwt-exp-no-leeway-ahead",
