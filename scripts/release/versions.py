@@ -79,8 +79,10 @@ def judge(scheme: Scheme, base_text: str, head_text: str, needed: Bump) -> Verdi
         rule = f"on {name} {_CHANGE[needed]} needs a later version: {base_text} → {_later(scheme, base_text)} or later"
         ok = head > base
         return Verdict(ok, rule, f"OK: {head_text} is later." if ok else f"FAIL: {head_text} is not later.")
-    what = _CHANGE.get(needed, "no change")
-    rule = f"on {name} only a breaking change needs a later version, so {what} may keep {base_text}"
+    if needed is Bump.NONE:
+        rule = f"nothing changed, so {base_text} may stay"
+    else:
+        rule = f"on {name} only a breaking change needs a later version, so {_CHANGE[needed]} may keep {base_text}"
     return Verdict(True, rule, f"OK: {head_text} is {'the same version' if head == base else 'later'}.")
 
 

@@ -118,6 +118,7 @@ LATER, ONLY = "a breaking change needs a later version: ", "only a breaking chan
         (IV, "10", "11", Bump.MAJOR, True, INT + LATER + "10 → 11 or later"),
         (IV, "v10", "v10", Bump.PATCH, True, INT + ONLY + "a change that adds and breaks nothing may keep v10"),
         (IV, "10", "9", Bump.PATCH, False, INT + "a version never goes back"),
+        (IV, "10", "10", Bump.NONE, True, "nothing changed, so 10 may stay"),
     ],
 )  # fmt: skip
 def test_each_scheme_says_its_rule(scheme: Scheme, base: str, head: str, needed: Bump, ok: bool, rule: str) -> None:
