@@ -9,12 +9,14 @@ registry with a numeric range are judged by the bounds (`minimum`/`maximum`, exc
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import FormatChecker
 from typing_extensions import TypeIs
 
 if TYPE_CHECKING:
+    from jsonschema import FormatChecker
+
     from scripts.diffcheck.resolve import View
 
 # format -> the closed range of the values it admits; `integral`: only whole numbers.
@@ -30,7 +32,14 @@ _RANGES: dict[str, tuple[float, float, bool]] = {
     "float": (-3.4028234663852886e38, 3.4028234663852886e38, False),
     "double": (-1.7976931348623157e308, 1.7976931348623157e308, False),
 }
-_CHECKER = FormatChecker()
+
+
+@functools.cache
+def _checker() -> FormatChecker:
+    """jsonschema's format checker, imported when first needed: its import costs more than most diffs."""
+    from jsonschema import FormatChecker
+
+    return FormatChecker()
 
 
 def _number(value: Any) -> TypeIs[int | float]:
@@ -44,8 +53,8 @@ def _conforms(fmt: str, value: Any) -> bool:
         if not _number(value) or (integral and not float(value).is_integer()):
             return False
         return bool(low <= value <= high)
-    if fmt in _CHECKER.checkers and isinstance(value, str):
-        return _CHECKER.conforms(value, fmt)
+    if isinstance(value, str) and fmt in _checker().checkers:
+        return _checker().conforms(value, fmt)
     return False
 
 
