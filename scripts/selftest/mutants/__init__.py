@@ -13,7 +13,7 @@ MUTANTS: list[Mutant] = [
     *errors_auth.MUTANTS,
     *shapes.MUTANTS,
 ]
-CONTROLS: list[Mutant] = [*controls.CONTROLS, *restart.CONTROLS, *webhook.CONTROLS]
+CONTROLS: list[Mutant] = [*controls.CONTROLS, *restart.CONTROLS, *webhook.CONTROLS, *webhook_jwt.CONTROLS]
 ALL: list[Mutant] = [*MUTANTS, *CONTROLS]
 BY_ID: dict[str, Mutant] = {mutant.id: mutant for mutant in ALL}
 assert len(BY_ID) == len(ALL), "mutant ids must be unique"

@@ -813,3 +813,53 @@ MUTANTS = [
         "JWT-AUD-ARRAY/aud-array-with-url",
     ),
 ]
+
+
+# --- controls -----------------------------------------------------------------------------------------------------
+
+
+def _other_documented_code(request: Request) -> str | None:
+    """The other 401 code the contract allows for this refused token, where it leaves a choice: a kid that names
+    no key but is not a plain unknown one (missing, a look-alike) may be INVALID_TOKEN; a token signed by a key
+    its header names (jwk, jku, x5u, x5c) may be UNKNOWN_KID; a token without the Bearer scheme INVALID_TOKEN."""
+    scheme, text = _authorization(request)
+    token = _read(text)
+    if scheme.lower() != "bearer":
+        return "INVALID_TOKEN" if token is not None else None
+    if token is None:
+        return None
+    if {"jwk", "jku", "x5u", "x5c"} & set(token.header):
+        return "UNKNOWN_KID"
+    kid = token.header.get("kid", ABSENT)
+    if kid != JWT_KID and any(loose(kid) for loose in KID_LOOSE.values()):
+        return "INVALID_TOKEN"
+    return None
+
+
+def _refusal_codes(fixtures: Fixtures) -> dict[str, Handler]:
+    async def handle(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        code = _other_documented_code(request) if _is_jwt(fixtures, request) and response.status == 401 else None
+        if code is None:
+            return response
+        body = response.json()
+        return Response(response.status, response.headers, json.dumps({**body, "code": code}).encode())
+
+    return {"webhook": handle}
+
+
+CONTROLS = [
+    Mutant(
+        "control-webhook-jwt-refusal-codes",
+        "webhook",
+        "Where the contract allows either 401 code, the JWT listener answers the other one (a kid look-alike or "
+        "none: INVALID_TOKEN; a key named in the header: UNKNOWN_KID; no Bearer scheme: INVALID_TOKEN).",
+        _refusal_codes,
+        control=True,
+        covers=(
+            "JWT-REFUSAL-CODES/kid-look-alike-invalid-token",
+            "JWT-REFUSAL-CODES/header-key-unknown-kid",
+            "JWT-REFUSAL-CODES/no-scheme-invalid-token",
+        ),
+    ),
+]
