@@ -66,14 +66,23 @@ class RunRunner:
         return datetime.fromtimestamp(self.clock(), UTC)
 
     async def run_forever(self) -> None:
+        database_away = False  # said once per outage, not once per round
         while True:
             try:
                 done = await self.run_once()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database was unreachable, say: log, back off, go on
+            except ServiceUnavailable as error:  # the database is away (logged by it too): wait, go on
+                if not database_away:
+                    log.warning("automation runner waits for the database: %s", error)
+                database_away, done = True, 0
+            except Exception:  # a bug: its traceback, then back off and go on
                 log.exception("automation runner round failed")
                 done = 0
+            else:
+                if database_away:
+                    log.warning("automation runner: the database answers again")
+                database_away = False
             if done == 0:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):

@@ -5,6 +5,7 @@ line, while the other runs of the same batch finish in that round (SQLite, Postg
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from datetime import timedelta
@@ -13,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.errors import ErrorCode, ServiceUnavailable
 from accessgov.keys import Keyring, seal
 from accessgov.runner import RunRunner
 from accessgov.storage.caches import AutomationCache
@@ -78,3 +80,39 @@ def test_one_listeners_trouble_fails_its_runs_only(
     warnings = [record for record in caplog.records if record.name == "accessgov.runner"]
     assert len(warnings) == 1, [record.getMessage() for record in warnings]  # one line for three runs, two rounds
     assert broken.id in warnings[0].getMessage() and warnings[0].exc_info is None  # no traceback
+
+
+def test_a_database_outage_is_one_log_line_not_a_traceback_per_round(caplog: pytest.LogCaptureFixture) -> None:
+    """The database away for several rounds: one warning when it goes, one when it answers, no traceback."""
+
+    class AwayThenBack:
+        def __init__(self) -> None:
+            self.rounds = 0
+            self.done = asyncio.Event()
+
+        async def write(self, unit: object) -> list[object]:
+            self.rounds += 1
+            if self.rounds == 6:
+                self.done.set()
+            if self.rounds <= 4:
+                raise ServiceUnavailable(ErrorCode.SERVICE_UNAVAILABLE, "the database is unavailable; retry later")
+            return []  # nothing to claim
+
+    caplog.set_level(logging.WARNING, logger="accessgov.runner")
+    db = AwayThenBack()
+
+    async def scenario() -> None:
+        runner = RunRunner(db, None, poll_seconds=0)  # type: ignore[arg-type]  # claims nothing: no listener read
+        task = asyncio.create_task(runner.run_forever())
+        await db.done.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    messages = [record.getMessage() for record in caplog.records if record.name == "accessgov.runner"]
+    assert messages == [
+        "automation runner waits for the database: the database is unavailable; retry later",
+        "automation runner: the database answers again",
+    ]
+    assert all(record.exc_info is None for record in caplog.records)
