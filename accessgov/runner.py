@@ -137,8 +137,8 @@ class RunRunner:
         except Exception as error:
             self._report(run.listener_id, error)
             # The run's reason is an API field: the error's type only, its text goes to the operator's log.
-            why = f"the listener's automation cannot be loaded ({type(error).__name__})"
-            return events.RunOutcome(run, FAILED, why, {})
+            unloaded = f"the listener's automation cannot be loaded ({type(error).__name__})"
+            return events.RunOutcome(run, FAILED, unloaded, {})
         try:
             status, why, outputs = automation.run(run.context)
         except Exception as error:  # a bug in a step must fail the run, not the runner
