@@ -185,6 +185,8 @@ class FakeTarget:
 
     def token(self, request: httpx.Request) -> tuple[int, Any, dict[str, str]]:
         form = {key: values[0] for key, values in urllib.parse.parse_qs(request.content.decode(), True).items()}
+        if request.headers.get("content-type", "").startswith("application/json") and self.broken("AU-OAUTH-007"):
+            form = json.loads(request.content)
         if "grant_type" not in form and not self.broken("AU-OAUTH-006"):
             raise Refusal(400, "invalid_request", oauth=True)
         if form.get("grant_type") != "client_credentials" and not self.broken("AU-OAUTH-006"):
@@ -301,8 +303,8 @@ class FakeTarget:
             raise Refusal(400, "INVALID_EXPAND_PATH")
         by_numeric = {task["numericId"]: task_id for task_id, task in TASKS.items()}
         task_id = task_ref if task_ref in TASKS else None
-        if task_id is None and not self.broken("RS-NUM-001"):
-            task_id = by_numeric.get(task_ref)
+        if task_id is None and not self.broken("RS-NUM-001") and task_ref.isdigit():
+            task_id = by_numeric.get(str(int(task_ref)))  # a number: leading zeros name the same task
         if task_id is None:
             if self.broken("RS-404-001"):
                 raise Refusal(400, "INVALID_ARGUMENT")

@@ -4,6 +4,7 @@ request each on which the mutant answers differently from the unchanged referenc
 from __future__ import annotations
 
 import base64
+from urllib.parse import urlencode
 
 import httpx
 
@@ -37,7 +38,18 @@ def _status(form: dict[str, str] | None = None, basic: tuple[str, str] | None = 
     return lambda t: _token(t, form, basic).status_code
 
 
+def _json_token(t: Target) -> int:
+    return t.client.post(TOKEN, json=FORM).status_code
+
+
+def _charset_token(t: Target) -> int:
+    headers = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
+    return t.client.post(TOKEN, content=urlencode(FORM).encode(), headers=headers).status_code
+
+
 PROBES: dict[str, Probe] = {
+    "auth-token-json-accepted": _json_token,
+    "auth-token-charset-refused": _charset_token,
     "auth-near-token-accepted": _near,
     "auth-token-case-insensitive": lambda t: t.page(headers=_bearer(_issued(t).swapcase())).status_code,
     "auth-oauth-token-refused": lambda t: t.page(headers=_bearer(_issued(t))).status_code,

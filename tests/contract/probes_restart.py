@@ -72,4 +72,8 @@ PROBES: dict[str, Probe] = {
     "restart-comment-dropped": _comment_counted,
     "restart-forbidden-as-401": lambda t: t.restart(headers={"Authorization": "Bearer demo-viewer-token"}).status_code,
     "restart-unknown-numeric-400": lambda t: t.restart("987654321").status_code,
+    "restart-numeric-leading-zero-refused": lambda t: t.restart("0" + _task(t.restart())["numericId"]).status_code,
+    "restart-id-case-insensitive": lambda t: t.restart(t.fx.open_task_ids[0].upper()).status_code,
+    "restart-id-trimmed": lambda t: t.restart(t.fx.open_task_ids[0] + " ").status_code,
+    "restart-numeric-sign-accepted": lambda t: t.restart("+" + _task(t.restart())["numericId"]).status_code,
 }

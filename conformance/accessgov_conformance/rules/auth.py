@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import json
+import urllib.parse
 
 from .. import spec
 from ..context import Context, Exchange
@@ -189,6 +191,36 @@ def other_grant(ctx: Context) -> None:
             raise Fail(f"{what}: the RFC 6749 error is {body!r}, not unsupported_grant_type")
     if not ctx.config.is_mock:
         _oauth_error(ctx, _token_request(ctx, credentials), 400, "invalid_request", "no grant_type")
+
+
+@rule(
+    "AU-OAUTH-007",
+    family=FAMILY,
+    title="The token request is form-encoded",
+    text="A token request with a JSON body is answered 400 invalid_request; a form body whose Content-Type has "
+    "a charset parameter is answered 200 (RFC 6749 section 3.2).",
+    spec=f"{TOKEN_OP}#/post/description",
+    seed=SEED,
+)
+def form_encoded(ctx: Context) -> None:
+    client_id, secret = _client(ctx)
+    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    as_json = ctx.request(
+        "POST",
+        spec.TOKEN,
+        operation=("POST", spec.TOKEN),
+        headers={"Content-Type": "application/json"},
+        content=json.dumps(form).encode(),
+    )
+    _oauth_error(ctx, as_json, 400, "invalid_request", "a JSON token request")
+    with_charset = ctx.request(
+        "POST",
+        spec.TOKEN,
+        operation=("POST", spec.TOKEN),
+        headers={"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"},
+        content=urllib.parse.urlencode(form).encode(),
+    )
+    _works(ctx, with_charset, "a form body with a charset parameter")
 
 
 @rule(

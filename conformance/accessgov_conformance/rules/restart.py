@@ -128,7 +128,8 @@ def restart_by_id(ctx: Context) -> None:
     "RS-NUM-001",
     family=FAMILY,
     title="A task's numericId may replace its id in the path",
-    text="Restarting by the numericId the task reports restarts that same task (200, same id and numericId).",
+    text="Restarting by the numericId the task reports restarts that same task (200, same id and numericId), "
+    "also written with a leading zero (the numericId is a number).",
     spec="spec/components/parameters/TaskId.yaml#/description",
     seed=f"{SEED} (task_id); Resources > Task numericId",
 )
@@ -137,10 +138,11 @@ def restart_by_numeric_id(ctx: Context) -> None:
         numeric = _task(restarted(ctx, task_id, what=f"restart {task_id}"), "restart by id").get("numericId")
         if not isinstance(numeric, str) or not numeric.isdigit():
             raise Fail(f"task {task_id} reports numericId {numeric!r}, not a decimal string")
-        what = f"restart by numericId {numeric}"
-        again = _task(restarted(ctx, numeric, what=what, expect_id=task_id), what)
-        if again.get("numericId") != numeric:
-            raise Fail(f"{what}: the task answered has numericId {again.get('numericId')!r}")
+        for spelling in (numeric, "0" + numeric):
+            what = f"restart by numericId {spelling}"
+            again = _task(restarted(ctx, spelling, what=what, expect_id=task_id), what)
+            if again.get("numericId") != numeric:
+                raise Fail(f"{what}: the task answered has numericId {again.get('numericId')!r}")
 
 
 @rule(
@@ -442,13 +444,24 @@ def forbidden(ctx: Context) -> None:
     "RS-404-001",
     family=FAMILY,
     title="An unknown task is 404",
-    text="Restarting a task id (or numericId) the target does not have is answered 404 NOT_FOUND.",
+    text="Restarting a task id (or numericId) the target does not have is answered 404 NOT_FOUND, and so is a "
+    "near miss of a real one: its id in other letter case or with a trailing space, its numericId with a sign.",
     spec=f"{OP}#/post/responses/404",
     seed=SEED,
 )
 def unknown_task(ctx: Context) -> None:
     for task_id in (f"task-conformance-{ctx.rng.getrandbits(48):x}", str(9_000_000_000 + ctx.rng.randrange(10**9))):
         ctx.expect(restart(ctx, task_id), 404, code="NOT_FOUND", what=f"task {task_id}")
+    if not ctx.config.open_task_ids:
+        return
+    real = _open_task(ctx)
+    numeric = _task(restarted(ctx, real, what=f"restart {real}"), f"restart {real}").get("numericId")
+    near = [(f"{real!r} in other letter case", real.swapcase()), (f"{real!r} with a trailing space", real + " ")]
+    if isinstance(numeric, str) and numeric.isdigit():
+        near.append((f"numericId {numeric} with a + sign", "+" + numeric))
+    for what, task_id in near:
+        if task_id != real:
+            ctx.expect(restart(ctx, task_id), 404, code="NOT_FOUND", what=what)
 
 
 @rule(

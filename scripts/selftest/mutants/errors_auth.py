@@ -313,6 +313,22 @@ def _both_methods(request: Request, form: dict[str, str]) -> Request | None:
     return None
 
 
+def _json_as_form(request: Request, form: dict[str, str]) -> Request | None:
+    """A JSON token request is read as if it were the form (the media type not checked)."""
+    document = request.json()
+    if (request.header("content-type") or "").startswith("application/json") and isinstance(document, dict):
+        fields = {str(k): str(v) for k, v in document.items()}
+        return _with_form(request, fields).with_header("content-type", "application/x-www-form-urlencoded")
+    return None
+
+
+def _charset_refused(request: Request, form: dict[str, str]) -> Response | None:
+    """A Content-Type with parameters (charset) is refused: the media type compared as the whole header."""
+    if ";" in (request.header("content-type") or ""):
+        return _oauth_error(400, "invalid_request")
+    return None
+
+
 def _grant(rewrite: Callable[[str | None], str | None]) -> Callable[[Request, dict[str, str]], Request | None]:
     def change(request: Request, form: dict[str, str]) -> Request | None:
         grant = rewrite(form.get("grant_type"))
@@ -533,6 +549,20 @@ MUTANTS = [
         "HTTP Basic and a client_secret in the body together are accepted (the body secret ignored).",
         _token_rewrite(_both_methods),
         "AUTH-ONE-CLIENT-METHOD/both",
+    ),
+    _m(
+        "auth-token-json-accepted",
+        "auth",
+        "A token request with a JSON body is served as if it were the form instead of 400 invalid_request.",
+        _token_rewrite(_json_as_form),
+        "AUTH-FORM-ENCODED/json-accepted",
+    ),
+    _m(
+        "auth-token-charset-refused",
+        "auth",
+        "A form token request whose Content-Type has a charset parameter is refused 400.",
+        _token_rewrite(_charset_refused),
+        "AUTH-FORM-ENCODED/charset-refused",
     ),
     _m(
         "auth-token-password-grant",

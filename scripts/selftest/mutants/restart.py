@@ -205,6 +205,27 @@ def _numeric_elsewhere(task_id: str, fixtures: Fixtures) -> str | None:
     return str(int(task_id) + 1) if task_id.isdigit() and int(task_id) < 10**9 else None
 
 
+def _retried_as(spelling: Callable[[str], str | None]) -> Callable[[Fixtures], dict[str, Handler]]:
+    """A task id the reference does not know (404) is looked up again as `spelling(id)` (None: not again)."""
+
+    def handlers(_: Fixtures) -> dict[str, Handler]:
+        async def handle(request: Request, forward: Forward) -> Response:
+            response = await forward(request)
+            other = spelling(path_param(request, "restart", "task_id"))
+            if response.status == 404 and other:
+                return await forward(request.with_path(f"/api/v1/tasks/{other}/action/restart"))
+            return response
+
+        return {"restart": handle}
+
+    return handlers
+
+
+def _numeric_as_text(task_id: str, fixtures: Fixtures) -> str | None:
+    """A numericId with a leading zero is no task: compared as text, not as the number it is."""
+    return "no-such-task" if task_id.isdigit() and task_id.startswith("0") else None
+
+
 def _ticket(value: Any) -> Callable[[Request, Response], Response]:
     def change(request: Request, response: Response) -> Response:
         document = _ok(response)
@@ -493,6 +514,12 @@ MUTANTS = [
         "RESTART-NUMERIC-ID/other-task",
     ),
     _m(
+        "restart-numeric-leading-zero-refused",
+        "A numericId written with a leading zero (01001) is answered 404 instead of restarting task 1001.",
+        _redirected(_numeric_as_text),
+        "RESTART-NUMERIC-ID/leading-zero",
+    ),
+    _m(
         "restart-ticket-missing",
         "The 200 response has no ticketActionId.",
         on_response("restart", _without_ticket),
@@ -707,6 +734,24 @@ MUTANTS = [
         "An unknown task id is answered 409 TASK_NOT_RESTARTABLE instead of 404.",
         _status_swap(404, 409, "TASK_NOT_RESTARTABLE"),
         "RESTART-404/answered-409",
+    ),
+    _m(
+        "restart-id-case-insensitive",
+        "A task id in other letter case restarts the task (ids looked up ignoring case) instead of 404.",
+        _retried_as(lambda task_id: task_id.lower() if task_id != task_id.lower() else None),
+        "RESTART-404/other-case",
+    ),
+    _m(
+        "restart-id-trimmed",
+        "A task id with surrounding whitespace restarts the task (the id is trimmed) instead of 404.",
+        _retried_as(lambda task_id: task_id.strip() if task_id != task_id.strip() else None),
+        "RESTART-404/whitespace",
+    ),
+    _m(
+        "restart-numeric-sign-accepted",
+        "A numericId with a + sign (+1001) restarts task 1001 instead of 404.",
+        _retried_as(lambda task_id: task_id[1:] if task_id.startswith("+") and task_id[1:].isdigit() else None),
+        "RESTART-404/numeric-sign",
     ),
     _m(
         "restart-unknown-numeric-400",

@@ -100,6 +100,9 @@ def sync_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    The body is `application/x-www-form-urlencoded` (RFC 6749 section 3.2; a `charset` parameter is
+    accepted):
+    any other media type, JSON included, is 400 `invalid_request`.
     Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
     body:
     RFC 6749 has no error for it); the right secret is never refused.
@@ -148,6 +151,9 @@ def sync(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    The body is `application/x-www-form-urlencoded` (RFC 6749 section 3.2; a `charset` parameter is
+    accepted):
+    any other media type, JSON included, is 400 `invalid_request`.
     Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
     body:
     RFC 6749 has no error for it); the right secret is never refused.
@@ -191,6 +197,9 @@ async def asyncio_detailed(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    The body is `application/x-www-form-urlencoded` (RFC 6749 section 3.2; a `charset` parameter is
+    accepted):
+    any other media type, JSON included, is 400 `invalid_request`.
     Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
     body:
     RFC 6749 has no error for it); the right secret is never refused.
@@ -237,6 +246,9 @@ async def asyncio(
     the returned `access_token` as `Authorization: Bearer <access_token>` on tenant API operations until
     it
     expires.
+    The body is `application/x-www-form-urlencoded` (RFC 6749 section 3.2; a `charset` parameter is
+    accepted):
+    any other media type, JSON included, is 400 `invalid_request`.
     Too many wrong secrets from one address is 429 with `Retry-After` instead of 401 (and the `Error`
     body:
     RFC 6749 has no error for it); the right secret is never refused.
