@@ -269,6 +269,7 @@ PROBES: dict[str, Probe] = {
     "webhook-json-deep-500": status(body=b"[" * 20_000 + b"]" * 20_000),
     # size
     "webhook-body-limit-off-by-one": status(body=PADDED),
+    "webhook-chunked-refused": status(body=PADDED, chunked=True),
     "webhook-chunked-body-unlimited": status(body=PADDED[:-2] + b'x"}', chunked=True),
     # idempotency
     "webhook-idem-keyed-on-body": replay({}, lambda e: {"event_id": e, "body": b'{"other":1}'}),

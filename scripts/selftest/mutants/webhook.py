@@ -1232,6 +1232,14 @@ ATTACK_MUTANTS = [
         ),
         "SIZE-OVER/chunked-65537",
     ),
+    _m(
+        "webhook-chunked-refused",
+        "A body without Content-Length (chunked) is refused 411 whatever its size.",
+        _refuse_webhook(
+            lambda r: r.header("content-length") is None, "LENGTH_REQUIRED", "Content-Length is required", 411
+        ),
+        "SIZE-MAX/chunked-65536",
+    ),
     # --- idempotency -------------------------------------------------------------------------------------------------
     _m(
         "webhook-idem-keyed-on-body",
