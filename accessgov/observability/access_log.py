@@ -9,7 +9,6 @@ without the app (400, 431, 503) get theirs from `EdgeLog`: operation `edge`, the
 from __future__ import annotations
 
 import math
-import os
 import re
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from accessgov.http.edge import new_request_id
 from accessgov.observability import metrics
 from accessgov.observability.line_writer import LineWriter
 from accessgov.observability.log_text import escape
@@ -54,11 +54,6 @@ def _stderr_fd() -> int:
         return sys.stderr.fileno()
     except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
         return 2
-
-
-def new_request_id() -> bytes:
-    # 32 random hex digits, as uuid4().hex was, for a third of its cost (no UUID object).
-    return os.urandom(16).hex().encode()
 
 
 def client_of(scope: Scope, trusted_proxies: Sequence[Network]) -> str | None:
