@@ -604,5 +604,6 @@ MUTANTS = [
         "evidence",
         "Every webhook request is answered 401: no delivery is ever accepted.",
         _webhook_always_unauthorized,
+        covers=("HMAC-EXACT/as-specified",),  # a delivery signed exactly as the contract says is refused
     ),
 ]
