@@ -58,9 +58,10 @@ def _altered(token: str) -> list[tuple[str, str]]:
     return near
 
 
-def _works(ctx: Context, exchange: Exchange, what: str) -> None:
-    """A 200 token response (no-store, token_type Bearer) whose access_token the tenant API accepts, and near
-    misses of which it refuses (a token endpoint answer is a real credential, not any string)."""
+def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: bool = False) -> None:
+    """A 200 token response (no-store, token_type Bearer) whose access_token the tenant API accepts, and (with
+    `near_misses`) near misses of which it refuses: a token endpoint answer is a real credential, not any string.
+    Near misses are sent by one rule only: each is a failed authentication the target may count (429)."""
     body = ctx.expect(exchange, 200, what=what)
     if "no-store" not in exchange.response_headers.get("cache-control", ""):
         raise Fail(f"{what}: the token response lacks Cache-Control: no-store")
@@ -70,7 +71,7 @@ def _works(ctx: Context, exchange: Exchange, what: str) -> None:
         return
     token = str(body["access_token"])
     ctx.expect(_list(ctx, token), 200, what=f"{what}: the issued access token on the tenant API")
-    for label, near in _altered(token):
+    for label, near in _altered(token) if near_misses else ():
         _refused(ctx, _list(ctx, near), f"{what}: {label}")
 
 
@@ -87,7 +88,7 @@ def _works(ctx: Context, exchange: Exchange, what: str) -> None:
 def body_credentials(ctx: Context) -> None:
     client_id, secret = _client(ctx)
     form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
-    _works(ctx, _token_request(ctx, form), "client_secret in the body")
+    _works(ctx, _token_request(ctx, form), "client_secret in the body", near_misses=True)
 
 
 @rule(
@@ -125,7 +126,6 @@ def wrong_secret(ctx: Context) -> None:
         ("wrong client_secret in HTTP Basic", grant, (client_id, secret + "x")),
         ("a prefix of the client_secret", {**grant, "client_id": client_id, "client_secret": secret[:-1]}, None),
         ("unknown client_id", {**grant, "client_id": client_id + "-conformance", "client_secret": secret}, None),
-        ("unknown client in HTTP Basic", grant, (client_id + "-conformance", secret)),
     ]
     for what, form, basic in attempts:
         wrong = _token_request(ctx, form, basic)
