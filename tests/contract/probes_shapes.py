@@ -41,6 +41,8 @@ PROBES: dict[str, Probe] = {
     "types-created-at-not-date-time": lambda t: _task(t)["createdAt"],
     "types-comment-count-string": lambda t: type(_task(t)["commentCount"]).__name__,
     "types-approver-ids-string": lambda t: type(_task(t)["stepApproverIds"]).__name__,
+    "types-external-ref-name-number": lambda t: _task(t)["externalRefs"],
+    "types-revocation-target-ref-string": lambda t: _task(t)["revocationTargets"],
     "types-state-number": lambda t: _task(t)["state"],
     "types-action-null": lambda t: None in _task(t)["actions"],
     "types-tasktype-two-members": lambda t: sorted(_task(t)["type"]),
