@@ -122,8 +122,8 @@ diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=pa
 changelog: $(STAMP) ## Contract changes since BASE as a changelog section by operation (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
 	$(PY) -m scripts.release changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
 
-release-check: $(STAMP) ## Fail unless info.version is bumped as semver requires for the changes since BASE; print the minimum
-	$(PY) -m scripts.release check $(BASE)
+release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied
+	$(PY) -m scripts.release check $(BASE) $(if $(SCHEME),--scheme $(SCHEME))
 
 sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
 	$(PY) -m scripts.release.build_sdk --out dist
@@ -144,6 +144,10 @@ $(CI_LINT_STAMP): scripts/ci/package-lock.json
 
 docs: bundle $(DOCS_STAMP) ## Static HTML reference of the bundle -> build/docs/index.html (Redocly CLI)
 	$(PY) -m scripts.build_docs
+
+.PHONY: settings-doc
+settings-doc: ## Regenerate docs/operations.md's table of environment variables from accessgov/config.py (Settings)
+	$(PY) -m accessgov.settings_doc
 
 run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the demo tenant (SQLite)
 	$(BIN)/accessgov serve --host $(HOST) --port $(PORT) --demo
