@@ -8,15 +8,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
-from accessgov.config import ServerConfig
+from accessgov import config as config_module
+from accessgov.config import (
+    ServerConfig,
+    Settings,
+    SettingsError,
+    check_setting,
+    env_name,
+    is_serve_option,
+    setting_field,
+    setting_unit,
+    shown_default,
+)
 
 
 def _engine(config: ServerConfig) -> Any:
@@ -80,14 +90,12 @@ def _warn_of_connection_budget(config: ServerConfig, workers: int) -> None:
 
 
 def serve_options(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Any:
-    """Command-line options over `ACCESSGOV_*` variables over defaults."""
-    from dataclasses import fields, replace
-
+    """Command-line options over `ACCESSGOV_*` variables over `Settings`' defaults."""
     from accessgov.http.server import ServeOptions
 
-    names = {field.name for field in fields(ServeOptions)}
-    chosen = {name: value for name, value in vars(args).items() if value is not None and name in names}
-    return replace(ServeOptions.from_env(env), **chosen)
+    chosen = {name: getattr(args, name) for name in SERVE_SETTINGS if getattr(args, name, None) is not None}
+    settings = Settings.from_env(env).model_copy(update=chosen)
+    return ServeOptions.from_settings(settings, host=args.host, port=args.port, log_level=args.log_level)
 
 
 def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
@@ -128,39 +136,17 @@ def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
     return steps
 
 
-_DURATION = re.compile(r"(\d{1,12}(?:\.\d{1,6})?)(ms|[smhd]?)")
-_UNITS = {"ms": 0.001, "": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-MAX_DURATION = timedelta(days=3650)
-
-
 def parse_duration(text: str) -> timedelta:
-    """`24h`, `30m`, `1.5s`, `250ms`, `3600`, `1d` or `0` as a timedelta, at most ten years: the one parser of
-    every duration argument (an argparse type: anything else is a usage error, exit 2)."""
-    match = _DURATION.fullmatch(text.strip().lower())
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 24h, 30m, 1.5s, 250ms or 0")
-    seconds = float(match.group(1)) * _UNITS[match.group(2)]
-    if seconds > MAX_DURATION.total_seconds():
-        raise argparse.ArgumentTypeError(f"the duration {text!r} is longer than ten years")
-    return timedelta(seconds=seconds)
+    """`config.parse_duration` as an argparse type: anything else is a usage error (exit 2)."""
+    try:
+        return config_module.parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def duration_seconds(text: str) -> float:
-    """A duration argument in seconds (`parse_duration`'s forms; a bare number is seconds)."""
-    return parse_duration(text).total_seconds()
-
-
-def whole_seconds(text: str) -> int:
-    """A duration argument in whole seconds (`parse_duration`'s forms), for settings that take no fraction."""
-    seconds = duration_seconds(text)
-    if seconds != int(seconds):
-        raise argparse.ArgumentTypeError(f"the duration {text!r} must be whole seconds")
-    return int(seconds)
-
-
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 1) -> int:
     print(message, file=sys.stderr)
-    return 1
+    return status
 
 
 def cmd_listeners_create(args: argparse.Namespace, config: ServerConfig) -> int:
@@ -442,46 +428,50 @@ def _command(sub: Any, name: str, help_text: str, description: str | None = None
     return parser
 
 
+# The settings `serve` has an option for (`--head-timeout` for `head_timeout`), in the order `--help` lists them.
+SERVE_SETTINGS = tuple(name for name, info in Settings.model_fields.items() if is_serve_option(info))
+
+
+def _setting_type(name: str) -> Any:
+    """An argparse type reading the option as the settings read its variable (a usage error says what it expects)."""
+
+    def read(text: str) -> Any:
+        try:
+            return check_setting(name, text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    read.__name__ = name  # argparse names the type in some messages
+    return read
+
+
+def _add_setting(parser: argparse.ArgumentParser, name: str) -> None:
+    """`--name` for the setting, its help the setting's text, variable and default; no argparse default, so the
+    variable applies when the option is not given."""
+    info = setting_field(name)
+    choices = get_args(info.annotation) if get_origin(info.annotation) is Literal else None
+    unit = setting_unit(name)
+    parser.add_argument(
+        "--" + name.replace("_", "-"),
+        type=_setting_type(name),
+        choices=choices,
+        metavar=None if choices else str(unit or "VALUE").upper().replace(" ", "_"),
+        help=f"{info.description} [{env_name(name)}, {shown_default(name)}]",
+    )
+
+
 def _add_serve(sub: Any) -> None:
     serve = _command(
         sub,
         "serve",
         "run the reference server",
         "Run the reference server under uvicorn. Options without a default shown fall back to their ACCESSGOV_*\n"
-        "variable, then to the default named in brackets.",
+        "variable, then to the default named in brackets (docs/operations.md lists every variable).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8080, help="port to listen on")
-    serve.add_argument("--workers", type=int, help="worker processes under uvicorn's supervisor [ACCESSGOV_WORKERS, 1]")
-    serve.add_argument("--http", choices=["httptools", "h11"], help="HTTP/1.1 parser [ACCESSGOV_HTTP, httptools]")
-    serve.add_argument(
-        "--head-timeout", type=duration_seconds, help="time for a request head (10, 2.5s) [ACCESSGOV_HEAD_TIMEOUT, 10]"
-    )
-    serve.add_argument(
-        "--body-timeout", type=duration_seconds, help="time between request body chunks [ACCESSGOV_BODY_TIMEOUT, 10]"
-    )
-    serve.add_argument("--keep-alive", type=whole_seconds, help="idle keep-alive time [ACCESSGOV_KEEP_ALIVE, 5]")
-    serve.add_argument(
-        "--limit-concurrency",
-        type=int,
-        help="connections/requests per worker before 503; 0: no cap [ACCESSGOV_LIMIT_CONCURRENCY, 1000]",
-    )
-    serve.add_argument("--backlog", type=int, help="listen(2) backlog [ACCESSGOV_BACKLOG, 2048]")
-    serve.add_argument(
-        "--graceful-shutdown",
-        type=whole_seconds,
-        help="seconds in-flight requests get to finish after SIGTERM [ACCESSGOV_GRACEFUL_SHUTDOWN, 10]",
-    )
-    serve.add_argument(
-        "--access-log",
-        choices=["json", "uvicorn", "off"],
-        help="one JSON line per request on stderr, uvicorn's text access log, or none [ACCESSGOV_ACCESS_LOG, json]",
-    )
-    serve.add_argument(
-        "--gc-threshold",
-        type=int,
-        help="allocations between young garbage collections; 0: Python's own [ACCESSGOV_GC_THRESHOLD, 50000]",
-    )
+    for name in SERVE_SETTINGS:
+        _add_setting(serve, name)
     serve.add_argument("--demo", action="store_true", help="seed the demo tenant first (idempotent)")
     serve.add_argument("--log-level", default="info", help="uvicorn's log level (startup, errors)")
     serve.set_defaults(func=cmd_serve)
@@ -625,7 +615,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    config = ServerConfig.from_env(os.environ)
+    try:
+        config = ServerConfig.from_env(os.environ)
+    except SettingsError as error:  # a wrong value stops every command before it starts, naming the variable
+        return _fail(f"accessgov {args.command}: configuration: {error}", status=2)
     from accessgov.observability import log_text
 
     log_text.install()  # the warnings of every command (the runner of `worker`, say): escaped JSON lines

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import gc
 
+from accessgov.config import DEFAULTS
+
 # Collections of the middle generation between two full ones (Python's default is 10).
 FULL_COLLECTION_EVERY = 100
 # Allocations between young collections in a serving process (Python's default is 700).
-DEFAULT_YOUNG_THRESHOLD = 50_000
+DEFAULT_YOUNG_THRESHOLD = DEFAULTS.gc_threshold  # ACCESSGOV_GC_THRESHOLD, --gc-threshold
 MAX_THRESHOLD = 2**31 - 1  # gc.set_threshold takes a C int
 
 

@@ -18,29 +18,24 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import uvicorn
 from uvicorn.supervisors.multiprocess import Multiprocess
 
+from accessgov.config import DEFAULTS, Settings
 from accessgov.http import heap
-from accessgov.http.edge import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_HEAD_TIMEOUT,
-    DEFAULT_HEADER_LIMITS,
-    EdgeConfig,
-    HeaderLimits,
-    HttpToolsEdgeProtocol,
-)
+from accessgov.http.edge import EdgeConfig, HeaderLimits, HttpToolsEdgeProtocol
 from accessgov.observability.access_log import EdgeLog
 from accessgov.observability.metrics import MULTIPROC_ENV
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LIMIT_CONCURRENCY = 1000
-DEFAULT_BACKLOG = 2048
-DEFAULT_GRACEFUL_SHUTDOWN = 10
-DEFAULT_KEEP_ALIVE = 5
+# The edge's own defaults are the mock's (its vendored copy imports nothing of the package); the server's: these.
+DEFAULT_HEADER_LIMITS = HeaderLimits(
+    line_bytes=DEFAULTS.max_header_line_bytes, count=DEFAULTS.max_headers, head_bytes=DEFAULTS.max_head_bytes
+)
+
 SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
 
@@ -61,52 +56,52 @@ def count_edge_answer(method: str | None, status: int, code: str, client: str | 
     _edge_log(False).answered(method, status, code, client, request_id)
 
 
-N = TypeVar("N", int, float)
-
-
-def _number(env: Mapping[str, str], name: str, default: N) -> N:
-    """`env[name]` read as `default`'s type (int or float), or `default` when unset or blank."""
-    value = env.get(name, "")
-    return type(default)(value) if value.strip() else default
-
-
 @dataclass(frozen=True)
 class ServeOptions:
-    """How `accessgov serve` listens; every field has an `ACCESSGOV_*` variable and, but for the head limits, a
-    command-line option."""
+    """How `accessgov serve` listens: `Settings`' serve variables (their defaults here), over which the command line
+    sets host, port and log level."""
 
     host: str = "127.0.0.1"
     port: int = 8080
-    workers: int = 1
-    http: str = "httptools" if HttpToolsEdgeProtocol else "h11"
-    head_timeout: float = DEFAULT_HEAD_TIMEOUT
-    body_timeout: float = DEFAULT_BODY_TIMEOUT
-    keep_alive: int = DEFAULT_KEEP_ALIVE
-    limit_concurrency: int = DEFAULT_LIMIT_CONCURRENCY
-    backlog: int = DEFAULT_BACKLOG
-    graceful_shutdown: int = DEFAULT_GRACEFUL_SHUTDOWN
+    workers: int = DEFAULTS.workers
+    http: str = DEFAULTS.http if HttpToolsEdgeProtocol else "h11"
+    head_timeout: float = DEFAULTS.head_timeout
+    body_timeout: float = DEFAULTS.body_timeout
+    keep_alive: int = DEFAULTS.keep_alive
+    limit_concurrency: int = DEFAULTS.limit_concurrency
+    backlog: int = DEFAULTS.backlog
+    graceful_shutdown: int = DEFAULTS.graceful_shutdown
     log_level: str = "info"
     # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
-    access_log: str = "json"
-    gc_threshold: int = heap.DEFAULT_YOUNG_THRESHOLD  # see `accessgov.http.heap`
-    # ACCESSGOV_MAX_HEADER_LINE_BYTES, ACCESSGOV_MAX_HEADERS and ACCESSGOV_MAX_HEAD_BYTES
+    access_log: str = DEFAULTS.access_log
+    gc_threshold: int = DEFAULTS.gc_threshold  # see `accessgov.http.heap`
     header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
-        default = cls()
+        """The options `env` gives (SettingsError for a variable with a wrong value)."""
+        return cls.from_settings(Settings.from_env(env))
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **listen: Any) -> ServeOptions:
+        """The serve settings of `settings`; `listen`: host, port, log level."""
         return cls(
-            workers=_number(env, "ACCESSGOV_WORKERS", default.workers),
-            http=env.get("ACCESSGOV_HTTP", "").strip() or default.http,
-            head_timeout=_number(env, "ACCESSGOV_HEAD_TIMEOUT", default.head_timeout),
-            body_timeout=_number(env, "ACCESSGOV_BODY_TIMEOUT", default.body_timeout),
-            keep_alive=_number(env, "ACCESSGOV_KEEP_ALIVE", default.keep_alive),
-            limit_concurrency=_number(env, "ACCESSGOV_LIMIT_CONCURRENCY", default.limit_concurrency),
-            backlog=_number(env, "ACCESSGOV_BACKLOG", default.backlog),
-            graceful_shutdown=_number(env, "ACCESSGOV_GRACEFUL_SHUTDOWN", default.graceful_shutdown),
-            access_log=env.get("ACCESSGOV_ACCESS_LOG", "").strip().lower() or default.access_log,
-            gc_threshold=_number(env, "ACCESSGOV_GC_THRESHOLD", default.gc_threshold),
-            header_limits=HeaderLimits.from_env(env),
+            workers=settings.workers,
+            http=settings.http,
+            head_timeout=settings.head_timeout,
+            body_timeout=settings.body_timeout,
+            keep_alive=settings.keep_alive,
+            limit_concurrency=settings.limit_concurrency,
+            backlog=settings.backlog,
+            graceful_shutdown=settings.graceful_shutdown,
+            access_log=settings.access_log,
+            gc_threshold=settings.gc_threshold,
+            header_limits=HeaderLimits(
+                line_bytes=settings.max_header_line_bytes,
+                count=settings.max_headers,
+                head_bytes=settings.max_head_bytes,
+            ),
+            **listen,
         )
 
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
-
+from accessgov.config import Settings
 from accessgov.http.engine import load_bundle
-from accessgov.proxy.app import DEFAULT_MAX_BODY, ValidationProxy, Violations
+from accessgov.proxy.app import ValidationProxy, Violations
 from accessgov.proxy.contract import Contract
 
 __all__ = ["Contract", "ValidationProxy", "Violations", "create_proxy"]
-
-TOKEN_ENV = "ACCESSGOV_PROXY_TOKEN"  # given: `GET /__proxy/violations` needs it; unset: loopback clients only
-MAX_BODY_ENV = "ACCESSGOV_PROXY_MAX_BODY"  # bytes, for operations whose contract states no body limit
 
 
 def create_proxy(
@@ -19,11 +15,18 @@ def create_proxy(
 ) -> ValidationProxy:
     """A proxy to `upstream` checking against the bundled contract (`generated/openapi.json`); the report's token
     and the body cap default to `ACCESSGOV_PROXY_TOKEN` and `ACCESSGOV_PROXY_MAX_BODY`."""
-    token = report_token if report_token is not None else os.environ.get(TOKEN_ENV, "").strip()
-    cap = max_body if max_body is not None else int(os.environ.get(MAX_BODY_ENV, "").strip() or DEFAULT_MAX_BODY)
-    return ValidationProxy(upstream, Contract(load_bundle()), errors=errors, report_token=token or None, max_body=cap)
+    settings = Settings.from_env()
+    if report_token is None:
+        report_token = settings.proxy_token.get_secret_value() if settings.proxy_token else ""
+    cap = max_body if max_body is not None else settings.proxy_max_body
+    return ValidationProxy(
+        upstream, Contract(load_bundle()), errors=errors, report_token=report_token or None, max_body=cap
+    )
 
 
 def app_from_env() -> ValidationProxy:
     """Factory for `uvicorn --factory accessgov.proxy:app_from_env`: `ACCESSGOV_PROXY_UPSTREAM`, `..._ERRORS=1`."""
-    return create_proxy(os.environ["ACCESSGOV_PROXY_UPSTREAM"], errors=os.environ.get("ACCESSGOV_PROXY_ERRORS") == "1")
+    settings = Settings.from_env()
+    if not settings.proxy_upstream:
+        raise ValueError("ACCESSGOV_PROXY_UPSTREAM is not set: the base URL of the implementation to check")
+    return create_proxy(settings.proxy_upstream, errors=settings.proxy_errors)

@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl
 import httpcore
 import httpx
 
+from accessgov.config import DEFAULTS
 from accessgov.proxy.contract import Contract, OperationContract, Problem
 
 log = logging.getLogger("accessgov.proxy")
@@ -48,7 +49,9 @@ REPORT_PATH = "/__proxy/violations"
 RECENT = 100
 # What the proxy answers itself carries X-Request-Id as every answer of the contract does: the client's when valid.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
-DEFAULT_MAX_BODY = 1024 * 1024  # requests to operations whose contract states no limit, and to unknown paths
+DEFAULT_MAX_BODY = (
+    DEFAULTS.proxy_max_body
+)  # requests to operations whose contract states no limit, and to unknown paths
 
 
 class Violations:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import Session, sessionmaker
 
 # Configuration's (a lower layer), named here too for the storage's callers.
+from accessgov.config import Settings, env_name
 from accessgov.config import database_url_from_env as database_url_from_env
 from accessgov.config import normalize_database_url as normalize_database_url
 
@@ -24,12 +25,11 @@ MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A writer's transactions take the write lock at once (see `_configure_sqlite`).
 SQLITE_BEGIN = "BEGIN IMMEDIATE"
+_SYNCHRONOUS = env_name("sqlite_synchronous")
 # FULL (the default): every commit reaches the disk, so an acknowledged event survives a power loss and is
 # never run twice after a reboot. NORMAL: commits survive a crash of the process but the last ones may be lost
 # with the machine's power; it spares an fsync per (group) commit. An operator's choice, never silent.
-SQLITE_SYNCHRONOUS = os.environ.get("ACCESSGOV_SQLITE_SYNCHRONOUS", "FULL").upper()
-if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL", "EXTRA"):
-    raise ValueError(f"ACCESSGOV_SQLITE_SYNCHRONOUS must be FULL, NORMAL or EXTRA, not {SQLITE_SYNCHRONOUS!r}")
+SQLITE_SYNCHRONOUS = Settings.from_env({_SYNCHRONOUS: os.environ.get(_SYNCHRONOUS, "")}).sqlite_synchronous
 # PostgreSQL: a pooled connection idle for longer than this is pinged before use (see `_ping_when_idle`).
 PING_AFTER_IDLE_SECONDS = 10.0
 
