@@ -36,6 +36,12 @@ def _oversized_restart(t: Target) -> int:
     return t.client.post(RESTART.format(t.fx.open_task_ids[0]), content=body, headers=headers).status_code
 
 
+def _oversized_token(t: Target) -> int:
+    body = b"grant_type=client_credentials&client_id=demo-client&client_secret=x&pad=" + b"a" * 65_600
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    return t.client.post("/auth/v1/token", content=body, headers=headers).status_code
+
+
 PROBES: dict[str, Probe] = {
     "types-numeric-id-number": lambda t: type(_task(t)["numericId"]).__name__,
     "types-created-at-not-date-time": lambda t: _task(t)["createdAt"],
@@ -76,6 +82,7 @@ PROBES: dict[str, Probe] = {
     "errors-reqid-missing-on-errors": lambda t: "x-request-id" in t.restart(NO_TASK).headers,
     "errors-reqid-missing-on-webhook": lambda t: "x-request-id" in t.webhook().headers,
     "errors-restart-body-unlimited": _oversized_restart,
+    "errors-token-body-unlimited": _oversized_token,
     "errors-list-always-401": lambda t: t.page().status_code,
     "errors-webhook-always-403": lambda t: t.webhook().status_code,
 }

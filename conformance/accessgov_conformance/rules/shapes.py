@@ -3,8 +3,10 @@ baseline entry, and the body-size limit every operation with a body shares (the 
 
 from __future__ import annotations
 
+import urllib.parse
+
 from .. import spec
-from ..context import Context
+from ..context import Context, Exchange
 from ..registry import Fail, NotApplicable, rule
 from .restart import restart, restarted
 
@@ -78,13 +80,14 @@ def expanded_typed(ctx: Context) -> None:
 @rule(
     "ER-SIZE-001",
     family="errors",
-    title="A request body over 64 KB is refused 413, one of 64 KB is read",
+    title="A request body over 64 KB is refused 413, one of 64 KB is read (restart, token endpoint)",
     text="A body larger than 64 KB (65,536 bytes) is refused with 413 PAYLOAD_TOO_LARGE and nothing is processed; "
-    "a body of exactly 65,536 bytes is read (judged on its content, never 413).",
+    "a body of exactly 65,536 bytes is read (judged on its content, never 413). Sent to the restart operation "
+    "and the token endpoint (the webhook's limit is WH-SIZE-*).",
     spec="spec/components/responses/PayloadTooLarge.yaml",
     seed="Limits (64 KB); (spec only) the limit of every operation with a body",
 )
-def restart_body_limit(ctx: Context) -> None:
+def body_limit(ctx: Context) -> None:
     task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
     head, tail = b'{"comment":"', b'"}'
 
@@ -97,3 +100,25 @@ def restart_body_limit(ctx: Context) -> None:
     ctx.conforms(at_limit, what="a restart body of exactly 65,536 bytes")
     if at_limit.status == 413:
         raise Fail("a restart body of exactly 65,536 bytes (64 KB) was refused 413; the limit is 'larger than 64 KB'")
+    # The token endpoint: the over-limit form is refused before its client is looked at (no failed
+    # authentication is counted); the one at the limit carries the configured client, so it is no failure either.
+    client_id = ctx.config.oauth_client_id or "conformance-client"
+    secret = ctx.config.oauth_client_secret or "conformance-secret"
+    over = _token_form(ctx, client_id, secret, BODY_LIMIT + 1)
+    ctx.expect(over, 413, code="PAYLOAD_TOO_LARGE", what="a token request body of 65,537 bytes")
+    if not ctx.config.oauth_client_id:
+        return
+    at_limit = _token_form(ctx, client_id, secret, BODY_LIMIT)
+    ctx.conforms(at_limit, what="a token request body of exactly 65,536 bytes")
+    if at_limit.status == 413:
+        raise Fail("a token request body of exactly 65,536 bytes (64 KB) was refused 413")
+
+
+def _token_form(ctx: Context, client_id: str, secret: str, size: int) -> Exchange:
+    """A client-credentials form of exactly `size` bytes (an extra parameter pads it; RFC 6749 3.2 says an
+    unrecognised parameter is ignored)."""
+    fields = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    head = urllib.parse.urlencode(fields).encode() + b"&pad="
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    content = head + b"a" * (size - len(head))
+    return ctx.request("POST", spec.TOKEN, operation=("POST", spec.TOKEN), headers=headers, content=content)

@@ -167,13 +167,18 @@ def _request_id(edit: Callable[[str | None, bytes], bytes]) -> Callable[[Fixture
     return handlers
 
 
-def _read_oversized_restart(fixtures: Fixtures) -> dict[str, Handler]:
-    async def handle(request: Request, forward: Forward) -> Response:
-        if len(request.body) > BODY_LIMIT:
-            request = request.with_body(b"{}")  # read and processed, as a server without the limit would
-        return await forward(request)
+def _read_oversized(route: str, cut: Callable[[bytes], bytes]) -> Callable[[Fixtures], dict[str, Handler]]:
+    """A body over the 64 KB limit of `route` is read (`cut` to what the server keeps) instead of refused."""
 
-    return {"restart": handle}
+    def handlers(_: Fixtures) -> dict[str, Handler]:
+        async def handle(request: Request, forward: Forward) -> Response:
+            if len(request.body) > BODY_LIMIT:
+                request = request.with_body(cut(request.body))
+            return await forward(request)
+
+        return {route: handle}
+
+    return handlers
 
 
 def _refuse_all(
@@ -296,7 +301,9 @@ ERRORS = [
        _refuse_all("webhook", 403, "SOURCE_NOT_ALLOWED", "source address not allowed"),
        "ERR-OPERATIONS-SERVED/webhook-never-served"),
     _m("errors-restart-body-unlimited", "errors", "A restart body over 64 KB is read (as {}) instead of 413.",
-       _read_oversized_restart, "ERR-BODY-LIMIT/restart-over-limit-read"),
+       _read_oversized("restart", lambda _: b"{}"), "ERR-BODY-LIMIT/restart-over-limit-read"),
+    _m("errors-token-body-unlimited", "errors", "A token request over 64 KB is read (its first 64 KB) instead of 413.",
+       _read_oversized("token", lambda body: body[:BODY_LIMIT]), "ERR-BODY-LIMIT/token-over-limit-read"),
 ]  # fmt: skip
 
 MUTANTS = [*TYPES, *ERRORS]
