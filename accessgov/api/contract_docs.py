@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from starlette.responses import Response
 
+from accessgov.config import Settings
 from accessgov.http.context import RequestContext
 from accessgov.http.negotiation import require_acceptable
 
@@ -53,8 +53,7 @@ class ContractDocs:
 
     def __init__(self, docs_html: Path | None = None) -> None:
         self.document = public_document()
-        configured = os.environ.get("ACCESSGOV_DOCS_HTML")
-        page = docs_html or (Path(configured) if configured else BUILT_DOCS)
+        page = docs_html or Settings.from_env().docs_html or BUILT_DOCS
         if page.is_file():
             self.page = page.read_bytes()
         else:
