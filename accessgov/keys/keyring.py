@@ -23,9 +23,13 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from accessgov.config import env_name
+
 KEY_BYTES = 32
-ENV_KEY = "ACCESSGOV_SECRET_KEY"
-ENV_KEY_FILE = "ACCESSGOV_SECRET_KEY_FILE"
+# Declared in `config.Settings` (docs/operations.md's table); read here from the mapping each caller passes, by the
+# one rule of `key_source`, because the key commands and the tests choose the environment per call.
+ENV_KEY = env_name("secret_key")
+ENV_KEY_FILE = env_name("secret_key_file")
 DEFAULT_KEY_FILENAME = "secret.keys"
 USER_DATA_DIR = Path(".local/share/accessgov")  # under $HOME, when $XDG_DATA_HOME is not set
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
