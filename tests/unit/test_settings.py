@@ -4,9 +4,11 @@ defaults and docs/operations.md's table follow it; a wrong value stops start-up 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +153,31 @@ def test_the_docs_table_is_the_generated_one() -> None:
     assert settings_doc.rendered(document) == document, "run make settings-doc"
     for name in Settings.model_fields:
         assert f"| `{env_name(name)}` |" in document
+
+
+def test_every_variable_the_package_names_is_declared() -> None:
+    declared = {env_name(name) for name in Settings.model_fields}
+    internal = {"ACCESSGOV_SUPERVISOR_PID"}  # set by `serve`'s supervisor for its workers, never by an operator
+    package = Path(cli.__file__).parent
+    named = {
+        match
+        for path in package.rglob("*.py")
+        if "migrations" not in path.parts
+        for match in re.findall(r"\bACCESSGOV_[A-Z0-9_]*[A-Z0-9]\b", path.read_text())
+    }
+    assert named - internal <= declared
+    assert "ACCESSGOV_MAX_HEADERS" in named  # the scan reads the package
+
+
+@pytest.mark.parametrize("value", ["1", "64", "0", "-1", "abc", "+5", "1.5", "٣", "  ", ""])
+def test_the_mock_reads_the_head_limits_as_the_server_does(value: str) -> None:
+    env = {"ACCESSGOV_MAX_HEADERS": value}
+    try:
+        mock: int | None = edge.HeaderLimits.from_env(env).count
+    except ValueError:
+        mock = None
+    try:
+        server: int | None = ServeOptions.from_env(env).header_limits.count
+    except SettingsError:
+        server = None
+    assert mock == server
