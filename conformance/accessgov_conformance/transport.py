@@ -105,6 +105,8 @@ class _DeadlineTransport(httpx.HTTPTransport):
 
     def __init__(self, *, verify: bool = True) -> None:
         super().__init__(verify=verify, trust_env=False)
+        # httpx takes no network backend: the pool it built is replaced by the same one over ours (`_pool` is
+        # what HTTPTransport sends through in httpx 0.27 and 0.28, the versions the kit allows).
         self._pool = httpcore.ConnectionPool(
             ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
             max_connections=10,
