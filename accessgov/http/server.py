@@ -85,9 +85,10 @@ class ServeOptions:
     @classmethod
     def from_settings(cls, settings: Settings, **listen: Any) -> ServeOptions:
         """The serve settings of `settings`; `listen`: host, port, log level."""
+        chosen = "http" in settings.model_fields_set  # else the default, h11 where httptools is not installed
         return cls(
             workers=settings.workers,
-            http=settings.http,
+            http=settings.http if chosen or HttpToolsEdgeProtocol else "h11",
             head_timeout=settings.head_timeout,
             body_timeout=settings.body_timeout,
             keep_alive=settings.keep_alive,
