@@ -19,12 +19,11 @@ from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, Pydanti
 from pydantic_settings.sources.utils import parse_env_vars
 
 DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
-TRUE = ("1", "true", "yes", "on")
 DEFAULT_DATA_DIR = Path("data")
 SQLITE_FILENAME = "accessgov.db"
 ENV_PREFIX = "ACCESSGOV_"
 _PG_PREFIXES = ("postgres://", "postgresql://")
-_LIMIT_OFF = ("0", "off", "none")  # as `failure_limits.OFF` (blank is the default there, unset here)
+LIMIT_OFF = ("0", "off", "none")  # a failure limit that is off (`failure_limits.OFF` adds the blank)
 
 _DURATION = re.compile(r"(\d{1,12}(?:\.\d{1,6})?)(ms|[smhd]?)")
 _UNITS = {"ms": 0.001, "": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -101,7 +100,7 @@ def _cidrs(value: object) -> object:
 
 
 def _rate_limit(value: object) -> object:
-    if isinstance(value, str) and value.lower() not in _LIMIT_OFF:
+    if isinstance(value, str) and value.lower() not in LIMIT_OFF:
         from limits import parse as parse_rate_limit  # only when one is given: `limits` takes ~0.1 s to import
 
         try:

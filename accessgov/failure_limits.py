@@ -25,6 +25,7 @@ from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from accessgov.config import LIMIT_OFF
 from accessgov.errors import ErrorCode, TooManyFailedAttempts
 from accessgov.http.context import RequestContext
 from accessgov.webhooks.cidr import Address, Network
@@ -42,7 +43,7 @@ WARM_UP_TIMEOUT_SECONDS = 2.0
 WARM_CONNECTIONS = 2
 ALERT_EVERY_SECONDS = 60.0
 FAILURE_MODES = ("open", "closed")
-OFF = ("", "0", "off", "none")
+OFF = ("", *LIMIT_OFF)
 
 
 def parse_limit(text: str | None) -> RateLimitItem | None:
