@@ -88,16 +88,25 @@ def run(
             command(base_url, spec_path, seed, report_dir, passthrough, mock=mock, timeout=timeout),
             env=env, stdout=output, stderr=subprocess.STDOUT, check=False,
         )  # fmt: skip
+    statuses, evidence = read_statuses(statuses_file)
+    return SchemaRun(completed.returncode, junit_failures(report_dir), statuses, log, evidence)
+
+
+def read_statuses(
+    path: Path,
+) -> tuple[dict[tuple[str, str], list[int]], dict[tuple[str, str], str | None]]:
+    """The hooks' log (`<METHOD> <path> <status> [why a 2xx is no evidence]` a line): the statuses of each
+    operation, and per operation None once a 2xx conformed, else why none did."""
     statuses: dict[tuple[str, str], list[int]] = defaultdict(list)
     evidence: dict[tuple[str, str], str | None] = {}
-    if statuses_file.exists():
-        for line in statuses_file.read_text(encoding="utf-8").splitlines():
-            method, path, status, problem = (*line.split(" ", 3), "")[:4]
-            operation = (method, path)
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            method, template, status, problem = (*line.split(" ", 3), "")[:4]
+            operation = (method, template)
             statuses[operation].append(int(status))
             if 200 <= int(status) < 300 and evidence.get(operation, "") is not None:
                 evidence[operation] = problem or None
-    return SchemaRun(completed.returncode, junit_failures(report_dir), dict(statuses), log, evidence)
+    return dict(statuses), evidence
 
 
 def junit_failures(report_dir: Path) -> list[str]:

@@ -6,7 +6,11 @@ as "not served" only where the operation documents that status."""
 from __future__ import annotations
 
 import copy
+import importlib
 import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
@@ -14,6 +18,7 @@ from accessgov_conformance import spec
 from accessgov_conformance.config import parse
 from accessgov_conformance.context import Context, Exchange
 from accessgov_conformance.registry import Fail, NoEvidence
+from accessgov_conformance.schema_part import read_statuses
 
 EVENT = "0b6cf9a4-1f7e-4a5c-9d55-0c2b1f1e8a11"
 WEBHOOK = ("POST", spec.WEBHOOK)
@@ -76,3 +81,32 @@ def test_a_503_is_not_served_only_where_the_operation_documents_it(
             ctx().expect(answer(503, error), 200)
     with pytest.raises(NoEvidence, match="answered 429 instead of serving the check"):
         ctx().expect(answer(429, {"code": "TOO_MANY_FAILED_ATTEMPTS", "message": "later"}), 200)
+
+
+@pytest.mark.slow  # imports Schemathesis (the hooks module): seconds
+def test_the_schema_part_counts_only_conforming_2xx_answers_as_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Schemathesis' answers, as the hooks log them: an HTML page, a truncated body or a schema-breaking 2xx
+    is no evidence; one conforming 2xx of the operation is, whatever else it answered."""
+    config = tmp_path / "kit.toml"
+    config.write_text('[target]\nbase_url = "http://x.test"\n[auth]\ntoken = "t"\n', encoding="utf-8")
+    monkeypatch.setenv("ACCESSGOV_CONFORMANCE_CONFIG", str(config))
+    hooks = importlib.import_module("accessgov_conformance.schema_hooks")
+
+    def response(status: int, content: bytes, content_type: str = "application/json; charset=utf-8") -> Any:
+        return SimpleNamespace(status_code=status, headers={"content-type": [content_type]}, content=content)
+
+    good = json.dumps(ACCEPTED).encode()
+    assert hooks.evidence_problem("POST", spec.WEBHOOK, response(200, good)) == ""
+    assert "Content-Type text/html" in hooks.evidence_problem("POST", spec.WEBHOOK, response(200, b"<h1>", "text/html"))
+    assert hooks.evidence_problem("POST", spec.WEBHOOK, response(200, good[:20])) == "the body is not JSON"
+    assert "breaks the schema" in hooks.evidence_problem("POST", spec.WEBHOOK, response(200, b'{"eventId": 1}'))
+    log = tmp_path / "statuses.txt"
+    log.write_text(
+        "POST /w 200 Content-Type text/html\nPOST /w 401\nGET /e 200 the body is not JSON\nGET /e 200\n",
+        encoding="utf-8",
+    )
+    statuses, evidence = read_statuses(log)
+    assert statuses == {("POST", "/w"): [200, 401], ("GET", "/e"): [200, 200]}
+    assert evidence == {("POST", "/w"): "Content-Type text/html", ("GET", "/e"): None}
