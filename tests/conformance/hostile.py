@@ -91,7 +91,26 @@ def _truncated_json(sock: socket.socket) -> None:
     sock.sendall(_head(200, "application/json", len(body), "X-Request-Id: x", "Connection: close") + body)
 
 
+def _silent(sock: socket.socket) -> None:
+    """Takes the request and never answers (until the client gives up)."""
+    while sock.recv(65536):
+        pass
+
+
+def _hang_up(sock: socket.socket) -> None:
+    sock.shutdown(socket.SHUT_RDWR)
+
+
+def _not_http(sock: socket.socket) -> None:
+    """Another protocol on the port (an SSH banner)."""
+    sock.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+    sock.shutdown(socket.SHUT_RDWR)
+
+
 BEHAVIOURS: dict[str, Callable[[socket.socket], None]] = {
+    "silent": _silent,
+    "hang-up": _hang_up,
+    "not-http": _not_http,
     "slow-drip": _slow_drip,
     "slow-body": _slow_body,
     "gzip-bomb": _gzip_bomb,
@@ -170,7 +189,7 @@ def serve(behaviour: str, *, honest: int = 0) -> Iterator[Hostile]:
                     sock.sendall(honest_answer())
                     continue
                 act(sock)
-                if behaviour == "truncated-json":
+                if behaviour in ("truncated-json", "hang-up", "not-http"):
                     return
 
     def accept() -> None:

@@ -58,6 +58,9 @@ def run_cli(tmp_path: Path, base_url: str, capsys: pytest.CaptureFixture[str], *
         ("big-body", f"the answer exceeds {transport.MAX_RESPONSE_BYTES} bytes"),
         ("brotli", "Content-Encoding 'br', which the kit did not accept"),
         ("truncated-json", "with a body that is not JSON"),
+        ("silent", f"no complete answer within {TIMEOUT:g} s (--timeout)"),
+        ("hang-up", "did not answer in HTTP/1.1"),
+        ("not-http", "did not answer in HTTP/1.1"),
     ],
 )
 def test_the_preflight_stops_a_target_that_does_not_speak_the_contract(
