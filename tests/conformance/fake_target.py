@@ -183,7 +183,13 @@ class FakeTarget:
 
     # --- OAuth -------------------------------------------------------------------------------------------------
 
+    def body_limit(self, request: httpx.Request) -> None:
+        """Bodies over 64 KB are 413 on every operation (ER-SIZE-001)."""
+        if len(request.content) > 65536 and not self.broken("ER-SIZE-001"):
+            raise Refusal(413, "PAYLOAD_TOO_LARGE")
+
     def token(self, request: httpx.Request) -> tuple[int, Any, dict[str, str]]:
+        self.body_limit(request)
         form = {key: values[0] for key, values in urllib.parse.parse_qs(request.content.decode(), True).items()}
         if request.headers.get("content-type", "").startswith("application/json") and self.broken("AU-OAUTH-007"):
             form = json.loads(request.content)
@@ -286,6 +292,7 @@ class FakeTarget:
 
     def restart(self, request: httpx.Request, task_ref: str) -> tuple[int, Any, dict[str, str]]:
         caller = self.caller(request, "RS-401-001")
+        self.body_limit(request)
         try:
             body = json.loads(request.content or b"{}")
         except ValueError:
@@ -333,13 +340,23 @@ class FakeTarget:
                     "current": current,
                     "next": steps[first + 1 :],
                     "history": [],
-                    "policy": {"id": "policy-1", "policySteps": {"grant": {"steps": STEPS}, "up": {"steps": ELEVATED}}},
+                    "policy": {
+                        "id": "policy-1",
+                        "policyType": "POLICY_TYPE_GRANT",
+                        # the baseline entry is keyed by the lowercased policy type (TY-POLICY-001)
+                        "policySteps": {
+                            ("grants" if self.broken("TY-POLICY-001") else "grant"): {"steps": STEPS},
+                            "up": {"steps": ELEVATED},
+                        },
+                    },
                 },
             }
         }
         expanded = []
         if paths:
             expanded = [{"@type": "user", "id": "user-1"}, {"@type": "app", "id": "app-big"}]
+            if self.broken("TY-EXPANDED-001"):
+                expanded[1] = {"type": "app", "id": "app-big"}
             view["userPath"] = "$.expanded[0]"
             if "*" in paths or "app_id" in paths or self.broken("RS-EXPAND-001"):
                 view["appPath"] = "$.expanded[5]" if self.broken("RS-EXPAND-001") else "$.expanded[1]"
