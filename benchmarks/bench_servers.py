@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from scripts.bench_deliveries import DEMO_TOKEN, PAGE_PATH, free_port
+from benchmarks.bench_deliveries import DEMO_TOKEN, PAGE_PATH, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -90,7 +90,7 @@ def accessgov_server(database_url: str, *, workers: int = 1) -> Iterator[Server]
 @contextlib.contextmanager
 def bare_server() -> Iterator[Server]:
     """The baseline app, served as `accessgov serve` serves the reference server (same options and uvicorn setup)."""
-    command = [sys.executable, "-m", "scripts.bench_bare_app", "--workers", "1"]
+    command = [sys.executable, "-m", "benchmarks.bench_bare_app", "--workers", "1"]
     with _process(command, {}, free_port(), "/", {}) as server:
         yield server
 

@@ -1,7 +1,7 @@
 """Mock and proxy benchmark: the generated stub vs Prism 5.16's mock, and the validation proxy's added latency.
 
-    make bench-mock            # npm ci --prefix scripts/mock-bench installs the pinned Prism first
-    python -m scripts.bench_mock [--seconds 8] [--connections 32]
+    make bench-mock            # npm ci --prefix benchmarks/mock-bench installs the pinned Prism first
+    python -m benchmarks.bench_mock [--seconds 8] [--connections 32]
 
 1. Throughput: `GET /api/v1/apps/app-github/entitlements` (with a bearer token) against the generated stub
    (`generated.stub_server`, one uvicorn process) and against `prism mock` on the same bundle (one Node process),
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 
-from scripts._bench import REPO, free_port, uvicorn_process
+from benchmarks._bench import REPO, free_port, uvicorn_process
 
 PRISM = REPO / "scripts" / "mock-bench" / "node_modules" / ".bin" / "prism"
 BUNDLE = REPO / "generated" / "openapi.json"
@@ -82,7 +82,7 @@ def _wait(url: str, process: subprocess.Popen[bytes]) -> None:
 @contextlib.contextmanager
 def prism() -> Iterator[str]:
     if not PRISM.exists():
-        raise SystemExit(f"{PRISM} is missing: run `npm ci --prefix scripts/mock-bench` (make bench-mock does)")
+        raise SystemExit(f"{PRISM} is missing: run `npm ci --prefix benchmarks/mock-bench` (make bench-mock does)")
     port = free_port()
     command = [str(PRISM), "mock", "--host", "127.0.0.1", "--port", str(port), "--errors", "false", str(BUNDLE)]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

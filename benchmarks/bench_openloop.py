@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from scripts.bench_wrk import HttpRequest
+from benchmarks.bench_wrk import HttpRequest
 
 LATE_AFTER_MS = 5.0  # a send that starts this long after its scheduled time counts as late
 _CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:\s*(\d+)", re.I)

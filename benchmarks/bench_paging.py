@@ -1,6 +1,6 @@
 """Keyset paging stays flat with depth: page 1 vs page 10,000 of an app with 1,000,000 entitlements.
 
-    .venv/bin/python -m scripts.bench_paging [--quick] [--postgres [URL]] [--repeat 50]
+    .venv/bin/python -m benchmarks.bench_paging [--quick] [--postgres [URL]] [--repeat 50]
 
 Seeds one app with 1,000,000 entitlements (100,000 with `--quick`) in a SQLite file in a temporary
 directory (or a fresh schema of PostgreSQL with `--postgres`, dropped afterwards), starts the reference
@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import sqlalchemy as sa
 
-from scripts._bench import percentile, uvicorn_process
+from benchmarks._bench import percentile, uvicorn_process
 
 APP_ID = "app-bench"
 PAGE_SIZE = 100

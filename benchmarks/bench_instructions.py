@@ -1,6 +1,6 @@
 """`make bench-instructions`: instructions per request of the app in process, counted by callgrind.
 
-    python -m scripts.bench_instructions [--targets bare,hmac,jwt,page,restart] [--requests 400] [--against REV]
+    python -m benchmarks.bench_instructions [--targets bare,hmac,jwt,page,restart] [--requests 400] [--against REV]
 
 Time on a shared machine moves by tens of percent between runs of the same code; the number of instructions a
 request executes does not (the same count twice, whatever else the machine does). Each target runs in its own
@@ -42,10 +42,10 @@ async def _child(target: str, requests: int) -> dict[int, int]:
     from accessgov.config import ServerConfig
     from accessgov.demo.seed import seed_demo
     from accessgov.storage.engine import create_engine, migrate, session_factory
-    from scripts import bench_cpu
-    from scripts import bench_deliveries as deliveries
-    from scripts.bench_bare_app import app as bare_app
-    from scripts.bench_servers import TENANT_BASE_URL, create_jwt_listener, scratch_database
+    from benchmarks import bench_cpu
+    from benchmarks import bench_deliveries as deliveries
+    from benchmarks.bench_bare_app import app as bare_app
+    from benchmarks.bench_servers import TENANT_BASE_URL, create_jwt_listener, scratch_database
 
     with contextlib.suppress(ImportError, AttributeError):  # the collector as `accessgov serve` sets it, if it does
         from accessgov.http import heap

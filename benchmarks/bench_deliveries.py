@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from accessgov.webhooks import signing
 from accessgov.webhooks.protocol import MAX_JWT_LIFETIME_SECONDS, body_hash
-from scripts.bench_wrk import HttpRequest
+from benchmarks.bench_wrk import HttpRequest
 
 DEMO_TOKEN = "demo-admin-token"
 DEMO_HMAC_LISTENER = "wh_demo_hmac"

@@ -1,6 +1,6 @@
 """The baseline of `make bench`: a Starlette endpoint that only reads the body (routing + body, nothing else).
 
-    python -m scripts.bench_bare_app --host 127.0.0.1 --port 8081 --log-level warning
+    python -m benchmarks.bench_bare_app --host 127.0.0.1 --port 8081 --log-level warning
 
 It is served exactly as `accessgov serve` serves the reference server: the same command-line options and
 `ACCESSGOV_*` variables (`accessgov.cli.serve_options`), the same uvicorn configuration, HTTP protocol and event

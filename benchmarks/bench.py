@@ -1,6 +1,6 @@
 """`make bench`: throughput and latency of the reference server next to a bare endpoint, driven by wrk.
 
-    .venv/bin/python -m scripts.bench [--quick] [--only sqlite|postgres] [--duration S] [--repeat N]
+    .venv/bin/python -m benchmarks.bench [--quick] [--only sqlite|postgres] [--duration S] [--repeat N]
                                       [--targets bare,hmac,jwt,page,restart,workers,openloop,drip]
 
 For each database (a SQLite file in a temporary directory; a scratch PostgreSQL database `bench_<pid>_<n>` on
@@ -49,11 +49,11 @@ from pathlib import Path
 
 import httpx
 
-from scripts import bench_deliveries as deliveries
-from scripts import bench_profile
-from scripts._bench import busy_between, cpu_times, thread_cpu_seconds, wal_syncs
-from scripts.bench_openloop import OpenLoopResult, percentile, run_open_loop
-from scripts.bench_servers import (
+from benchmarks import bench_deliveries as deliveries
+from benchmarks import bench_profile
+from benchmarks._bench import busy_between, cpu_times, thread_cpu_seconds, wal_syncs
+from benchmarks.bench_openloop import OpenLoopResult, percentile, run_open_loop
+from benchmarks.bench_servers import (
     DEFAULT_POSTGRES_URL,
     TENANT_BASE_URL,
     Server,
@@ -64,7 +64,7 @@ from scripts.bench_servers import (
     scratch_database,
     wait_for_runs,
 )
-from scripts.bench_wrk import CONNECTIONS, THREADS, HttpRequest, WrkResult, run_wrk, write_request_file, wrk_binary
+from benchmarks.bench_wrk import CONNECTIONS, THREADS, HttpRequest, WrkResult, run_wrk, write_request_file, wrk_binary
 
 WRK_TARGETS = ("bare", "hmac", "jwt", "page", "restart")
 ALL_TARGETS = (*WRK_TARGETS, "workers", "openloop", "drip")

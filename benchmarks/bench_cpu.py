@@ -1,6 +1,6 @@
 """`make bench-cpu`: CPU time per request of the reference server's app, in process, next to the bare endpoint.
 
-    python -m scripts.bench_cpu [--targets hmac,jwt,page,restart] [--requests 4000] [--postgres] [--profile DIR]
+    python -m benchmarks.bench_cpu [--targets hmac,jwt,page,restart] [--requests 4000] [--postgres] [--profile DIR]
 
 The app is called as an ASGI application by 16 concurrent coroutines, with no HTTP server and no sockets, so the
 numbers isolate what the server's own code costs and stay readable on a shared, noisy machine: process CPU
@@ -33,10 +33,10 @@ from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_HMAC_SECRET, seed_demo
 from accessgov.http import heap
 from accessgov.storage.engine import create_engine, migrate, session_factory
-from scripts import bench_deliveries as deliveries
-from scripts.bench_bare_app import app as bare_app
-from scripts.bench_servers import DEFAULT_POSTGRES_URL, TENANT_BASE_URL, create_jwt_listener, scratch_database
-from scripts.bench_wrk import HttpRequest
+from benchmarks import bench_deliveries as deliveries
+from benchmarks.bench_bare_app import app as bare_app
+from benchmarks.bench_servers import DEFAULT_POSTGRES_URL, TENANT_BASE_URL, create_jwt_listener, scratch_database
+from benchmarks.bench_wrk import HttpRequest
 
 TARGETS = ("hmac", "jwt", "page", "restart")
 CONCURRENCY = 16

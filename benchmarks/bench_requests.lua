@@ -1,6 +1,6 @@
 -- wrk script of `make bench`: cycle through pre-built requests read from a file, count statuses per thread.
 --
---   wrk -t2 -c16 -d5s --latency -s scripts/bench_requests.lua URL -- REQUEST_FILE THREADS
+--   wrk -t2 -c16 -d5s --latency -s benchmarks/bench_requests.lua URL -- REQUEST_FILE THREADS
 --
 -- REQUEST_FILE holds one request per line, tab-separated: method, path, body, then "Name: value" headers.
 -- Thread k of THREADS takes lines k, k+THREADS, ... so no two threads send the same (signed, single-use)
