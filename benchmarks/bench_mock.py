@@ -31,7 +31,7 @@ import httpx
 
 from benchmarks._bench import REPO, free_port, uvicorn_process
 
-PRISM = REPO / "scripts" / "mock-bench" / "node_modules" / ".bin" / "prism"
+PRISM = REPO / "benchmarks" / "mock-bench" / "node_modules" / ".bin" / "prism"
 BUNDLE = REPO / "generated" / "openapi.json"
 PATH = "/api/v1/apps/app-github/entitlements"
 TOKEN = "demo-admin-token"

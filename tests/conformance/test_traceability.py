@@ -16,13 +16,13 @@ from accessgov_conformance.cli import main as kit_main
 from accessgov_conformance.registry import all_rules
 from accessgov_conformance.traceability import Status, TraceabilityError, parse, problems
 
-from scripts.selftest import mutants
+from tests.conformance.selftest import mutants
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = traceability.load()
 SECTIONS = sorted({item.section for item in TABLE} | {"types", "errors"})
 REGISTERED = [item.id for item in all_rules()]
-# The mutant modules (scripts/selftest/mutants/*.py): each area's own, checked on its own.
+# The mutant modules (tests/conformance/selftest/mutants/*.py): each area's own, checked on its own.
 MODULES = {
     name: [*getattr(module, "MUTANTS", []), *getattr(module, "CONTROLS", [])]
     for name, module in (

@@ -1,4 +1,4 @@
-"""Probes of the authentication mutants added for issue 37 (scripts/selftest/mutants/errors_auth.py): one
+"""Probes of the authentication mutants added for issue 37 (tests/conformance/selftest/mutants/errors_auth.py): one
 request each on which the mutant answers differently from the unchanged reference server."""
 
 from __future__ import annotations

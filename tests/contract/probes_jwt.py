@@ -1,6 +1,6 @@
-"""The probes of the JWT listener's mutants (scripts/selftest/mutants/webhook_jwt.py): one delivery each, whose
-status the mutant answers differently from the unchanged reference server (test_mutants.py runs them); tokens
-are built byte by byte here, as the attacks need."""
+"""The probes of the JWT listener's mutants (tests/conformance/selftest/mutants/webhook_jwt.py): one delivery each,
+whose status the mutant answers differently from the unchanged reference server (test_mutants.py runs them); tokens are
+built byte by byte here, as the attacks need."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from cryptography.x509.oid import NameOID
 
-from scripts.selftest.mutants.webhook_jwt import HMAC_SECRETS
-from scripts.selftest.target import JWT_KID, JWT_LISTENER_ID
+from tests.conformance.selftest.mutants.webhook_jwt import HMAC_SECRETS
+from tests.conformance.selftest.target import JWT_KID, JWT_LISTENER_ID
 from tests.contract.probing import Probe, Target
 
 BODY = b'{"orderId":"A-1"}'

@@ -1,4 +1,4 @@
-"""Probes of the paging mutants added for issue 37 (scripts/selftest/mutants/paging.py): one request each on
+"""Probes of the paging mutants added for issue 37 (tests/conformance/selftest/mutants/paging.py): one request each on
 which the mutant answers differently from the unchanged reference server."""
 
 from __future__ import annotations

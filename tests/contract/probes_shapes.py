@@ -1,5 +1,5 @@
-"""Probes of the `types` and `errors` mutants (scripts/selftest/mutants/shapes.py): one request each on which the
-mutant answers differently from the unchanged reference server."""
+"""Probes of the `types` and `errors` mutants (tests/conformance/selftest/mutants/shapes.py): one request each on which
+the mutant answers differently from the unchanged reference server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The probes of the webhook listener's attack-list mutants (scripts/selftest/mutants/webhook.py, beyond the
+"""The probes of the webhook listener's attack-list mutants (tests/conformance/selftest/mutants/webhook.py, beyond the
 error-table ones test_mutants.py holds): one delivery each (two for idempotency), whose answer the mutant gives
 differently from the unchanged reference server. Signatures are computed here, wrong on purpose where needed."""
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import httpx
 
-from scripts.selftest.target import (
+from tests.conformance.selftest.target import (
     CIDR_LISTENER_ID,
     DISABLED_LISTENER_ID,
     LOOPBACK_LISTENER_ID,

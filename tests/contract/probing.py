@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 
 from accessgov.webhooks.hmac_signature import compute_signature
 from accessgov.webhooks.protocol import body_hash
-from scripts.selftest.target import JWT_KID, JWT_LISTENER_ID, Fixtures
+from tests.conformance.selftest.target import JWT_KID, JWT_LISTENER_ID, Fixtures
 
 HMAC = "wh_demo_hmac"
 ADMIN = {"Authorization": "Bearer demo-admin-token"}

@@ -1,7 +1,8 @@
 """Each mutant of the self-test really breaks its rule: on one probe request it answers differently from the
 unchanged reference server (so a mutant the kit lets survive is a gap in the kit, never a no-op mutant).
 
-One server serves every mutant on its own port (`scripts/selftest/target.py`); each probe is a plain HTTP call.
+One server serves every mutant on its own port (`tests/conformance/selftest/target.py`); each probe is a plain HTTP
+call.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import httpx
 import pytest
 
 import tests.contract
-from scripts.selftest import mutants
-from scripts.selftest.target import CIDR_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
+from tests.conformance.selftest import mutants
+from tests.conformance.selftest.target import CIDR_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
 from tests.contract.probing import Probe, Target
 
 # One worker runs the module, so that the servers of every mutant (`targets`) start once, not once per worker.

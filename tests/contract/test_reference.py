@@ -1,5 +1,5 @@
-"""`make contract`'s path end to end: the reference server started by `scripts/contract.py` (demo tenant, a JWT
-listener, CIDR listeners) passes every behavioural rule of the kit, none left not applicable; and a failing
+"""`make contract`'s path end to end: the reference server started by `tests/conformance/run_reference.py` (demo tenant,
+a JWT listener, CIDR listeners) passes every behavioural rule of the kit, none left not applicable; and a failing
 request's reproduce snippet, pasted into a shell, sends a request the server accepts."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts import contract
+from tests.conformance import run_reference as contract
 
 ROOT = Path(__file__).resolve().parents[2]
 for path in (ROOT / "conformance", ROOT / "generated" / "client"):

@@ -1,6 +1,6 @@
 """The conformance kit proves it can fail (issue 29): the mutation self-test, and the kit against the mock.
 
-One self-test run (`scripts/selftest/run.py`: one reference server, every mutant and control on its own port,
+One self-test run (`tests/conformance/selftest/run.py`: one reference server, every mutant and control on its own port,
 the kit with `--checks conformance` and seed 1 against each) serves three tests: every mutant killed by a rule
 of the requirements it covers, every control passed, and — its `control-unchanged` — the kit passing the
 reference server itself. The kit against the generated mock must pass every rule a mock can honour and report
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from generated.stub_server import create_app as create_mock
-from scripts.selftest import mutants
-from scripts.selftest.mutants.base import Mutant
-from scripts.selftest.run import (
+from tests.conformance.selftest import mutants
+from tests.conformance.selftest.mutants.base import Mutant
+from tests.conformance.selftest.run import (
     KILLED,
     PASSED,
     SURVIVED,

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from generated import models
-from scripts.generate import REPO, at_most_one_members, one_of_member_groups, open_enum_names, schemas_of
+from accessgov_tools.generate import REPO, at_most_one_members, one_of_member_groups, open_enum_names, schemas_of
 
 BUNDLE_PATH = REPO / "generated" / "openapi.json"
 CLIENT_DIR = REPO / "generated" / "client"

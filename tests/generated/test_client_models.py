@@ -58,7 +58,7 @@ def test_missing_and_null_members(client_models: ModuleType) -> None:
 
 
 def test_union_objects_are_typed_classes(client_models: ModuleType) -> None:
-    """TaskType, PolicyStep, ... are classes with every member optional (not `Any`), see scripts/generate.py."""
+    """TaskType, PolicyStep, ... are classes with every member optional (not `Any`), see tools/accessgov_tools/generate.py."""
     example = bundle()["components"]["examples"]["RestartResponse"]["value"]
     response = client_models.TaskActionsServiceRestartResponse.from_dict(example)
     task = response.task_view.task

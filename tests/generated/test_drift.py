@@ -1,4 +1,4 @@
-"""The drift check (`python -m scripts.check_generated`) and the determinism of `scripts.generate`."""
+"""The drift check (`python -m accessgov_tools.check_generated`) and the determinism of `accessgov_tools.generate`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts import check_generated
-from scripts.generate import REPO, GenerationError, at_most_one_members, client_document, generate, load_inputs
+from accessgov_tools import check_generated
+from accessgov_tools.generate import REPO, GenerationError, at_most_one_members, client_document, generate, load_inputs
 from tests.generated._contract import bundle
 
 

@@ -1,18 +1,18 @@
 """`make generate` and `make check-generated` skip only a tree whose inputs and generated/ are exactly what the last
-run produced or verified (scripts/generation_cache.py)."""
+run produced or verified (tools/accessgov_tools/generation_cache.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from scripts import generation_cache
+from accessgov_tools import generation_cache
 
 
 def _tree(root: Path) -> Path:
     (root / "spec").mkdir()
     (root / "spec" / "openapi.yaml").write_text("openapi: 3.1.0\n")
-    (root / "scripts").mkdir()
-    (root / "scripts" / "generate.py").write_text("# the generator\n")
+    (root / "tools" / "accessgov_tools").mkdir(parents=True)
+    (root / "tools" / "accessgov_tools" / "generate.py").write_text("# the generator\n")
     (root / "generated").mkdir()
     (root / "generated" / "openapi.json").write_text("{}\n")
     (root / "pyproject.toml").write_text("[project]\n")
@@ -27,7 +27,7 @@ def test_a_recorded_tree_is_fresh_until_anything_it_depends_on_changes(tmp_path:
     root = _tree(tmp_path)
     generation_cache.record(root)
     assert generation_cache.fresh(root)
-    for changed in ("spec/openapi.yaml", "scripts/generate.py", "generated/openapi.json", "pyproject.toml"):
+    for changed in ("spec/openapi.yaml", "tools/accessgov_tools/generate.py", "generated/openapi.json", "pyproject.toml"):
         original = (root / changed).read_text()
         (root / changed).write_text(original + "# edited\n")
         assert not generation_cache.fresh(root), changed

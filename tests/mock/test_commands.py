@@ -10,8 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from scripts.selftest import mutants
-from scripts.selftest.target import serve_variants
+from tests.conformance.selftest import mutants
+from tests.conformance.selftest.target import serve_variants
 
 REPO = Path(__file__).resolve().parents[2]
 ACCESSGOV = Path(sys.executable).parent / "accessgov"

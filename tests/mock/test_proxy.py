@@ -18,10 +18,10 @@ import pytest
 from accessgov.demo.seed import DEMO_HMAC_SECRET
 from accessgov.proxy import ValidationProxy, create_proxy
 from accessgov.webhooks.hmac_signature import compute_signature
-from scripts.selftest import mutants
-from scripts.selftest.asgi import ASGIApp, Forward, Request, Response, intercept
-from scripts.selftest.run import kit_env
-from scripts.selftest.target import Fixtures, kit_config, serve_variants
+from tests.conformance.selftest import mutants
+from tests.conformance.selftest.asgi import ASGIApp, Forward, Request, Response, intercept
+from tests.conformance.selftest.run import kit_env
+from tests.conformance.selftest.target import Fixtures, kit_config, serve_variants
 from tests.harness import serve
 
 TOKEN = {"Authorization": "Bearer demo-admin-token"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from scripts.overlay import OverlayApplyError, OverlayDocumentError, apply_overlay, main, parse_overlay
+from accessgov_tools.overlay import OverlayApplyError, OverlayDocumentError, apply_overlay, main, parse_overlay
 
 
 def _overlay(actions: list[dict[str, Any]], version: str = "1.1.0", **info: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The conformance harness (`scripts.overlay_conformance`) on a miniature of the Specification's repository layout."""
+"""The conformance harness (`accessgov_tools.overlay_conformance`) on a miniature of the Specification's repository
+layout."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from scripts.bundle import dump_yaml
-from scripts.overlay_conformance import Engine, all_cases, main, ours, report, run_case, score
+from accessgov_tools.bundle import dump_yaml
+from accessgov_tools.overlay_conformance import Engine, all_cases, main, ours, report, run_case, score
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXT = """# Overlay Specification
@@ -104,7 +105,7 @@ def test_our_engine_behaves_as_the_standard_says_on_every_case(spec_repo: Path) 
     assert [o.case.name for o in outcomes if not o.ok] == []
     assert problems == ["tests/v1.1/pass/copy.yaml: the folder says pass, the schema says otherwise"]
     text = report(ours(strict=False), outcomes, problems)
-    assert text.startswith("scripts.overlay: 6 of 6 cases behave as the standard says")
+    assert text.startswith("accessgov_tools.overlay: 6 of 6 cases behave as the standard says")
     # The text's result lists `get` first; ours appends it: reported, not counted.
     assert "other key order (JSON objects are unordered; not counted):\n  - versions/1.1.0.md: Simple Copy" in text
 
@@ -124,7 +125,7 @@ def test_an_engine_that_accepts_everything_is_listed_case_by_case(spec_repo: Pat
 
 
 def test_a_golden_triple_with_error_txt_must_be_refused() -> None:
-    from scripts.overlay_conformance import golden_triples
+    from accessgov_tools.overlay_conformance import golden_triples
 
     cases = {case.name: case for case in golden_triples(FIXTURES)}
     lenient = Engine("lenient", lambda doc, source: None, lambda doc, document, source: document)
@@ -141,7 +142,7 @@ def test_cli_reads_the_repository_from_the_environment(
     monkeypatch.setenv("OVERLAY_SPEC_REPO", str(spec_repo))
     assert main(["--golden", str(FIXTURES)]) == 0
     out = capsys.readouterr().out
-    assert "scripts.overlay: 6 of 6 cases behave as the standard says" in out
+    assert "accessgov_tools.overlay: 6 of 6 cases behave as the standard says" in out
     assert "golden triples of fixtures/ behave as the standard says" in out
     assert main(["--strict", "--golden", ""]) == 1
 

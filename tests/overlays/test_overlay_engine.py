@@ -1,4 +1,4 @@
-"""The overlay engine (`scripts.overlay`): golden triples, strict-mode house rules, shape errors, the variants.
+"""The overlay engine (`accessgov_tools.overlay`): golden triples, strict-mode house rules, shape errors, the variants.
 
 The Overlay 1.1 features and the standard mode are covered in test_overlay_11.py.
 """
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from scripts.bundle import REPO, dump_json, dump_yaml
-from scripts.overlay import (
+from accessgov_tools.bundle import REPO, dump_json, dump_yaml
+from accessgov_tools.overlay import (
     BASE_DOCUMENT,
     VARIANTS_DIR,
     OverlayDocumentError,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from scripts.diffcheck.cli import load_file
-from scripts.diffcheck.compare import compare
-from scripts.diffcheck.model import Finding, Severity
-from scripts.release.classify import relevant
-from scripts.release.phrasing import phrase
+from accessgov_tools.diffcheck.cli import load_file
+from accessgov_tools.diffcheck.compare import compare
+from accessgov_tools.diffcheck.model import Finding, Severity
+from accessgov_tools.release.classify import relevant
+from accessgov_tools.release.phrasing import phrase
 
 FIXTURES = Path(__file__).resolve().parents[1] / "review" / "fixtures"
 CASES = sorted(path for path in FIXTURES.iterdir() if (path / "base.yaml").is_file())

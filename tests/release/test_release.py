@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from scripts.release.changelog import HEADER, insert
-from scripts.release.cli import main, verdict
-from scripts.release.contract import change
+from accessgov_tools.release.changelog import HEADER, insert
+from accessgov_tools.release.cli import main, verdict
+from accessgov_tools.release.contract import change
 
 REPO = Path(__file__).resolve().parents[2]
 Doc = dict[str, Any]
@@ -280,7 +280,7 @@ def test_release_check_applies_the_scheme_given_on_the_command_line(
 
 def test_release_check_reads_the_scheme_from_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "severities.yaml"
-    text = (REPO / "scripts" / "diffcheck" / "severities.yaml").read_text(encoding="utf-8")
+    text = (REPO / "tools" / "accessgov_tools" / "diffcheck" / "severities.yaml").read_text(encoding="utf-8")
     config.write_text(text.replace("  scheme: semver", "  scheme: integer"), encoding="utf-8")
     base, head = pair(tmp_path, bump("10", new_field), base_version="10")
     found = change(str(base), str(head), config=config)

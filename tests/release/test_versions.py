@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version as Pep440Version
 
-from scripts.release.versions import (
+from accessgov_tools.release.versions import (
     Bump,
     Scheme,
     VersionError,

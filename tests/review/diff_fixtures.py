@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scripts.bundle import dump_yaml
-from scripts.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
-from scripts.diffcheck.cli import report
-from scripts.diffcheck.config import DiffConfig, load_config
-from scripts.diffcheck.render import render_text
+from accessgov_tools.bundle import dump_yaml
+from accessgov_tools.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
+from accessgov_tools.diffcheck.cli import report
+from accessgov_tools.diffcheck.config import DiffConfig, load_config
+from accessgov_tools.diffcheck.render import render_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TODAY = datetime.date(2026, 6, 1)  # the comparison date of every fixture (sunsets are judged against it)
@@ -577,7 +577,7 @@ def _config() -> DiffConfig:
 
 def render(folder: Path, head_name: str) -> str:
     """The text report for `<folder>/base.yaml` -> `<folder>/<head_name>`, paths relative to the folder."""
-    from scripts.diffcheck.cli import load_file
+    from accessgov_tools.diffcheck.cli import load_file
 
     base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
     cached = _config()  # copies of its (mutable) mappings, as a fresh load would give; Policy is frozen

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scripts.diffcheck.checks import ENTRIES, PRESENCE
+from accessgov_tools.diffcheck.checks import ENTRIES, PRESENCE
 from tests.review.diff_fixtures import Case, Doc, _edit, _noop, _reword_op, _schema_case, op, schemas
 
 FAR = "2099-12-31"  # a sunset well beyond the shipped grace periods from the fixtures' date

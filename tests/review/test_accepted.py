@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.diffcheck.accepted import Acceptance, AcceptedError, apply_accepted, failing, load_accepted
-from scripts.diffcheck.cli import main
-from scripts.diffcheck.model import Finding, Severity
-from scripts.diffcheck.render import render_github, render_json, render_markdown, render_text
+from accessgov_tools.diffcheck.accepted import Acceptance, AcceptedError, apply_accepted, failing, load_accepted
+from accessgov_tools.diffcheck.cli import main
+from accessgov_tools.diffcheck.model import Finding, Severity
+from accessgov_tools.diffcheck.render import render_github, render_json, render_markdown, render_text
 
 EXPIRES = dt.date(2026, 12, 31)
 REMOVED = "api-removed-without-deprecation"

@@ -1,4 +1,5 @@
-"""`scripts.diffcheck` on the real contract: the issue's measurements, reach, unions, allOf, sources, CLI, formats."""
+"""`accessgov_tools.diffcheck` on the real contract: the issue's measurements, reach, unions, allOf, sources, CLI,
+formats."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from scripts.bundle import REPO, bundle, dump_yaml
-from scripts.diffcheck.cli import locate, main
-from scripts.diffcheck.compare import compare
-from scripts.diffcheck.config import ConfigError, load_severities
-from scripts.diffcheck.model import Finding, Severity
-from scripts.diffcheck.render import render_github, render_json, render_markdown
-from scripts.diffcheck.sources import SourceMap
+from accessgov_tools.bundle import REPO, bundle, dump_yaml
+from accessgov_tools.diffcheck.cli import locate, main
+from accessgov_tools.diffcheck.compare import compare
+from accessgov_tools.diffcheck.config import ConfigError, load_severities
+from accessgov_tools.diffcheck.model import Finding, Severity
+from accessgov_tools.diffcheck.render import render_github, render_json, render_markdown
+from accessgov_tools.diffcheck.sources import SourceMap
 
 RESTART = "POST /api/v1/tasks/{task_id}/action/restart (svc.api.task.v1.TaskActionsService.Restart)"
 LIST = "GET /api/v1/apps/{app_id}/entitlements (svc.api.app.v1.AppEntitlementsService.List)"

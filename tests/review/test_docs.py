@@ -1,4 +1,4 @@
-"""The rendered reference (`scripts.build_docs`): built with Redocly CLI, opened in headless Chromium.
+"""The rendered reference (`accessgov_tools.build_docs`): built with Redocly CLI, opened in headless Chromium.
 
 Besides the DOM, the layout is measured in the page itself: a copy of the built page gets a script that, once Redoc
 has rendered, records every element whose content is wider than its box while its overflow is not visible (a code
@@ -6,7 +6,7 @@ block that scrolls sideways or an ellipsis hides part of it) and the page's `inn
 page (home, the authentication chapter, every tag page) is rendered once per module (`rendered`), and the module
 runs on one xdist worker, so that no page is rendered twice.
 
-Needs npm (for `npm ci --prefix scripts/docs`) and Chromium (Debian package `chromium`). Without them the test
+Needs npm (for `npm ci --prefix tools/redocly`) and Chromium (Debian package `chromium`). Without them the test
 is skipped, except under `CI=true`, where a missing tool is a failure: CI installs both.
 """
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.build_docs import DOCS_TOOLING, REDOCLY, build_docs
-from scripts.bundle import REPO
-from scripts.overlay import load_document
+from accessgov_tools.build_docs import DOCS_TOOLING, REDOCLY, build_docs
+from accessgov_tools.bundle import REPO
+from accessgov_tools.overlay import load_document
 
 # One worker renders every page once (the `rendered` fixture), instead of both workers each rendering them.
 pytestmark = pytest.mark.xdist_group("rendered-docs")

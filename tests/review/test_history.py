@@ -1,5 +1,5 @@
 """The diff on real public API histories (`-m history`, not in `make test`): every pair of
-`scripts/diffcheck/histories.yaml` gets a verdict, within its CPU-time and memory bounds, never a crash.
+`tools/accessgov_tools/diffcheck/histories.yaml` gets a verdict, within its CPU-time and memory bounds, never a crash.
 
 Needs local git mirrors: `HISTORY_MIRRORS=DIR pytest -m history tests/review/test_history.py` (or
 `make diff-history HISTORY_MIRRORS=DIR`). The script's own behaviour is tested on a small repository made here.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts.diffcheck.history import Bounds, Pair, git_dir, load_manifest, main, run_pair
+from accessgov_tools.diffcheck.history import Bounds, Pair, git_dir, load_manifest, main, run_pair
 
 PAIRS, BOUNDS = load_manifest()
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -26,7 +26,8 @@ def mirrors() -> Path:
     value = os.environ.get("HISTORY_MIRRORS")
     if not value:
         pytest.skip(
-            "HISTORY_MIRRORS is not set: this lane reads the revisions named in scripts/diffcheck/histories.yaml "
+            "HISTORY_MIRRORS is not set: this lane reads the revisions named in "
+            "tools/accessgov_tools/diffcheck/histories.yaml "
             "from local git mirrors (make diff-history HISTORY_MIRRORS=DIR)"
         )
     path = Path(value)

@@ -1,4 +1,5 @@
-"""The one loader (`scripts/loader.py`): JSON as JSON, YAML 1.2, errors with file, line and column; and its users."""
+"""The one loader (`accessgov_tools/loader.py`): JSON as JSON, YAML 1.2, errors with file, line and column; and its
+users."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from scripts.bundle import bundle, dump_yaml
-from scripts.bundle import main as bundle_main
-from scripts.diffcheck.cli import load_file
-from scripts.diffcheck.cli import main as diff_main
-from scripts.diffcheck.sources import SourceMap
-from scripts.loader import LoadError, compose, load_document, loads
-from scripts.overlay import OverlayDocumentError, load_overlay
-from scripts.overlay import load_document as overlay_document
+from accessgov_tools.bundle import bundle, dump_yaml
+from accessgov_tools.bundle import main as bundle_main
+from accessgov_tools.diffcheck.cli import load_file
+from accessgov_tools.diffcheck.cli import main as diff_main
+from accessgov_tools.diffcheck.sources import SourceMap
+from accessgov_tools.loader import LoadError, compose, load_document, loads
+from accessgov_tools.overlay import OverlayDocumentError, load_overlay
+from accessgov_tools.overlay import load_document as overlay_document
 
 EMOJI = '{"info": {"title": "\\ud83d\\ude00 \\u00e9\\n\\t\\"\\\\\\/", "version": "1"}}'
 

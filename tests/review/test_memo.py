@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from scripts.diffcheck.memo import PairMemo
+from accessgov_tools.diffcheck.memo import PairMemo
 
 Graph = dict[str, list[str]]
 

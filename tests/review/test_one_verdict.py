@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.bundle import REPO, bundle, dump_yaml
-from scripts.diffcheck.cli import main as diff_main
-from scripts.diffcheck.config import load_config
-from scripts.release.cli import main as release_main
+from accessgov_tools.bundle import REPO, bundle, dump_yaml
+from accessgov_tools.diffcheck.cli import main as diff_main
+from accessgov_tools.diffcheck.config import load_config
+from accessgov_tools.release.cli import main as release_main
 from tests.review.diff_fixtures import FIXTURES
 
 _MARKED = re.compile(r"^- ⚠️ \*\*Breaking[^*]*:\*\* .* — ((?:`[^`]+`(?:, )?)+)", re.MULTILINE)

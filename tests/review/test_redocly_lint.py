@@ -1,7 +1,7 @@
 """`redocly.yaml`: Redocly CLI's recommended rules plus this contract's own, on the split spec and the bundle.
 
 Each configured rule passes on the real spec and catches a deliberately broken copy, naming the spec/ file.
-Needs the pinned @redocly/cli (`npm ci --prefix scripts/docs`); missing tooling fails under CI=true.
+Needs the pinned @redocly/cli (`npm ci --prefix tools/redocly`); missing tooling fails under CI=true.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts import lint
-from scripts.build_docs import REDOCLY
-from scripts.bundle import REPO
-from scripts.lint import redocly_lint
+from accessgov_tools import lint
+from accessgov_tools.build_docs import REDOCLY
+from accessgov_tools.bundle import REPO
+from accessgov_tools.lint import redocly_lint
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -24,7 +24,7 @@ def _tooling() -> None:
     if not REDOCLY.exists():
         if os.environ.get("CI") == "true":
             pytest.fail("Redocly CLI is not installed (CI=true: `make lint` installs it)")
-        pytest.skip("Redocly CLI is not installed: npm ci --prefix scripts/docs")
+        pytest.skip("Redocly CLI is not installed: npm ci --prefix tools/redocly")
 
 
 def lint_copy(tmp_path: Path, edit: Callable[[Path], None]) -> str:

@@ -6,9 +6,9 @@ import copy
 import datetime as dt
 from typing import Any
 
-from scripts.diffcheck.compare import compare
-from scripts.diffcheck.config import DiffConfig
-from scripts.diffcheck.lifecycle import INVALID, sunset
+from accessgov_tools.diffcheck.compare import compare
+from accessgov_tools.diffcheck.config import DiffConfig
+from accessgov_tools.diffcheck.lifecycle import INVALID, sunset
 
 
 def _doc(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:

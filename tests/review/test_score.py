@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.diffcheck.config import load_config
-from scripts.diffcheck.score import pairs, rule_levels, score
+from accessgov_tools.diffcheck.config import load_config
+from accessgov_tools.diffcheck.score import pairs, rule_levels, score
 
 RULES = """package checker
 func rules() {

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from scripts.diffcheck.compare import compare
-from scripts.diffcheck.formats import excludes_nothing
-from scripts.diffcheck.model import Finding
-from scripts.diffcheck.resolve import Document, view
-from scripts.diffcheck.subsume import Subsumption
+from accessgov_tools.diffcheck.compare import compare
+from accessgov_tools.diffcheck.formats import excludes_nothing
+from accessgov_tools.diffcheck.model import Finding
+from accessgov_tools.diffcheck.resolve import Document, view
+from accessgov_tools.diffcheck.subsume import Subsumption
 
 Schema = dict[str, Any]
 

@@ -12,8 +12,8 @@ from accessgov_client import AccessGov, AsyncAccessGov, PagingLoopError
 from accessgov_client.api.app_entitlements import list_app_entitlements
 from accessgov_client.operations import CATALOG
 
-from scripts.generate import GenerationError, operation_entries
-from scripts.overlay import apply_overlay, load_document, load_overlay
+from accessgov_tools.generate import GenerationError, operation_entries
+from accessgov_tools.overlay import apply_overlay, load_document, load_overlay
 from tests.sdk._fake import Answer, ScriptedServer
 from tests.sdk.conftest import REPO
 

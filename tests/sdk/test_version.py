@@ -10,9 +10,9 @@ from importlib import metadata
 import accessgov_client
 from packaging.version import Version
 
-from scripts.generate import client_config
-from scripts.release.sdk_deps import lower_bounds, requirements
-from scripts.release.versions import pep440
+from accessgov_tools.generate import client_config
+from accessgov_tools.release.sdk_deps import lower_bounds, requirements
+from accessgov_tools.release.versions import pep440
 from tests.sdk.conftest import CLIENT_DIR, REPO
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from scripts.release.sdk_deps import lower_bounds, requirements
+from accessgov_tools.release.sdk_deps import lower_bounds, requirements
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT_DIR = REPO / "generated" / "client"

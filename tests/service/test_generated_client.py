@@ -8,7 +8,7 @@ import pytest
 
 from accessgov.demo import tenant as demo
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
-from scripts.bundle import REPO
+from accessgov_tools.bundle import REPO
 from tests.service.conftest import Server
 
 sys.path.insert(0, str(REPO / "generated" / "client"))

@@ -7,14 +7,15 @@ from typing import Any
 
 import pytest
 
-from scripts.bundle import REPO, bundle
+from accessgov_tools.bundle import REPO, bundle
 
 SPEC_ROOT = REPO / "spec" / "openapi.yaml"
 
 
 @pytest.fixture(scope="session")
 def spec_bundle() -> dict[str, Any]:
-    """The bundled spec as built by `scripts.bundle`; read it only, or take `copy.deepcopy` of it to change it."""
+    """The bundled spec as built by `accessgov_tools.bundle`; read it only, or take `copy.deepcopy` of it to change
+    it."""
     return bundle(SPEC_ROOT)
 
 

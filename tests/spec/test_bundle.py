@@ -10,7 +10,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate
 
-from scripts.bundle import REPO, bundle, dump_json, dump_yaml, write_bundle
+from accessgov_tools.bundle import REPO, bundle, dump_json, dump_yaml, write_bundle
 
 SPEC_ROOT = REPO / "spec" / "openapi.yaml"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from scripts.lint import lint
+from accessgov_tools.lint import lint
 
 
 def rules_of(doc: dict) -> set[str]:

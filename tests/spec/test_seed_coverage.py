@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.bundle import REPO
+from accessgov_tools.bundle import REPO
 
 SEEDCHECK = REPO.parent / "shared" / "tools" / "seedcheck.py"
 

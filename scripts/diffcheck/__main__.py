@@ -1,5 +1,0 @@
-import sys
-
-from scripts.diffcheck.cli import main
-
-sys.exit(main())

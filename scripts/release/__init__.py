@@ -1,6 +1,0 @@
-"""From a reviewed contract change to a version: the changelog, the semver release check, the SDK's version.
-
-Built on the findings of `scripts/diffcheck` (which it calls, never changes): `classify` sorts findings into
-breaking / added / deprecated / changed, `versions` holds the semver rule, `phrasing` and `changelog` write the
-Markdown a reviewer reads.
-"""

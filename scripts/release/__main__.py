@@ -1,5 +1,0 @@
-import sys
-
-from scripts.release.cli import main
-
-sys.exit(main())

@@ -1,0 +1,103 @@
+"""`accessgov-tools COMMAND [ARGS ...]`: the reviewers' tools behind one console script.
+
+Each command hands its arguments to the tool's own `main` (`accessgov-tools COMMAND --help` shows them); the Make
+targets of the repository call these commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from accessgov_tools.paths import REPO
+
+Main = Callable[[list[str] | None], int | None]
+
+
+def _tool(module: str, *prefix: str) -> Callable[[list[str]], int]:
+    """A command running `module.main(prefix + args)`; the module is imported when the command runs."""
+
+    def run(args: list[str]) -> int:
+        main: Main = importlib.import_module(f"accessgov_tools.{module}").main
+        return main([*prefix, *args]) or 0
+
+    return run
+
+
+def _generate(args: list[str]) -> int:
+    """Regenerate generated/ from spec/: the bundle, the overlay variants (validated), the models and the client,
+    the stub server; skipped when nothing changed since the last generate or check-generated (`--force`)."""
+    parser = argparse.ArgumentParser(prog="accessgov-tools generate", description=_generate.__doc__)
+    parser.add_argument("--force", action="store_true", help="regenerate even when nothing changed")
+    options = parser.parse_args(args)
+    from accessgov_tools import bundle, generate, generate_stub, generation_cache, overlay, validate
+
+    if not options.force and generation_cache.fresh():
+        print("generate: nothing to do (spec/, the generators and generated/ unchanged since the last run; --force)")
+        return 0
+    steps: list[Callable[[], int | None]] = [
+        lambda: bundle.main([]),
+        lambda: overlay.main(["variants"]),
+        lambda: validate.main([str(path) for path in sorted((REPO / "generated" / "variants").glob("*.yaml"))]),
+        lambda: generate.main([]),
+        lambda: generate_stub.main([]),
+        lambda: generation_cache.main(["record"]),
+    ]
+    for step in steps:
+        if code := step():
+            return code
+    return 0
+
+
+def _mock(args: list[str]) -> int:
+    """Serve the generated stub server of the checkout (`generated/stub_server`, a mock of the contract); needs
+    the `mock` extra (`pip install './tools[mock]'`): uvicorn, orjson, httptools."""
+    root = str(REPO)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    stub_main: Main = importlib.import_module("generated.stub_server.__main__").main
+    return stub_main(args) or 0
+
+
+COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
+    "bundle": ("bundle spec/ into generated/openapi.{yaml,json}", _tool("bundle")),
+    "validate": ("validate OpenAPI documents (default: the bundle)", _tool("validate")),
+    "lint": ("the house rules (and Redocly CLI with --redocly) on the bundle", _tool("lint")),
+    "overlay": (
+        "apply overlays: `variants` (overlays/ -> generated/variants/) or `apply OVERLAY DOC`",
+        _tool("overlay"),
+    ),
+    "overlay-conformance": (
+        "score the overlay engine on the Overlay Specification's material",
+        _tool("overlay_conformance"),
+    ),
+    "diff": ("breaking-change report against a git revision", _tool("diffcheck.cli")),
+    "diff-history": ("diff real public API revision pairs from git mirrors", _tool("diffcheck.history")),
+    "diff-score": ("score the diff engine on oasdiff's checker test pairs", _tool("diffcheck.score")),
+    "changelog": ("contract changes since a revision as a changelog section", _tool("release.cli", "changelog")),
+    "release-check": ("fail unless info.version is bumped as the changes need", _tool("release.cli", "check")),
+    "generate": ("regenerate generated/ from spec/ (skipped when nothing changed)", _generate),
+    "check-generated": ("fail with a diff when generated/ is not what spec/ produces", _tool("check_generated")),
+    "docs": ("static HTML reference of the bundle (Redocly CLI)", _tool("build_docs")),
+    "sdk": ("build the SDK's wheel and sdist (generated/client)", _tool("release.build_sdk")),
+    "mock": ("serve the generated stub server (a mock of the contract)", _mock),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="accessgov-tools",
+        description="The reviewers' tools of the access-governance contract (run in a checkout of it).",
+        epilog="commands:\n" + "\n".join(f"  {name:<20} {text}" for name, (text, _) in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of the commands below")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="the command's arguments (COMMAND --help)")
+    options = parser.parse_args(argv)
+    return COMMANDS[options.command][1](options.args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from accessgov_tools.diffcheck.cli import main
+
+sys.exit(main())

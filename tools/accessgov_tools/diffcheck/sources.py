@@ -1,0 +1,94 @@
+"""Map a JSON pointer into the bundle back to the `spec/` file and line it was written at.
+
+The split spec reaches other files through `$ref`s (`components/schemas/X: {$ref: ./components/schemas/X.yaml}`);
+walking the pointer from the root file and following every file `$ref` on the way lands in the file that holds
+the node. The loader's `compose` (`accessgov_tools/loader.py`) keeps each node's line. A pointer that no longer exists
+on that side (a removed property) resolves to the deepest part that does, so a reviewer still lands next to the
+change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from accessgov_tools.diffcheck.model import Pointer
+from accessgov_tools.loader import LoadError, compose
+
+
+class SourceMap:
+    """Locate bundle pointers in the split documents rooted at `root` (or in one self-contained file)."""
+
+    def __init__(self, root: Path, relative_to: Path | None = None) -> None:
+        self.root = root.resolve()
+        self.relative_to = relative_to
+        self._files: dict[Path, yaml.Node] = {}
+
+    def _load(self, path: Path) -> yaml.Node:
+        if path not in self._files:
+            try:
+                node = compose(path)
+            except LoadError:
+                # Loaded as JSON but not composable as YAML (a key over 1,024 characters): its findings point
+                # at line 1 rather than failing the report.
+                node = yaml.MappingNode("tag:yaml.org,2002:map", [])
+            if node is None:
+                raise ValueError(f"{path}: an empty YAML document")
+            self._files[path] = node
+        return self._files[path]
+
+    def _show(self, path: Path) -> str:
+        if self.relative_to and path.is_relative_to(self.relative_to):
+            return path.relative_to(self.relative_to).as_posix()
+        return path.as_posix()
+
+    def locate(self, pointer: Pointer) -> tuple[str, int]:
+        """(file, 1-based line) of the deepest node of `pointer` that exists."""
+        path = self.root
+        node = self._load(path)
+        line = 1
+        for token in pointer:
+            node, path = self._follow(node, path)
+            child = _child(node, token)
+            if child is None:
+                break
+            key_line, node = child
+            line = key_line
+        return self._show(path), line
+
+    def _follow(self, node: yaml.Node, path: Path) -> tuple[yaml.Node, Path]:
+        """Follow file `$ref`s (`./x.yaml`, `./x.yaml#/a/b`) until a node written inline."""
+        for _ in range(32):
+            ref = _ref(node)
+            if ref is None or ref.startswith("#"):
+                return node, path
+            file_part, _, fragment = ref.partition("#")
+            path = (path.parent / file_part).resolve()
+            node = self._load(path)
+            for token in [t for t in fragment.split("/") if t]:
+                child = _child(node, token.replace("~1", "/").replace("~0", "~"))
+                if child is None:
+                    return node, path
+                node = child[1]
+        return node, path
+
+
+def _ref(node: yaml.Node) -> str | None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if key.value == "$ref" and isinstance(value, yaml.ScalarNode):
+                return str(value.value)
+    return None
+
+
+def _child(node: yaml.Node, token: str) -> tuple[int, yaml.Node] | None:
+    """(line of the key or item, child node) or None."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if str(key.value) == token:
+                return key.start_mark.line + 1, value
+    elif isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value):
+        item = node.value[int(token)]
+        return item.start_mark.line + 1, item
+    return None

@@ -1,0 +1,112 @@
+"""Whether one schema accepts every instance another accepts (subsumption), to pair union members.
+
+Sound and incomplete: True only when every value `narrow` accepts is shown to be accepted by `wide`; any keyword
+it cannot reason about must be written the same on both sides. Schemas that refer to each other are compared
+co-inductively (a pair under comparison is assumed to hold), as recursive types are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accessgov_tools.diffcheck.checks import BOUNDS
+from accessgov_tools.diffcheck.resolve import ANNOTATIONS, Document, View, json_type, only_union, strip, view
+
+# Keywords that never refuse an instance (the ones `View` interprets are handled apart).
+_INERT = frozenset({*ANNOTATIONS, "default", "deprecated", "readOnly", "writeOnly", "discriminator", "xml"})
+_INTERPRETED = frozenset({"type", "enum", "nullable", "properties", "required", "items", "additionalProperties"})
+_DEPTH = 40
+
+
+def _widen(types: frozenset[str]) -> frozenset[str]:
+    return types | {"integer"} if "number" in types else types
+
+
+class Subsumption:
+    """`accepts(wide, narrow)` over two documents (the base's and the head's, in either order)."""
+
+    def __init__(self, wide: Document, narrow: Document) -> None:
+        self.wide, self.narrow = wide, narrow
+        self._assumed: set[tuple[int, int]] = set()
+
+    def accepts(self, wide: Any, narrow: Any, depth: int = 0) -> bool:
+        """Every instance `narrow` (a node of the narrow document) accepts, `wide` accepts too."""
+        w_node, _ = self.wide.deref(wide, ())
+        n_node, _ = self.narrow.deref(narrow, ())
+        if w_node is True or w_node == {} or (isinstance(w_node, dict) and not set(w_node) - _INERT):
+            return True
+        if not isinstance(w_node, dict) or not isinstance(n_node, dict):
+            return n_node is False
+        pair = (id(w_node), id(n_node))
+        if pair in self._assumed:
+            return True
+        if depth > _DEPTH:
+            return False
+        self._assumed.add(pair)
+        try:
+            return self._views(view(self.wide, wide, ()), view(self.narrow, narrow, ()), depth + 1)
+        finally:
+            self._assumed.discard(pair)
+
+    def _views(self, w: View, n: View, depth: int) -> bool:
+        if n.unions:  # every alternative of the narrow one fits: so does the union of them
+            members = [m for ms in n.unions.values() for m in ms]
+            if only_union(n):
+                return (w.nullable or not n.nullable) and all(self.accepts(w.node, m.node, depth) for m in members)
+        wide_any = set(w.unions) == {"anyOf"} and only_union(w)
+        if wide_any and any(self.accepts(m.node, n.node, depth) for m in w.unions["anyOf"]):
+            return True  # one alternative of the wide one fits: enough
+        if w.unions:
+            return bool(strip(w.node) == strip(n.node))
+        if n.nullable and not w.nullable:
+            return False
+        if not self._values(w, n):
+            return False
+        for keyword, value in w.keywords.items():
+            if keyword in _INERT or keyword in _INTERPRETED or keyword.startswith("x-"):
+                continue
+            if keyword in BOUNDS:
+                if not self._bound(keyword, value, n.keywords.get(keyword)):
+                    return False
+            elif strip(n.keywords.get(keyword)) != strip(value):
+                return False
+        if not w.required <= n.required:
+            return False
+        if "items" in w.keywords and not self.accepts(w.keywords["items"], n.keywords.get("items", {}), depth):
+            return False
+        return self._object(w, n, depth)
+
+    def _values(self, w: View, n: View) -> bool:
+        """`type` and `enum`: the narrow one's values are among the wide one's."""
+        if w.enum is not None and not w.open_enum:
+            if n.enum is None or n.open_enum:
+                return "const" in n.keywords and n.keywords["const"] in w.enum
+            if any(v not in w.enum for v in n.enum):
+                return False
+        if w.types is None:
+            return True
+        if n.types is not None:
+            return n.types <= _widen(w.types)
+        values = [n.keywords["const"]] if "const" in n.keywords else n.enum if not n.open_enum else None
+        return values is not None and all(json_type(v) in _widen(w.types) for v in values)
+
+    @staticmethod
+    def _bound(keyword: str, wide: Any, narrow: Any) -> bool:
+        if not isinstance(narrow, (int, float)) or isinstance(narrow, bool):
+            return False
+        return bool(narrow <= wide) if BOUNDS[keyword][1] == "upper" else bool(narrow >= wide)
+
+    def _object(self, w: View, n: View, depth: int) -> bool:
+        w_extra, n_extra = w.keywords.get("additionalProperties", True), n.keywords.get("additionalProperties", True)
+        if w_extra is not True and w_extra != {}:
+            if n_extra is True or n_extra == {} or not set(n.properties) <= set(w.properties):
+                return False
+            if strip(w_extra) != strip(n_extra):
+                return False
+        for name, (sub, _) in w.properties.items():
+            if name in n.properties:
+                if not self.accepts(sub, n.properties[name][0], depth):
+                    return False
+            elif n_extra is not False and not self.accepts(sub, {} if n_extra is True else n_extra, depth):
+                return False
+        return True

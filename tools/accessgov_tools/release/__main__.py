@@ -1,0 +1,5 @@
+import sys
+
+from accessgov_tools.release.cli import main
+
+sys.exit(main())

@@ -1,0 +1,30 @@
+"""Validate bundled documents against the OpenAPI 3.1 meta-schema with openapi-spec-validator."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+from accessgov_tools.paths import REPO
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or [REPO / "generated/openapi.yaml"]
+    failed = 0
+    for path in paths:
+        try:
+            validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except OpenAPIValidationError as error:
+            failed += 1
+            print(f"{path}: INVALID: {error.message} at {'/'.join(map(str, error.path))}")
+        else:
+            print(f"{path}: valid OpenAPI 3.1")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
