@@ -19,7 +19,7 @@ from .retries import DEFAULT_RETRY, DEFAULT_TIMEOUT, Retry
 from .sdk import AccessGov, AsyncAccessGov
 from .webhooks import WebhookSender
 
-# The contract's info.version in PEP 440 spelling (scripts/release/versions.py: 0.1.0-alpha -> 0.1.0a0).
+# The contract's info.version in PEP 440 spelling (tools/accessgov_tools/release/versions.py: 0.1.0-alpha -> 0.1.0a0).
 __version__ = "0.1.0a0"
 
 __all__ = (
