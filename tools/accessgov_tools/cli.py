@@ -35,7 +35,10 @@ def _generate(args: list[str]) -> int:
     from accessgov_tools import bundle, generate, generate_stub, generation_cache, overlay, validate
 
     if not options.force and generation_cache.fresh():
-        print("generate: nothing to do (spec/, the generators and generated/ unchanged since the last run; --force)")
+        print(
+            "generate: nothing to do (spec/, the generators and generated/ unchanged since the last run; --force, or"
+            " make generate FORCE=1, regenerates)"
+        )
         return 0
     steps: list[Callable[[], int | None]] = [
         lambda: bundle.main([]),
