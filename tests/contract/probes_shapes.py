@@ -25,8 +25,10 @@ def _bad_page_size(t: Target) -> Any:
     return t.page(page_size="x")
 
 
-def _request_id(t: Target, sent: str) -> str | None:
-    value: str | None = t.page(headers={**ADMIN, "X-Request-Id": sent}).headers.get("x-request-id")
+def _request_id(t: Target, sent: str | bytes) -> str | None:
+    """The X-Request-Id answered to a listing that sent `sent` (bytes: a non-ASCII value, as httpx takes it)."""
+    headers: dict[str, Any] = {**ADMIN, "X-Request-Id": sent}
+    value: str | None = t.page(headers=headers).headers.get("x-request-id")
     return value
 
 
@@ -79,6 +81,15 @@ PROBES: dict[str, Probe] = {
     "errors-body-500-for-bad-page-size": lambda t: _bad_page_size(t).status_code,
     "errors-reqid-not-echoed": lambda t: _request_id(t, "selftest.probe:1"),
     "errors-reqid-invalid-echoed": lambda t: _request_id(t, "has spaces") == "has spaces",
+    "errors-reqid-one-char-replaced": lambda t: _request_id(t, "Q") == "Q",
+    "errors-reqid-max-64": lambda t: _request_id(t, "a" * 100) == "a" * 100,
+    "errors-reqid-no-underscore-colon": lambda t: _request_id(t, "a_b:c") == "a_b:c",
+    "errors-reqid-129-echoed": lambda t: _request_id(t, "a" * 129) == "a" * 129,
+    "errors-reqid-129-truncated": lambda t: _request_id(t, "a" * 129) == "a" * 128,
+    "errors-reqid-empty-echoed": lambda t: _request_id(t, "") == "",
+    "errors-reqid-non-ascii-echoed": lambda t: _request_id(t, "ünïcode".encode()) == "ünïcode",
+    "errors-reqid-invalid-refused": lambda t: t.page(headers={**ADMIN, "X-Request-Id": "has spaces"}).status_code,
+    "errors-reqid-generated-malformed": lambda t: " " in (_request_id(t, "has spaces") or ""),
     "errors-reqid-missing-on-errors": lambda t: "x-request-id" in t.restart(NO_TASK).headers,
     "errors-reqid-missing-on-webhook": lambda t: "x-request-id" in t.webhook().headers,
     "errors-restart-body-unlimited": _oversized_restart,
