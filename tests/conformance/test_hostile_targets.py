@@ -77,14 +77,15 @@ def test_the_preflight_stops_a_target_that_does_not_speak_the_contract(
 @pytest.mark.parametrize(
     ("base_url", "message"),
     [
-        (f"http://127.0.0.1:{hostile.closed_port()}", "nothing listens at 127.0.0.1:"),
+        ("http://127.0.0.1:{closed}", "nothing listens at 127.0.0.1:"),
         ("http://no-such-host.invalid", "the address no-such-host.invalid does not resolve"),
     ],
 )
 def test_the_preflight_stops_when_nothing_answers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], base_url: str, message: str
 ) -> None:
-    code, lines = run_cli(tmp_path, base_url, capsys)
+    # The port is picked when the test runs: collection must be the same on every xdist worker.
+    code, lines = run_cli(tmp_path, base_url.format(closed=hostile.closed_port()), capsys)
     assert code == 2 and len(lines) == 2 and message in lines[1], lines
 
 
