@@ -69,6 +69,8 @@ PROBES: dict[str, Probe] = {
     "types-expanded-without-type": lambda t: [
         "@type" in item for item in t.restart(body=EXPAND_ALL).json()["expanded"]
     ],
+    "types-task-annotation-without-type": lambda t: _task(t)["annotations"],
+    "types-list-expanded-without-type": lambda t: ["@type" in item for item in t.page().json()["expanded"]],
     "types-field-two-value-types": lambda t: _task(t)["form"],
     "types-relationship-two-kinds": lambda t: _task(t)["form"],
     "errors-body-code-lowercase": lambda t: t.restart(NO_TASK).json()["code"],

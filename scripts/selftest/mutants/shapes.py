@@ -104,6 +104,16 @@ def _expanded_without_type(document: dict[str, Any]) -> None:
         item.pop("@type", None)
 
 
+def _list_expanded_without_type(_: Request, response: Response) -> Response:
+    """A 200 page of entitlements whose related objects in `expanded` have no `@type`."""
+    document = response.json()
+    if response.status != 200 or not isinstance(document, dict) or not document.get("expanded"):
+        return response
+    changed = copy.deepcopy(document)
+    _expanded_without_type(changed)
+    return response.with_json(changed)
+
+
 def _errors(change: Callable[[Response, dict[str, Any]], Response]) -> Callable[[Fixtures], dict[str, Handler]]:
     """Every JSON error answer of the tenant API and the webhooks (not the token endpoint's RFC 6749 ones)
     rewritten by `change(response, document)`."""
@@ -303,6 +313,11 @@ TYPES = [
        "TYPES-TASKVIEW/permission-not-boolean"),
     _m("types-expanded-without-type", "types", "The objects of `expanded` have no `@type`.",
        _task_answer(_expanded_without_type), "TYPES-EXPANDED-TYPED/item-without-type"),
+    _m("types-task-annotation-without-type", "types", "The task carries an annotation without `@type`.",
+       _task_answer(_task(lambda task: task.update(annotations=[{"note": "reviewed"}]))),
+       "TYPES-EXPANDED-TYPED/annotation-without-type"),
+    _m("types-list-expanded-without-type", "types", "The objects of a page's `expanded` have no `@type`.",
+       on_response("list", _list_expanded_without_type), "TYPES-EXPANDED-TYPED/list-item-without-type"),
     _m("types-field-two-value-types", "types", "The task's form has a Field with two value-type members.",
        _task_answer(_form({**FIELD, "stringField": {}, "boolField": {}, "userConfig": {}})),
        "TYPES-FORM-ONE-OF/field-two-value-types"),
