@@ -65,6 +65,7 @@ PROBES: dict[str, Probe] = {
     "types-annotation-key-space": lambda t: _policy(t)["annotations"],
     "types-policy-no-baseline": lambda t: sorted(_policy(t)["policySteps"]),
     "types-policy-two-baselines": lambda t: _policy(t)["baselinePolicyId"],
+    "types-policy-self-baseline": lambda t: _policy(t)["baselinePolicyId"] == _policy(t)["id"],
     "types-permission-not-boolean": lambda t: t.restart().json()["taskView"]["objectPermissions"],
     "types-expanded-without-type": lambda t: [
         "@type" in item for item in t.restart(body=EXPAND_ALL).json()["expanded"]
@@ -72,6 +73,8 @@ PROBES: dict[str, Probe] = {
     "types-task-annotation-without-type": lambda t: _task(t)["annotations"],
     "types-list-expanded-without-type": lambda t: ["@type" in item for item in t.page().json()["expanded"]],
     "types-field-two-value-types": lambda t: _task(t)["form"],
+    "types-field-two-configs": lambda t: _task(t)["form"],
+    "types-string-field-two-views": lambda t: _task(t)["form"],
     "types-relationship-two-kinds": lambda t: _task(t)["form"],
     "errors-body-code-lowercase": lambda t: t.restart(NO_TASK).json()["code"],
     "errors-body-message-missing": lambda t: "message" in t.restart(NO_TASK).json(),

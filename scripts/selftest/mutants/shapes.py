@@ -84,6 +84,8 @@ def _next_not_array(task: dict[str, Any]) -> None:
 
 
 FIELD = {"name": "reason", "displayName": "Reason", "required": True, "readOnly": False}
+# A valid Field (one value type with one view, one provider config): each form mutant breaks one thing of it.
+TEXT_FIELD = {**FIELD, "stringField": {"textField": {}}, "userConfig": {}}
 
 
 def _form(field: dict[str, Any], relationships: list[dict[str, Any]] | None = None) -> Change:
@@ -97,6 +99,12 @@ def _no_baseline(policy: dict[str, Any]) -> None:
     steps = policy.get("policySteps") or {}
     policy["policySteps"] = {name: value for name, value in steps.items() if name != key}
     policy["baselinePolicyId"] = ""
+
+
+def _self_baseline(policy: dict[str, Any]) -> None:
+    """The baseline deferred to the policy itself: its entry dropped and baselinePolicyId its own id."""
+    _no_baseline(policy)
+    policy["baselinePolicyId"] = policy.get("id")
 
 
 def _expanded_without_type(document: dict[str, Any]) -> None:
@@ -308,6 +316,8 @@ TYPES = [
     _m("types-policy-two-baselines", "types", "The policy sets baselinePolicyId and keeps its baseline entry.",
        _task_answer(_policy(_set(baselinePolicyId="policy-other"))),
        "TYPES-POLICY-BASELINE/baseline-and-reference"),
+    _m("types-policy-self-baseline", "types", "The policy's baselinePolicyId is its own id (no baseline entry).",
+       _task_answer(_policy(_self_baseline)), "TYPES-POLICY-CHAIN/self-reference"),
     _m("types-permission-not-boolean", "types", "objectPermissions.extra maps an action to a string, not a boolean.",
        _task_answer(lambda d: d["taskView"].update(objectPermissions={"read": True, "extra": {"restart": "yes"}})),
        "TYPES-TASKVIEW/permission-not-boolean"),
@@ -319,11 +329,15 @@ TYPES = [
     _m("types-list-expanded-without-type", "types", "The objects of a page's `expanded` have no `@type`.",
        on_response("list", _list_expanded_without_type), "TYPES-EXPANDED-TYPED/list-item-without-type"),
     _m("types-field-two-value-types", "types", "The task's form has a Field with two value-type members.",
-       _task_answer(_form({**FIELD, "stringField": {}, "boolField": {}, "userConfig": {}})),
+       _task_answer(_form({**TEXT_FIELD, "boolField": {"checkboxField": {}}})),
        "TYPES-FORM-ONE-OF/field-two-value-types"),
+    _m("types-field-two-configs", "types", "The task's form has a Field with two provider-config members.",
+       _task_answer(_form({**TEXT_FIELD, "adminConfig": {}})), "TYPES-FORM-ONE-OF/field-two-configs"),
+    _m("types-string-field-two-views", "types", "The task's form has a StringField with two view members.",
+       _task_answer(_form({**TEXT_FIELD, "stringField": {"textField": {}, "passwordField": {}}})),
+       "TYPES-FORM-ONE-OF/string-field-two-views"),
     _m("types-relationship-two-kinds", "types", "The task's form has a FieldRelationship of two kinds.",
-       _task_answer(_form({**FIELD, "stringField": {}, "userConfig": {}},
-                          [{"fieldNames": ["reason"], "requiredTogether": {}, "atLeastOne": {}}])),
+       _task_answer(_form(TEXT_FIELD, [{"fieldNames": ["reason"], "requiredTogether": {}, "atLeastOne": {}}])),
        "TYPES-FORM-ONE-OF/relationship-two-kinds"),
 ]  # fmt: skip
 
