@@ -51,6 +51,8 @@ PROBES: dict[str, Probe] = {
     "types-approver-ids-string": lambda t: type(_task(t)["stepApproverIds"]).__name__,
     "types-external-ref-name-number": lambda t: _task(t)["externalRefs"],
     "types-revocation-target-ref-string": lambda t: _task(t)["revocationTargets"],
+    "types-entitlement-ref-app-id-number": lambda t: _task(t)["revocationTargets"],
+    "types-external-ref-source-number": lambda t: _task(t)["externalRefs"],
     "types-state-number": lambda t: _task(t)["state"],
     "types-action-null": lambda t: None in _task(t)["actions"],
     "types-tasktype-two-members": lambda t: sorted(_task(t)["type"]),

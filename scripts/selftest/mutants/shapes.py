@@ -283,6 +283,12 @@ TYPES = [
     _m("types-revocation-target-ref-string", "types", "A revocation target's entitlementRef is an id string.",
        _task_answer(_task(_set(revocationTargets=[{"entitlementRef": "ent-0000001"}]))),
        "TYPES-SMALL-TYPES/revocation-target-ref-string"),
+    _m("types-entitlement-ref-app-id-number", "types", "A revocation target's AppEntitlementRef has a numeric "
+       "appId.", _task_answer(_task(_set(revocationTargets=[{"entitlementRef": {"appId": 7, "id": "ent-1"}}]))),
+       "TYPES-SMALL-TYPES/entitlement-ref-app-id-number"),
+    _m("types-external-ref-source-number", "types", "An ExternalRef's externalRefSource is a number (an ordinal).",
+       _task_answer(_task(_set(externalRefs=[{"externalRefSource": 1, "name": "X-1", "url": "https://x/1"}]))),
+       "TYPES-SMALL-TYPES/external-ref-source-number"),
     _m("types-state-number", "types", "Task.state is a number (the enum's ordinal), not a string.",
        _task_answer(_task(_set(state=1))), "TYPES-ENUM-STRINGS/state-a-number"),
     _m("types-action-null", "types", "Task.actions holds a null beside the action values.",
