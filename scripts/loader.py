@@ -12,8 +12,10 @@ One loader for the diff, the changelog and release check, the overlay engine, th
   are kept.
 - Errors are `LoadError`s that name the file, line and column.
 
-Speed: libyaml's parser and composer do the work (about 0.9 s of CPU for 4 MB); only a document that redefines
-an anchor, which libyaml's composer refuses, is composed again by PyYAML's Python composer over libyaml's events.
+Speed: libyaml's parser and composer build the node tree (only a document that redefines an anchor, which
+libyaml's composer refuses, is composed again by PyYAML's Python composer over libyaml's events); the core
+schema's nodes are turned into values directly, and `load_with_nodes` hands the same tree to a caller that
+needs line numbers, so a document is parsed once. Composing is what is left: about 0.35 s of CPU per MB.
 """
 
 from __future__ import annotations
