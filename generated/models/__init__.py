@@ -1080,12 +1080,12 @@ class TypedObject(BaseModel):
         validate_by_name=True,
     )
     field_type: Annotated[
-        str | MISSING,
+        str,
         Field(
             alias="@type",
             description="The kind of the object, for example `type.googleapis.com/svc.api.app.v1.App`.",
         ),
-    ] = MISSING
+    ]
 
 
 class UserConfig(BaseModel):

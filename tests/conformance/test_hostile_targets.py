@@ -3,7 +3,7 @@
 Real loopback servers (`hostile.py`). Before any rule, the preflight stops the run with one message and exit 2;
 a target that turns hostile after the preflight gets a clear reason from every rule, the transcript stays bounded
 whatever the target sends, and no rule passes. How long each rule took and the kit's peak RSS are measured and
-written to `build/hostile-targets.json` (not asserted: the machine's load is not the kit's behaviour).
+written to `build/hostile-targets/` (not asserted: the machine's load is not the kit's behaviour).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tests.conformance import hostile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
-MEASUREMENTS = ROOT / "build" / "hostile-targets.json"
+MEASUREMENTS = ROOT / "build" / "hostile-targets"  # one file per measurement: xdist workers write side by side
 TIMEOUT = 1.0
 # One rule of each family and request helper: a dripping target costs --timeout per rule.
 SAMPLE = "RS-OK-001,PG-WALK-001,PG-SIZE-001,WH-ACCEPT-001,WH-HMAC-001,AU-OAUTH-001,AU-API-001,ER-REQID-001"
@@ -77,14 +77,15 @@ def test_the_preflight_stops_a_target_that_does_not_speak_the_contract(
 @pytest.mark.parametrize(
     ("base_url", "message"),
     [
-        (f"http://127.0.0.1:{hostile.closed_port()}", "nothing listens at 127.0.0.1:"),
+        ("http://127.0.0.1:{closed}", "nothing listens at 127.0.0.1:"),
         ("http://no-such-host.invalid", "the address no-such-host.invalid does not resolve"),
     ],
 )
 def test_the_preflight_stops_when_nothing_answers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], base_url: str, message: str
 ) -> None:
-    code, lines = run_cli(tmp_path, base_url, capsys)
+    # The port is picked when the test runs: collection must be the same on every xdist worker.
+    code, lines = run_cli(tmp_path, base_url.format(closed=hostile.closed_port()), capsys)
     assert code == 2 and len(lines) == 2 and message in lines[1], lines
 
 
@@ -107,12 +108,10 @@ def run_after_preflight(tmp_path: Path, behaviour: str, only: str = "") -> list[
     return results
 
 
-def record(behaviour: str, **values: object) -> None:
-    """Add measurements of `behaviour` to the measurements file."""
-    MEASUREMENTS.parent.mkdir(exist_ok=True)
-    known = json.loads(MEASUREMENTS.read_text()) if MEASUREMENTS.exists() else {}
-    known.setdefault(behaviour, {}).update(values)
-    MEASUREMENTS.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
+def record(name: str, **values: object) -> None:
+    """Write one measurement to `build/hostile-targets/<name>.json`."""
+    MEASUREMENTS.mkdir(parents=True, exist_ok=True)
+    (MEASUREMENTS / f"{name}.json").write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
 
 
 @pytest.mark.parametrize(
@@ -132,7 +131,7 @@ def test_a_target_hostile_after_the_preflight_gets_a_reason_from_every_rule(
 ) -> None:
     results = run_after_preflight(tmp_path, behaviour, only)
     slowest = max(results, key=lambda result: result.seconds)
-    record(behaviour, timeout=TIMEOUT, rules=len(results), slowest_rule=slowest.rule.id,
+    record(f"{behaviour}-rules", timeout=TIMEOUT, rules=len(results), slowest_rule=slowest.rule.id,
            slowest_seconds=round(slowest.seconds, 2))  # fmt: skip
     for result in results:
         assert result.verdict != Verdict.PASS, result.rule.id  # nothing is shown by such answers
@@ -162,4 +161,4 @@ def test_the_kits_memory_stays_bounded_whatever_the_target_sends(tmp_path: Path)
         assert os.waitstatus_to_exitcode(status) == 1, stderr[-2000:]
         summary = (tmp_path / behaviour / "summary.md").read_text(encoding="utf-8")
         assert "| pass |" not in summary
-        record(behaviour, cli_peak_rss_mb=round(usage.ru_maxrss / 1024, 1))
+        record(f"{behaviour}-rss", cli_peak_rss_mb=round(usage.ru_maxrss / 1024, 1))

@@ -155,6 +155,7 @@ def test_rules_coverage_prints_the_table(capsys: pytest.CaptureFixture[str]) -> 
     status = kit_main(["rules", "--coverage"])
     out = capsys.readouterr().out
     assert traceability.counts_line(TABLE) in out
-    assert re.search(r"^ERR-REQID-ECHO +partial +ER-REQID-001$", out, re.M)
+    assert re.search(r"^ERR-REQID-ECHO +checked +ER-REQID-001$", out, re.M)
+    assert re.search(r"^ERR-429-SHAPE +partial +SC-001$", out, re.M)
     assert "variants: valid-not-echoed (ER-REQID-001)" in out
     assert status == (1 if problems(TABLE, REGISTERED) else 0)

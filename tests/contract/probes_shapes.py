@@ -25,8 +25,10 @@ def _bad_page_size(t: Target) -> Any:
     return t.page(page_size="x")
 
 
-def _request_id(t: Target, sent: str) -> str | None:
-    value: str | None = t.page(headers={**ADMIN, "X-Request-Id": sent}).headers.get("x-request-id")
+def _request_id(t: Target, sent: str | bytes) -> str | None:
+    """The X-Request-Id answered to a listing that sent `sent` (bytes: a non-ASCII value, as httpx takes it)."""
+    headers: dict[str, Any] = {**ADMIN, "X-Request-Id": sent}
+    value: str | None = t.page(headers=headers).headers.get("x-request-id")
     return value
 
 
@@ -49,6 +51,8 @@ PROBES: dict[str, Probe] = {
     "types-approver-ids-string": lambda t: type(_task(t)["stepApproverIds"]).__name__,
     "types-external-ref-name-number": lambda t: _task(t)["externalRefs"],
     "types-revocation-target-ref-string": lambda t: _task(t)["revocationTargets"],
+    "types-entitlement-ref-app-id-number": lambda t: _task(t)["revocationTargets"],
+    "types-external-ref-source-number": lambda t: _task(t)["externalRefs"],
     "types-state-number": lambda t: _task(t)["state"],
     "types-action-null": lambda t: None in _task(t)["actions"],
     "types-tasktype-two-members": lambda t: sorted(_task(t)["type"]),
@@ -63,11 +67,16 @@ PROBES: dict[str, Probe] = {
     "types-annotation-key-space": lambda t: _policy(t)["annotations"],
     "types-policy-no-baseline": lambda t: sorted(_policy(t)["policySteps"]),
     "types-policy-two-baselines": lambda t: _policy(t)["baselinePolicyId"],
+    "types-policy-self-baseline": lambda t: _policy(t)["baselinePolicyId"] == _policy(t)["id"],
     "types-permission-not-boolean": lambda t: t.restart().json()["taskView"]["objectPermissions"],
     "types-expanded-without-type": lambda t: [
         "@type" in item for item in t.restart(body=EXPAND_ALL).json()["expanded"]
     ],
+    "types-task-annotation-without-type": lambda t: _task(t)["annotations"],
+    "types-list-expanded-without-type": lambda t: ["@type" in item for item in t.page().json()["expanded"]],
     "types-field-two-value-types": lambda t: _task(t)["form"],
+    "types-field-two-configs": lambda t: _task(t)["form"],
+    "types-string-field-two-views": lambda t: _task(t)["form"],
     "types-relationship-two-kinds": lambda t: _task(t)["form"],
     "errors-body-code-lowercase": lambda t: t.restart(NO_TASK).json()["code"],
     "errors-body-message-missing": lambda t: "message" in t.restart(NO_TASK).json(),
@@ -79,6 +88,15 @@ PROBES: dict[str, Probe] = {
     "errors-body-500-for-bad-page-size": lambda t: _bad_page_size(t).status_code,
     "errors-reqid-not-echoed": lambda t: _request_id(t, "selftest.probe:1"),
     "errors-reqid-invalid-echoed": lambda t: _request_id(t, "has spaces") == "has spaces",
+    "errors-reqid-one-char-replaced": lambda t: _request_id(t, "Q") == "Q",
+    "errors-reqid-max-64": lambda t: _request_id(t, "a" * 100) == "a" * 100,
+    "errors-reqid-no-underscore-colon": lambda t: _request_id(t, "a_b:c") == "a_b:c",
+    "errors-reqid-129-echoed": lambda t: _request_id(t, "a" * 129) == "a" * 129,
+    "errors-reqid-129-truncated": lambda t: _request_id(t, "a" * 129) == "a" * 128,
+    "errors-reqid-empty-echoed": lambda t: _request_id(t, "") == "",
+    "errors-reqid-non-ascii-echoed": lambda t: _request_id(t, "ünïcode".encode()) == "ünïcode",
+    "errors-reqid-invalid-refused": lambda t: t.page(headers={**ADMIN, "X-Request-Id": "has spaces"}).status_code,
+    "errors-reqid-generated-malformed": lambda t: " " in (_request_id(t, "has spaces") or ""),
     "errors-reqid-missing-on-errors": lambda t: "x-request-id" in t.restart(NO_TASK).headers,
     "errors-reqid-missing-on-webhook": lambda t: "x-request-id" in t.webhook().headers,
     "errors-restart-body-unlimited": _oversized_restart,

@@ -200,7 +200,8 @@ def test_request_enum_value_removed_breaks(base: dict[str, Any]) -> None:
 
 def test_read_only_request_properties_do_not_count(base: dict[str, Any]) -> None:
     found = findings(base, lambda d: schema(d, "Task")["properties"].pop("numericId"))
-    assert {f.check for f in found} == {"response-optional-property-removed"}
+    # Only the response side counts; being client-breaking, it asks for a version bump.
+    assert {f.check for f in found} == {"response-optional-property-removed", "api-version-not-bumped"}
 
 
 def test_security_requirement_of_both_schemes_changed(base: dict[str, Any]) -> None:
@@ -300,3 +301,29 @@ def test_list_checks(capsys: pytest.CaptureFixture[str]) -> None:
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert ["request-property-max-length-decreased", "breaking", "maxLength narrowed"] in rows
     assert ["api-operation-id-removed", "breaking", "operationId changed or removed"] in rows
+
+
+def test_a_client_breaking_change_alone_asks_for_a_version_bump(base: dict[str, Any]) -> None:
+    """Client-breaking needs a major as breaking does, so `info.version` left as it was is warned about."""
+    found = findings(base, lambda d: schema(d, "TaskActionsServiceRestartResponse")["properties"].pop("ticketActionId"))
+    assert {f.severity for f in found if f.check != "api-version-not-bumped"} == {Severity.CLIENT_BREAKING}
+    bump = by_check(found)["api-version-not-bumped"]
+    assert bump.message.startswith(f"{len(found) - 1} breaking change(s)")
+
+    def and_bump(d: dict[str, Any]) -> None:
+        schema(d, "TaskActionsServiceRestartResponse")["properties"].pop("ticketActionId")
+        d["info"]["version"] = "9.0.0"
+
+    assert "api-version-not-bumped" not in by_check(findings(base, and_bump))
+
+
+def test_json_output_carries_subject_and_values(base: dict[str, Any]) -> None:
+    found = findings(base, lambda d: schema(d, "TaskExpandMask")["properties"]["paths"]["items"]["enum"].pop())
+    body = json.loads(render_json(found))
+    removed = next(f for f in body["findings"] if f["id"] == "request-property-enum-value-removed")
+    finding = by_check(found)["request-property-enum-value-removed"]
+    assert removed["subject"] == finding.subject != "" and removed["values"] == list(finding.values) != []
+    bump = next(f for f in body["findings"] if f["id"] == "api-version-not-bumped")
+    assert bump["subject"] is None and bump["values"] == []
+    # The fields that were there before are unchanged.
+    assert set(removed) >= {"id", "severity", "message", "file", "line", "pointer", "operations", "acceptance"}

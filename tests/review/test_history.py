@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from accessgov_tools.diffcheck.history import Bounds, Pair, git_dir, load_manifest, main, run_pair
+from accessgov_tools import loader
+from accessgov_tools.diffcheck.history import Bounds, Pair, extract, git_dir, load_manifest, main, run_pair
 
 PAIRS, BOUNDS = load_manifest()
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -100,3 +101,23 @@ def test_a_pair_is_read_from_a_mirror_and_diffed_in_a_bounded_child(tmp_path: Pa
 def test_a_missing_mirror_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path), "--only", "stripe/openapi"]) == 2
     assert "stripe/openapi" in capsys.readouterr().err
+
+
+@pytest.mark.history
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "pair", [p for p in PAIRS if p.path.endswith(".yaml")], ids=lambda p: p.label.replace(" ", ":")
+)
+def test_a_real_yaml_revision_reads_the_same_through_both_constructors(
+    pair: Pair, mirrors: Path, tmp_path: Path
+) -> None:
+    """The loader's direct constructor against PyYAML's (same 1.2 rules) on real documents (Stripe's YAML)."""
+    git = git_dir(mirrors, pair.repo)
+    if git is None:
+        pytest.skip(f"no git mirror of {pair.repo} under {mirrors}")
+    path = tmp_path / "head.yaml"
+    extract(git, pair.head, pair.path, path)
+    node = loader.compose(path)
+    data, same_read = loader.load_with_nodes(path)
+    assert data == loader._Constructor12().construct_document(node)
+    assert same_read is not None and [k.value for k, _ in same_read.value] == [k.value for k, _ in node.value]

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from accessgov_tools.bundle import bundle, dump_yaml
+from accessgov_tools import loader
+from accessgov_tools.bundle import REPO, bundle, dump_yaml
 from accessgov_tools.bundle import main as bundle_main
 from accessgov_tools.diffcheck.cli import load_file
 from accessgov_tools.diffcheck.cli import main as diff_main
 from accessgov_tools.diffcheck.sources import SourceMap
-from accessgov_tools.loader import LoadError, compose, load_document, loads
+from accessgov_tools.loader import LoadError, compose, load_document, load_with_nodes, loads, read_text
 from accessgov_tools.overlay import OverlayDocumentError, load_overlay
 from accessgov_tools.overlay import load_document as overlay_document
 
@@ -168,3 +169,69 @@ def test_a_json_head_yaml_cannot_compose_still_gets_its_report(tmp_path: Path) -
     head.write_text(json.dumps(doc), encoding="utf-8")
     assert SourceMap(head).locate(("x-a",)) == (head.as_posix(), 1)
     assert diff_main(["--base-file", str(head), "--head-file", str(head)]) == 0
+
+
+# Texts that exercise every branch of the loader's direct constructor and of its fallback to PyYAML's.
+CONSTRUCTOR_MATERIAL = [
+    "a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: .inf\nk: 1_000\nl: -.5\nm:\n",
+    "first: &item {name: a}\nuse1: *item\nsecond: &item {name: b}\nuse2: *item\n",
+    "base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\nmany:\n  <<: [*b, {z: 4}]\n",
+    "list: &l [1, 2]\nagain: *l\n? 1\n: int key\n? true\n: bool key\n? null\n: null key\nx: 1.5\n",
+    "s: !!str 017\nb: !!binary aGk=\nt: !!timestamp 2024-01-15\nf: !!float 1\nn: !!int '12'\n",
+    "[a, {b: [c, {d: e}]}, 'quoted: yes', \"017\", ~]\n",
+    "same: &s 1\nkey: &k name\nuse: [*s, *k]\nnested: {deep: {deeper: [x, {y: z}]}}\n",
+    "plain scalar at the root\n",
+]
+
+
+def _generic(text: str) -> object:
+    """PyYAML's own constructor (with the loader's 1.2 rules) over a fresh node tree: the reference."""
+    return loader._Constructor12().construct_document(loader._compose(text, "<test>"))
+
+
+@pytest.mark.parametrize("text", CONSTRUCTOR_MATERIAL)
+def test_the_direct_constructor_builds_what_pyyaml_builds(text: str) -> None:
+    assert loads(text) == _generic(text)
+    assert type(loads(text)) is type(_generic(text))
+
+
+def test_aliased_collections_stay_one_object_as_in_pyyaml() -> None:
+    doc = loads("list: &l [1, 2]\nagain: *l\n")
+    assert doc["list"] is doc["again"]
+
+
+def test_an_explicit_tag_that_does_not_fit_is_a_load_error() -> None:
+    with pytest.raises(LoadError, match="<string>"):
+        loads("n: !!int twelve\n")
+
+
+def test_every_yaml_document_of_the_repository_reads_the_same_both_ways() -> None:
+    """The spec's split files, the bundles and variants, the overlays, the kit's and the tools' configs."""
+    folders = ("spec", "generated", "conformance", "overlays", "scripts", "review")
+    paths = [p for folder in folders for p in sorted((REPO / folder).glob("**/*.yaml"))]
+    assert len(paths) > 100
+    for path in paths:
+        text = read_text(path).removeprefix("\ufeff")
+        try:
+            expected = _generic(text)
+        except LoadError:
+            continue  # a deliberately broken test document: both ways refuse it (the error tests above)
+        assert loads(text, str(path)) == expected, path
+        data, node = load_with_nodes(path)
+        assert data == expected and node is not None, path
+
+
+def test_one_read_gives_the_document_and_the_lines_compose_gives(tmp_path: Path) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_text("openapi: 3.1.0\ninfo:\n  title: t\n  version: '1'\npaths: {}\n", encoding="utf-8")
+    data, node = load_with_nodes(path)
+    assert data == load_document(path)
+    composed = compose(path)
+    assert node is not None and composed is not None
+    assert [(k.value, k.start_mark.line) for k, _ in node.value] == [
+        (k.value, k.start_mark.line) for k, _ in composed.value
+    ]
+    assert SourceMap(path, None, node).locate(("info", "version")) == (path.as_posix(), 4)
+    json_path = tmp_path / "doc.json"
+    json_path.write_text(EMOJI, encoding="utf-8")
+    assert load_with_nodes(json_path) == (json.loads(EMOJI), None)  # JSON: its lines are composed when asked

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from accessgov_tools.bundle import REPO, bundle, dump_yaml
+from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.cli import main as diff_main
 from accessgov_tools.diffcheck.config import load_config
+from accessgov_tools.diffcheck.model import Severity
 from accessgov_tools.release.cli import main as release_main
 from tests.review.diff_fixtures import FIXTURES
 
@@ -110,3 +112,31 @@ def test_the_issues_three_changes_on_the_contract(
     assert said["diff"] == said["changelog"] == said["release-check"] == {check}, said
     assert said["diff fails"] and said["release-check needs a major"]
     assert load_config().grade(check).value == grade
+
+
+IMPLIED = sorted(check for check in CHECKS if check.endswith("-implied"))
+
+
+def test_every_implied_format_is_graded_info_by_a_named_policy() -> None:
+    """The 12 `*-format-*-implied` checks: info by a decision written in severities.yaml, not by default."""
+    assert len(IMPLIED) == 12
+    config = load_config()
+    deciding = [name for name, policy in config.policies.items() if set(IMPLIED) <= set(policy.checks)]
+    assert deciding == ["implied-formats"], deciding
+    assert {config.grade(check) for check in IMPLIED} == {Severity.INFO}
+
+
+@pytest.mark.parametrize("check_id", IMPLIED)
+def test_an_implied_format_gets_one_verdict(check_id: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Its fixture pair: the diff reports it (info) and passes, no tool marks it breaking, no major is asked."""
+    folder = FIXTURES / check_id
+    said = verdicts(folder / "base.yaml", folder / "fail.yaml", capsys, tmp_path / "no-acceptances.yaml")
+    assert said["diff"] == said["changelog"] == said["release-check"] == set(), said
+    assert not said["diff fails"] and not said["release-check needs a major"]
+    status, out = _run(
+        capsys,
+        diff_main,
+        ["--base-file", str(folder / "base.yaml"), "--head-file", str(folder / "fail.yaml"), "--format", "json"],
+    )
+    assert status == 0
+    assert {(f["id"], f["severity"]) for f in json.loads(out)["findings"]} >= {(check_id, "info")}

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from typing import cast
+
 from .. import spec
 from ..context import Context
 from ..registry import Fail, rule
 
 FAMILY = "errors"
+
+# spec/components/headers/XRequestId.yaml#/schema: what a client may choose and a server may generate.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
 
 
 @rule(
@@ -14,7 +20,8 @@ FAMILY = "errors"
     family=FAMILY,
     title="A valid client X-Request-Id is echoed, an invalid one replaced",
     text="Every response carries X-Request-Id: the client's value when it is 1-128 characters of "
-    "[A-Za-z0-9._:-], otherwise one the server generated.",
+    "[A-Za-z0-9._:-] (one character, 128, each punctuation mark), otherwise one the server generated, of that "
+    "same form: an empty value, 129 characters, a space or slash, non-ASCII bytes are ignored, never refused.",
     spec="spec/components/headers/XRequestId.yaml",
     seed="(spec only) openapi.yaml#/info/description Request ids",
     mock=True,
@@ -22,14 +29,41 @@ FAMILY = "errors"
 def request_id(ctx: Context) -> None:
     app_id = ctx.config.app_id or "app-conformance"
     path = f"/api/v1/apps/{app_id}/entitlements"
-    mine = f"conformance.{ctx.rng.getrandbits(48):x}:1"
-    echoed = ctx.api("GET", spec.LIST_ENTITLEMENTS, path, headers={"X-Request-Id": mine})
-    ctx.conforms(echoed, what="valid X-Request-Id")
-    if echoed.response_headers.get("x-request-id") != mine:
-        raise Fail(f"sent X-Request-Id {mine!r}, got back {echoed.response_headers.get('x-request-id')!r}")
-    bad = "has spaces/and slashes"
-    replaced = ctx.api("GET", spec.LIST_ENTITLEMENTS, path, headers={"X-Request-Id": bad})
-    ctx.conforms(replaced, what="invalid X-Request-Id")
-    got = replaced.response_headers.get("x-request-id", "")
-    if got == bad or not got:
-        raise Fail(f"an invalid X-Request-Id was answered with {got!r} instead of a generated one")
+    mark = f"{ctx.rng.getrandbits(48):012x}"
+
+    def sent_with(value: str | bytes, what: str) -> str:
+        """The X-Request-Id answered to a listing that sent `value` (the last exchange: the one a Fail shows)."""
+        # httpx takes header values as ASCII text or as bytes: bytes carry the non-ASCII case unchanged.
+        exchange = ctx.api("GET", spec.LIST_ENTITLEMENTS, path, headers={"X-Request-Id": cast(str, value)})
+        ctx.expect(exchange, 200, what=what)  # ignored, never refused: the listing is served either way
+        return exchange.response_headers.get("x-request-id", "")
+
+    valid = {
+        "every allowed punctuation mark": f"Conformance.{mark}_id:1-Z",
+        "one character": "Q",
+        "128 characters": f"conformance-{mark}-".ljust(128, "0"),
+    }
+    for what, mine in valid.items():
+        got = sent_with(mine, f"valid X-Request-Id ({what})")
+        if got != mine:
+            raise Fail(f"sent a valid X-Request-Id ({what}) {mine!r}, got back {got!r}")
+
+    invalid: dict[str, str | bytes] = {
+        "a space and a slash": f"has spaces/and slashes {mark}",
+        "129 characters": f"conformance-{mark}-".ljust(129, "0"),
+        "empty": "",
+        "non-ASCII": f"ünïcode-{mark}".encode(),
+    }
+    for what, bad in invalid.items():
+        got = sent_with(bad, f"invalid X-Request-Id ({what})")
+        text = bad.decode("utf-8") if isinstance(bad, bytes) else bad
+        if not got or got == text or (text and text.startswith(got)):
+            raise Fail(
+                f"an invalid X-Request-Id ({what}) was answered with {got!r} instead of a generated one"
+                f"{' (the value sent, cut short)' if got and text.startswith(got) and got != text else ''}"
+            )
+        if not REQUEST_ID.fullmatch(got):
+            raise Fail(
+                f"the X-Request-Id generated for an invalid one ({what}) is {got!r}, which is not 1-128 characters "
+                "of [A-Za-z0-9._:-]"
+            )

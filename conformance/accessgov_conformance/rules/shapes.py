@@ -25,7 +25,8 @@ def _known_policy_types() -> set[str]:
     family="types",
     title="A policy holds exactly one baseline: its lowercased-type entry or baselinePolicyId",
     text="Policy.policySteps always has the baseline entry keyed by the lowercased policy type (POLICY_TYPE_GRANT: "
-    "`grant`), unless baselinePolicyId is set, which is mutually exclusive with that entry.",
+    "`grant`), unless baselinePolicyId is set, which is mutually exclusive with that entry and never the policy's "
+    "own id.",
     spec="spec/components/schemas/Policy.yaml#/properties/policySteps",
     seed="Resources and their fields > Policy",
 )
@@ -44,6 +45,8 @@ def policy_baseline(ctx: Context) -> None:
     key = policy_type.removeprefix(POLICY_TYPE_PREFIX).lower()
     steps = policy.get("policySteps") or {}
     deferred = bool(policy.get("baselinePolicyId"))
+    if deferred and policy.get("baselinePolicyId") == policy.get("id"):
+        raise Fail(f"policy {policy.get('id')!r} names itself as its baselinePolicyId (a chain may not self-reference)")
     if deferred and key in steps:
         raise Fail(f"policy {policy.get('id')!r} sets baselinePolicyId and also has the baseline entry {key!r}")
     if not deferred and key not in steps:

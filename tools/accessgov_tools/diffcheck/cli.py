@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from accessgov_tools.bundle import DEFAULT_ROOT, bundle
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, apply_accepted, failing, load_accepted
 from accessgov_tools.diffcheck.checks import CHECKS
@@ -29,16 +31,21 @@ from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError, DiffCo
 from accessgov_tools.diffcheck.model import Finding, Severity
 from accessgov_tools.diffcheck.render import RENDERERS
 from accessgov_tools.diffcheck.sources import SourceMap
-from accessgov_tools.loader import LoadError, load_document
+from accessgov_tools.loader import LoadError, load_with_nodes
 from accessgov_tools.paths import REPO
 
 
 def load_file(path: Path) -> dict[str, Any]:
-    """A bundled (or self-contained) OpenAPI document from JSON or YAML 1.2 (`tools/accessgov_tools/loader.py`)."""
-    doc = load_document(path)
+    """A bundled (or self-contained) OpenAPI document from JSON or YAML 1.2 (`accessgov_tools/loader.py`)."""
+    return load_file_with_nodes(path)[0]
+
+
+def load_file_with_nodes(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
+    """`load_file(path)` and its YAML node tree (None for JSON), for the head's line numbers from the same read."""
+    doc, node = load_with_nodes(path)
     if not isinstance(doc, dict):
         raise LoadError(f"{path}: an OpenAPI document is a mapping, not {type(doc).__name__}")
-    return doc
+    return doc, node
 
 
 def bundle_at_ref(ref: str, repo: Path = REPO, spec_dir: str = "spec") -> dict[str, Any]:
@@ -71,8 +78,11 @@ def report(
     relative_to: Path,
     config: DiffConfig | None = None,
     today: dt.date | None = None,
+    head_node: yaml.Node | None = None,
 ) -> list[Finding]:
-    return locate(compare(base, head, severities, config, today), SourceMap(head_root, relative_to))
+    """The findings of `compare`, located in `head_root` (`head_node`: its node tree, when already composed)."""
+    findings = compare(base, head, severities, config, today)
+    return locate(findings, SourceMap(head_root, relative_to, head_node))
 
 
 def _shown(path: Path) -> str:
@@ -108,12 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give exactly one of BASE_REF or --base-file")
     try:
         base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
-        head = load_file(args.head_file) if args.head_file else bundle(args.root)
+        head, head_node = load_file_with_nodes(args.head_file) if args.head_file else (bundle(args.root), None)
     except LoadError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     head_root = args.head_file or args.root
-    findings = report(base, head, head_root, severities, Path.cwd().resolve(), config, today)
+    findings = report(base, head, head_root, severities, Path.cwd().resolve(), config, today, head_node)
     stale = apply_accepted(findings, accepted, today)
     sys.stdout.write(RENDERERS[args.format](findings, stale))
     failed = failing(findings)

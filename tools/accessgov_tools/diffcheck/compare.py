@@ -181,7 +181,8 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 self._reaching(label, self._operation, pointer, base_ops[key][:2], head_ops[key][:2], b_pointer)
 
     def _version(self) -> None:
-        breaking = [f for f in self.findings.values() if f.severity is Severity.BREAKING]
+        # Client-breaking counts too: it needs a major version as a breaking change does (one table, one rule).
+        breaking = [f for f in self.findings.values() if f.severity.breaks]
         before, after = (
             (self.base.raw.get("info") or {}).get("version"),
             (self.head.raw.get("info") or {}).get("version"),

@@ -104,6 +104,10 @@ def render_json(findings: list[Finding], stale: Sequence[Acceptance] = ()) -> st
                 "pointer": f.json_pointer,
                 "operations": f.operations,
                 "acceptance": _acceptance(f),
+                # Added after the fields above (consumers that ignore unknown keys are unaffected): what a schema
+                # finding is about (null for the others) and the values it names as sent (an enum's, else []).
+                "subject": f.subject or None,
+                "values": list(f.values),
             }
             for f in findings
         ],

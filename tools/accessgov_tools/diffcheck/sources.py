@@ -20,10 +20,11 @@ from accessgov_tools.loader import LoadError, compose
 class SourceMap:
     """Locate bundle pointers in the split documents rooted at `root` (or in one self-contained file)."""
 
-    def __init__(self, root: Path, relative_to: Path | None = None) -> None:
+    def __init__(self, root: Path, relative_to: Path | None = None, root_node: yaml.Node | None = None) -> None:
+        """`root_node`: the root file's node tree when the caller already composed it (read once, not twice)."""
         self.root = root.resolve()
         self.relative_to = relative_to
-        self._files: dict[Path, yaml.Node] = {}
+        self._files: dict[Path, yaml.Node] = {} if root_node is None else {self.root: root_node}
 
     def _load(self, path: Path) -> yaml.Node:
         if path not in self._files:

@@ -6,21 +6,20 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 T = TypeVar("T", bound="TypedObject")
 
 
 @_attrs_define
 class TypedObject:
     """An object whose string `@type` names its kind, with arbitrary further properties (a protobuf `Any` in JSON form).
-    Used for task annotations and for the related objects of an `expanded` array.
+    Used for task annotations and for the related objects of an `expanded` array. `@type` is required: the requirements
+    give every such object a string `@type`.
 
         Attributes:
-            type_ (str | Unset): The kind of the object, for example `type.googleapis.com/svc.api.app.v1.App`.
+            type_ (str): The kind of the object, for example `type.googleapis.com/svc.api.app.v1.App`.
     """
 
-    type_: str | Unset = UNSET
+    type_: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -28,16 +27,18 @@ class TypedObject:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if type_ is not UNSET:
-            field_dict["@type"] = type_
+        field_dict.update(
+            {
+                "@type": type_,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = d.pop("@type", UNSET)
+        type_ = d.pop("@type")
 
         typed_object = cls(
             type_=type_,

@@ -377,21 +377,21 @@ MUTANTS = [
         "errors",
         "Error bodies have no `code` (only `message`).",
         lambda _: {"*": _on_any(_without_code)},
-        covers=("ERR-BODY-SHAPE/code-not-upper-snake",),  # no code at all: the nearest variant the table lists
+        covers=("ERR-BODY-SHAPE/code-missing",),
     ),
     Mutant(
         "errors-detail-without-reason",
         "errors",
         "The `details` entries of error bodies have no `reason`.",
         lambda _: {"*": _on_any(_details_without_reason)},
-        covers=("ERR-BODY-SHAPE/detail-without-location",),  # a required ErrorDetail member missing, like it
+        covers=("ERR-BODY-SHAPE/detail-without-reason",),
     ),
     Mutant(
         "errors-not-json",
         "errors",
         "Error responses are text/plain, not an application/json Error body.",
         lambda _: {"*": _on_any(_plain_text)},
-        covers=("ERR-MEDIA-TYPE/problem-json",),  # another media type than application/json, like it
+        covers=("ERR-MEDIA-TYPE/body-not-json",),
     ),
     _m(
         "auth-list-without-credentials",

@@ -7,6 +7,8 @@ conformance/accessgov_conformance/traceability.yaml they break."""
 from __future__ import annotations
 
 import copy
+import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +84,8 @@ def _next_not_array(task: dict[str, Any]) -> None:
 
 
 FIELD = {"name": "reason", "displayName": "Reason", "required": True, "readOnly": False}
+# A valid Field (one value type with one view, one provider config): each form mutant breaks one thing of it.
+TEXT_FIELD = {**FIELD, "stringField": {"textField": {}}, "userConfig": {}}
 
 
 def _form(field: dict[str, Any], relationships: list[dict[str, Any]] | None = None) -> Change:
@@ -97,9 +101,25 @@ def _no_baseline(policy: dict[str, Any]) -> None:
     policy["baselinePolicyId"] = ""
 
 
+def _self_baseline(policy: dict[str, Any]) -> None:
+    """The baseline deferred to the policy itself: its entry dropped and baselinePolicyId its own id."""
+    _no_baseline(policy)
+    policy["baselinePolicyId"] = policy.get("id")
+
+
 def _expanded_without_type(document: dict[str, Any]) -> None:
     for item in document.get("expanded") or []:
         item.pop("@type", None)
+
+
+def _list_expanded_without_type(_: Request, response: Response) -> Response:
+    """A 200 page of entitlements whose related objects in `expanded` have no `@type`."""
+    document = response.json()
+    if response.status != 200 or not isinstance(document, dict) or not document.get("expanded"):
+        return response
+    changed = copy.deepcopy(document)
+    _expanded_without_type(changed)
+    return response.with_json(changed)
 
 
 def _errors(change: Callable[[Response, dict[str, Any]], Response]) -> Callable[[Fixtures], dict[str, Handler]]:
@@ -167,6 +187,52 @@ def _request_id(edit: Callable[[str | None, bytes], bytes]) -> Callable[[Fixture
     return handlers
 
 
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)  # spec/components/headers/XRequestId.yaml
+
+
+def _reqid_rule(valid: Callable[[str], bool]) -> Callable[[Fixtures], dict[str, Handler]]:
+    """A server whose test of the client's X-Request-Id is `valid` instead of the contract's pattern: what it
+    takes is echoed (as sent), anything else replaced by the id the server generated."""
+
+    def edit(sent: str | None, served: bytes) -> bytes:
+        if sent is None:
+            return served
+        if valid(sent):
+            return sent.encode("latin-1")
+        return os.urandom(16).hex().encode() if served == sent.encode("latin-1") else served
+
+    return _request_id(edit)
+
+
+def _reqid_without(cut: str) -> Callable[[str], bool]:
+    """The contract's pattern less the characters `cut` (a one-character class or a length bound)."""
+    return lambda sent: REQUEST_ID.fullmatch(sent) is not None and not any(c in cut for c in sent)
+
+
+def _all_allowed(sent: str) -> bool:
+    """The contract's characters, at any length."""
+    return re.fullmatch(r"[A-Za-z0-9._:-]+", sent, re.ASCII) is not None
+
+
+def _unicode_id(sent: str) -> bool:
+    """`str.isalnum` on the UTF-8 reading: letters of any script pass, as with Python's Unicode-aware checks."""
+    try:
+        text = sent.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return 0 < len(text) <= 128 and all(c.isalnum() or c in "._:-" for c in text)
+
+
+def _refuse_invalid_request_id(_: Fixtures) -> dict[str, Handler]:
+    async def handle(request: Request, forward: Forward) -> Response:
+        sent = request.header("x-request-id")
+        if sent is not None and REQUEST_ID.fullmatch(sent) is None:
+            return Response.error(400, "INVALID_HEADER", "X-Request-Id must be 1-128 characters of [A-Za-z0-9._:-]")
+        return await forward(request)
+
+    return {"*": handle}
+
+
 def _read_oversized(route: str, cut: Callable[[bytes], bytes]) -> Callable[[Fixtures], dict[str, Handler]]:
     """A body over the 64 KB limit of `route` is read (`cut` to what the server keeps) instead of refused."""
 
@@ -217,6 +283,12 @@ TYPES = [
     _m("types-revocation-target-ref-string", "types", "A revocation target's entitlementRef is an id string.",
        _task_answer(_task(_set(revocationTargets=[{"entitlementRef": "ent-0000001"}]))),
        "TYPES-SMALL-TYPES/revocation-target-ref-string"),
+    _m("types-entitlement-ref-app-id-number", "types", "A revocation target's AppEntitlementRef has a numeric "
+       "appId.", _task_answer(_task(_set(revocationTargets=[{"entitlementRef": {"appId": 7, "id": "ent-1"}}]))),
+       "TYPES-SMALL-TYPES/entitlement-ref-app-id-number"),
+    _m("types-external-ref-source-number", "types", "An ExternalRef's externalRefSource is a number (an ordinal).",
+       _task_answer(_task(_set(externalRefs=[{"externalRefSource": 1, "name": "X-1", "url": "https://x/1"}]))),
+       "TYPES-SMALL-TYPES/external-ref-source-number"),
     _m("types-state-number", "types", "Task.state is a number (the enum's ordinal), not a string.",
        _task_answer(_task(_set(state=1))), "TYPES-ENUM-STRINGS/state-a-number"),
     _m("types-action-null", "types", "Task.actions holds a null beside the action values.",
@@ -250,17 +322,28 @@ TYPES = [
     _m("types-policy-two-baselines", "types", "The policy sets baselinePolicyId and keeps its baseline entry.",
        _task_answer(_policy(_set(baselinePolicyId="policy-other"))),
        "TYPES-POLICY-BASELINE/baseline-and-reference"),
+    _m("types-policy-self-baseline", "types", "The policy's baselinePolicyId is its own id (no baseline entry).",
+       _task_answer(_policy(_self_baseline)), "TYPES-POLICY-CHAIN/self-reference"),
     _m("types-permission-not-boolean", "types", "objectPermissions.extra maps an action to a string, not a boolean.",
        _task_answer(lambda d: d["taskView"].update(objectPermissions={"read": True, "extra": {"restart": "yes"}})),
        "TYPES-TASKVIEW/permission-not-boolean"),
     _m("types-expanded-without-type", "types", "The objects of `expanded` have no `@type`.",
        _task_answer(_expanded_without_type), "TYPES-EXPANDED-TYPED/item-without-type"),
+    _m("types-task-annotation-without-type", "types", "The task carries an annotation without `@type`.",
+       _task_answer(_task(lambda task: task.update(annotations=[{"note": "reviewed"}]))),
+       "TYPES-EXPANDED-TYPED/annotation-without-type"),
+    _m("types-list-expanded-without-type", "types", "The objects of a page's `expanded` have no `@type`.",
+       on_response("list", _list_expanded_without_type), "TYPES-EXPANDED-TYPED/list-item-without-type"),
     _m("types-field-two-value-types", "types", "The task's form has a Field with two value-type members.",
-       _task_answer(_form({**FIELD, "stringField": {}, "boolField": {}, "userConfig": {}})),
+       _task_answer(_form({**TEXT_FIELD, "boolField": {"checkboxField": {}}})),
        "TYPES-FORM-ONE-OF/field-two-value-types"),
+    _m("types-field-two-configs", "types", "The task's form has a Field with two provider-config members.",
+       _task_answer(_form({**TEXT_FIELD, "adminConfig": {}})), "TYPES-FORM-ONE-OF/field-two-configs"),
+    _m("types-string-field-two-views", "types", "The task's form has a StringField with two view members.",
+       _task_answer(_form({**TEXT_FIELD, "stringField": {"textField": {}, "passwordField": {}}})),
+       "TYPES-FORM-ONE-OF/string-field-two-views"),
     _m("types-relationship-two-kinds", "types", "The task's form has a FieldRelationship of two kinds.",
-       _task_answer(_form({**FIELD, "stringField": {}, "userConfig": {}},
-                          [{"fieldNames": ["reason"], "requiredTogether": {}, "atLeastOne": {}}])),
+       _task_answer(_form(TEXT_FIELD, [{"fieldNames": ["reason"], "requiredTogether": {}, "atLeastOne": {}}])),
        "TYPES-FORM-ONE-OF/relationship-two-kinds"),
 ]  # fmt: skip
 
@@ -290,6 +373,31 @@ ERRORS = [
     _m("errors-reqid-invalid-echoed", "errors", "An invalid client X-Request-Id is echoed as sent.",
        _request_id(lambda sent, served: sent.encode("latin-1") if sent else served),
        "ERR-REQID-REPLACE/invalid-echoed"),
+    _m("errors-reqid-one-char-replaced", "errors", "A one-character client X-Request-Id is replaced (2-128 taken).",
+       _reqid_rule(lambda sent: len(sent) >= 2 and REQUEST_ID.fullmatch(sent) is not None),
+       "ERR-REQID-ECHO/one-character"),
+    _m("errors-reqid-max-64", "errors", "A client X-Request-Id over 64 characters is replaced (1-64 taken).",
+       _reqid_rule(lambda sent: len(sent) <= 64 and REQUEST_ID.fullmatch(sent) is not None),
+       "ERR-REQID-ECHO/128-characters"),
+    _m("errors-reqid-no-underscore-colon", "errors", "A client X-Request-Id with `_` or `:` is replaced "
+       "([A-Za-z0-9.-] taken).", _reqid_rule(_reqid_without("_:")), "ERR-REQID-ECHO/punctuation"),
+    _m("errors-reqid-129-echoed", "errors", "A client X-Request-Id of any length is echoed (no 128 bound).",
+       _reqid_rule(_all_allowed),
+       "ERR-REQID-REPLACE/129-echoed"),
+    _m("errors-reqid-129-truncated", "errors", "A client X-Request-Id over 128 characters is cut to 128 and echoed.",
+       _request_id(lambda sent, served: sent[:128].encode() if sent and len(sent) > 128 and _all_allowed(sent)
+                   else served),
+       "ERR-REQID-REPLACE/129-truncated"),
+    _m("errors-reqid-empty-echoed", "errors", "An empty client X-Request-Id is echoed (empty) instead of replaced.",
+       _request_id(lambda sent, served: b"" if sent == "" else served), "ERR-REQID-REPLACE/empty-echoed"),
+    _m("errors-reqid-non-ascii-echoed", "errors", "A client X-Request-Id of Unicode letters is echoed (checked with "
+       "a Unicode-aware isalnum).", _reqid_rule(_unicode_id), "ERR-REQID-REPLACE/non-ascii-echoed"),
+    _m("errors-reqid-invalid-refused", "errors", "An invalid client X-Request-Id is refused 400 instead of ignored.",
+       _refuse_invalid_request_id, "ERR-REQID-REPLACE/invalid-refused"),
+    _m("errors-reqid-generated-malformed", "errors", "A generated X-Request-Id has a space (`req <hex>`).",
+       _request_id(lambda sent, served: served if sent is not None and sent.encode("latin-1") == served
+                   else b"req " + served),
+       "ERR-REQID-FORM/generated-malformed"),
     _m("errors-reqid-missing-on-errors", "errors", "Error responses carry no X-Request-Id.",
        _without_request_id(errors_only=True), "ERR-REQID-EVERY/missing-on-errors"),
     _m("errors-reqid-missing-on-webhook", "errors", "The webhook's 200 carries no X-Request-Id.",
