@@ -72,11 +72,20 @@ def _parse_response(
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
 ) -> Response[Error | OAuthError | OAuthTokenResponse]:
+    try:
+        parsed = _parse_response(client=client, response=response)
+    except (ValueError, KeyError, TypeError):
+        # An error answer whose body is not the documented JSON (a proxy's HTML 503, a cut body): its status and
+        # bytes still say what happened, and the SDK's typed errors are built from them. A 2xx that does not parse
+        # is a broken contract and still raises.
+        if response.status_code < 400:
+            raise
+        parsed = None
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
         headers=response.headers,
-        parsed=_parse_response(client=client, response=response),
+        parsed=parsed,
     )
 
 
