@@ -65,13 +65,18 @@ def accessgov_serve(data_dir: Path, *options: str, env: dict[str, str] | None = 
         wait_until_serving(served)
         yield served
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (a draining shutdown), SIGKILL if it lingers past 20 s."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
 
 
 def wait_until_serving(served: Served) -> None:

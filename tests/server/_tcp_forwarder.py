@@ -46,6 +46,10 @@ class Forwarder:
         with contextlib.suppress(OSError):  # wakes the thread blocked in accept(); close() alone would not
             self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
+        self.cut()
+
+    def cut(self) -> None:
+        """Close every open connection (a restarted upstream, a network blip); new ones are still accepted."""
         with self._lock:
             for sock in self._sockets:
                 with contextlib.suppress(OSError):

@@ -11,7 +11,6 @@ Redis (`TEST_REDIS_URL`, default 127.0.0.1:6379; skipped when unreachable, faile
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import socket
 import subprocess
@@ -44,15 +43,6 @@ class SlowToConnect(Forwarder):
     def _pipe(source: socket.socket, sink: socket.socket) -> None:
         threading.Event().wait(CONNECT_DELAY_SECONDS)  # the connection exists; it is just slow at first
         Forwarder._pipe(source, sink)
-
-    def cut(self) -> None:
-        """Close every open connection (Redis restarted, a network blip); new ones are still accepted."""
-        with self._lock:
-            for sock in self._sockets:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-            self._sockets.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import httpx
 import pytest
 
 from accessgov.http.edge import HeaderLimits
-from tests.server._process import ADMIN, ENTITLEMENTS, accessgov_serve, free_port, read_until_closed
+from tests.server._process import ADMIN, ENTITLEMENTS, accessgov_serve, free_port, read_until_closed, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("one-edge")]
 
@@ -58,12 +57,7 @@ def _process(command: list[str], port: int, log: Path, env: dict[str, str]) -> I
                 time.sleep(0.1)
         yield
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
 
 
 @pytest.fixture(scope="module")
