@@ -35,7 +35,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve contract contract-rules contract-coverage contract-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := tools/redocly/node_modules/.installed
@@ -149,16 +149,16 @@ run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the 
 
 serve: run ## Alias of run
 
-contract: $(STAMP) ## Conformance kit (conformance/) vs the reference server (started here) or BASE_URL=... [KIT_CONFIG=..] [ARGS=..]
-	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/contract --seed 1 $(ARGS)
+conformance: $(STAMP) ## Conformance kit (conformance/) vs the reference server (started here) or BASE_URL=... [KIT_CONFIG=..] [ARGS=..]
+	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/conformance --seed 1 $(ARGS)
 
-contract-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
+conformance-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
 
-contract-coverage: $(STAMP) ## The conformance kit's traceability table: each requirement, its rules, status and counts
+conformance-coverage: $(STAMP) ## The conformance kit's traceability table: each requirement, its rules, status and counts
 	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules --coverage
 
-contract-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
+conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)

@@ -1,4 +1,4 @@
-"""`make contract`: the conformance kit (`conformance/`) against the reference server, or against BASE_URL.
+"""`make conformance`: the conformance kit (`conformance/`) against the reference server, or against BASE_URL.
 
     python -m tests.conformance.run_reference [--base-url URL] [--config FILE] [--report-dir DIR] [kit options ...]
 

@@ -1,4 +1,4 @@
-"""`make contract-selftest`: run the conformance kit against every mutant and control and score it.
+"""`make conformance-selftest`: run the conformance kit against every mutant and control and score it.
 
     python -m tests.conformance.selftest.run [--workers N] [--seed N] [--only ID,...] [--repeat N] [--report-dir DIR]
                                    [--json FILE]
@@ -33,7 +33,7 @@ from tests.conformance.selftest.mutants.base import Mutant
 from tests.conformance.selftest.target import kit_config, serve_variants
 
 ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_REPORT_DIR = ROOT / "build" / "contract-selftest"
+DEFAULT_REPORT_DIR = ROOT / "build" / "conformance-selftest"
 KILLED, SURVIVED, PASSED, FALSE_FAILURE, BROKEN = "killed", "SURVIVED", "passed", "FAILED", "ERROR"
 WRONG_RULE = "WRONG-RULE"  # the kit failed, but none of the rules the mutant's covered requirements name
 # Rules that judge the whole run, not one requirement: a mutant whose requirements name one gets the whole kit.
