@@ -124,7 +124,7 @@ sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
 	$(TOOLS) sdk --out dist
 
 sdk-deps-check: $(STAMP) ## tests/sdk in two venvs: the SDK at its lowest and at its newest allowed dependency versions (minutes; not in make test)
-	$(BIN)/pytest -q tests/sdk_deps/check_sdk_deps.py
+	$(BIN)/pytest -q tests/sdk/check_sdk_deps.py
 
 chromium: ## Headless Chromium for the rendered-docs test (Debian package)
 	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
@@ -190,7 +190,7 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 	$(PY) -m benchmarks.bench_instructions $(ARGS)
 
 # The bundle's and the variants' validation, Redocly and the house lint, and the drift check are tests of the suite
-# (tests/spec, tests/overlays, tests/review/test_redocly_lint.py, tests/generated/test_drift.py): not run twice here.
+# (tests/spec, tests/tools/overlay, tests/tools/generate/test_drift.py): not run twice here.
 # Its installs run side by side (pip, apt-get and npm wait on different things), not one after another; the
 # mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
 test: ## Run every check and test (what CI runs)
@@ -203,7 +203,7 @@ test: ## Run every check and test (what CI runs)
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
-	$(PYTEST) -m bench_tools tests/bench $(PYTEST_ARGS)
+	$(PYTEST) -m bench_tools tests/benchmarks $(PYTEST_ARGS)
 
 test-fast: $(STAMP) ## The inner loop, under a minute: tests not marked slow/postgres, in process (PYTEST_ARGS=...)
 	$(PYTEST) -n $(PYTEST_WORKERS) --dist loadgroup -m "not slow and not postgres" $(PYTEST_ARGS)

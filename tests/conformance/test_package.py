@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server._process import accessgov_serve
+from tests.support.server_process import accessgov_serve
 from tests.support.venvs import new_venv, pip
 
 # Both tests use one kit venv (module scope): one worker, one install.

@@ -19,7 +19,7 @@ from accessgov_conformance.context import Context, retry_after
 from accessgov_conformance.registry import NoEvidence
 from accessgov_conformance.runner import RunState
 
-from tests.server._process import accessgov_serve
+from tests.support.server_process import accessgov_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = 1_700_000_000.0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import seeded_server
+from tests.support.harness import seeded_server
 from tests.support.venvs import new_venv, pip
 
 REPO = Path(__file__).resolve().parents[2]

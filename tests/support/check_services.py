@@ -14,8 +14,8 @@ import redis
 
 from accessgov.storage.engine import normalize_database_url
 
-POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"  # tests/storage/conftest.py's default
-REDIS_URL = "redis://127.0.0.1:6379/0"  # tests/server/test_shared_limits.py's default
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"  # tests/support/postgres.py's default
+REDIS_URL = "redis://127.0.0.1:6379/0"  # tests/server/failure_limits/conftest.py's default
 TIMEOUT_SECONDS = 3
 
 HOW_TO_START = {
@@ -25,7 +25,7 @@ HOW_TO_START = {
 }
 SKIPPED_WITHOUT = {
     "PostgreSQL": "the PostgreSQL half of the storage, webhook and no-5xx tests",
-    "Redis": "the shared failure-limit tests (tests/server/test_shared_limits.py)",
+    "Redis": "the shared failure-limit tests (tests/server/failure_limits/)",
 }
 
 

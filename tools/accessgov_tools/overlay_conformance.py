@@ -38,7 +38,7 @@ from accessgov_tools.bundle import dump_yaml
 from accessgov_tools.overlay import OverlayDocumentError, OverlayError, apply_overlay, parse_overlay
 from accessgov_tools.paths import REPO
 
-GOLDEN = REPO / "tests" / "overlays" / "fixtures"
+GOLDEN = REPO / "tests" / "tools" / "overlay" / "fixtures"
 CaseKind = Literal["compliant-set", "pass", "fail", "text-example", "golden"]
 RELEASED_TESTS = re.compile(r"^v(\d+\.\d+)$")
 RELEASED_TEXT = re.compile(r"^(\d+)\.(\d+)\.(\d+)\.md$")
@@ -130,7 +130,7 @@ def text_examples(repo: Path) -> Iterator[Case]:
 
 
 def golden_triples(folder: Path) -> Iterator[Case]:
-    """Our own triples (tests/overlays/fixtures): output.yaml, or error.txt when the overlay must be refused."""
+    """Our own triples (tests/tools/overlay/fixtures): output.yaml, or error.txt when the overlay must be refused."""
     for case in sorted(folder.glob("*/overlay.yaml")):
         expected = case.parent / "output.yaml"
         overlay, document = _load(case), _load(case.parent / "openapi.yaml")

@@ -1,0 +1,234 @@
+"""`accessgov keys rotate` and `keys prune` under concurrency and crashes: no sequence of overlapping commands, each
+killed (SIGKILL) at any step, leaves a sealed value that no key on disk opens (`keys doctor` says every value
+opens), on SQLite and PostgreSQL. A command that finds the key file locked waits, or refuses with a clear message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from accessgov.cli import main
+from accessgov.keys.keyring import lock_path
+from tests.support.postgres import fresh_schema
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[3]
+
+# Runs one `accessgov` command and SIGKILLs its own process at the named step: right after the key file's lock is
+# taken, before the temporary file is renamed over the key file, before the directory is fsynced, before the
+# re-sealing, after the first value was re-sealed, after every value was (not committed), after the commit (lock
+# still held), after prune looked at the keys in use.
+KILL_AT = r"""
+import contextlib, os, signal, sys
+from accessgov.keys import keyring
+from accessgov.storage import sealing
+
+step, argv = sys.argv[1], sys.argv[2:]
+
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def after(module, name, calls=1):
+    original, seen = getattr(module, name), [0]
+
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        seen[0] += 1
+        if seen[0] >= calls:
+            die()
+        return result
+
+    setattr(module, name, wrapper)
+
+
+def around_lock(when):
+    original = keyring._file_lock
+
+    @contextlib.contextmanager
+    def wrapper(*args, **kwargs):
+        with original(*args, **kwargs):
+            if when == "enter":
+                die()
+            yield
+            die()
+
+    keyring._file_lock = wrapper
+
+
+if step == "locked":
+    around_lock("enter")
+elif step == "before-rename":
+    os.replace = die
+elif step == "before-directory-fsync":
+    keyring._fsync_directory = die
+elif step == "before-reseal":
+    sealing.reseal_all = die
+elif step == "mid-reseal":
+    after(sealing, "seal", 1)
+elif step == "before-commit":
+    after(sealing, "reseal_all")
+elif step == "before-unlock":
+    around_lock("exit")
+elif step == "prune-looked":
+    after(sealing, "referenced_key_ids")
+from accessgov.cli import main
+
+sys.exit(main(argv))
+"""
+ROTATE_STEPS = (
+    "locked",
+    "before-rename",
+    "before-directory-fsync",
+    "before-reseal",
+    "mid-reseal",
+    "before-commit",
+    "before-unlock",
+)
+PRUNE_STEPS = ("locked", "prune-looked", "before-rename", "before-directory-fsync", "before-unlock")
+
+
+class Keys:
+    """The CLI on one database and key file."""
+
+    def __init__(self, database_url: str, key_file: Path) -> None:
+        self.key_file = key_file
+        self.env = {**os.environ, "DATABASE_URL": database_url, "ACCESSGOV_SECRET_KEY_FILE": str(key_file)}
+        self.env.pop("ACCESSGOV_SECRET_KEY", None)
+
+    def start(self, *args: str, kill_at: str | None = None) -> subprocess.Popen[str]:
+        command = [sys.executable, "-c", KILL_AT, kill_at] if kill_at else [sys.executable, "-m", "accessgov.cli"]
+        return subprocess.Popen(
+            [*command, *args], env=self.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def run(self, *args: str, kill_at: str | None = None) -> subprocess.CompletedProcess[str]:
+        process = self.start(*args, kill_at=kill_at)
+        stdout, stderr = process.communicate(timeout=120)
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+    def seed(self) -> int:
+        """Two listeners, one with a previous secret, and the page-token keys: four sealed values."""
+        created = [self.run("listeners", "create") for _ in range(2)]
+        assert all(result.returncode == 0 for result in created), [result.stderr for result in created]
+        listener = re.search(r"listener (\S+)", created[0].stdout)
+        assert listener is not None
+        assert self.run("listeners", "rotate", listener.group(1), "--grace", "24h").returncode == 0
+        assert self.run("page-keys", "rotate").returncode == 0
+        return 4
+
+    def assert_every_value_opens(self, sealed: int, after: str) -> None:
+        """`accessgov keys doctor` (in this process: a fresh read of the key file and the database each time)."""
+        output = io.StringIO()
+        with mock.patch.dict(os.environ, self.env, clear=True), contextlib.redirect_stdout(output):
+            status = main(["keys", "doctor"])
+        assert status == 0, f"after {after}:\n{output.getvalue()}"
+        assert f"{sealed} sealed value(s) open, 0 do not" in output.getvalue(), f"after {after}:\n{output.getvalue()}"
+
+    def key_ids(self) -> list[str]:
+        return list(json.loads(self.key_file.read_text())["keys"])
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def keys(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Keys]:
+    if request.param == "sqlite":
+        yield Keys(f"sqlite:///{tmp_path / 'accessgov.db'}", tmp_path / "secret.keys")
+        return
+    admin: Engine = request.getfixturevalue("postgres_admin")
+    with fresh_schema(admin) as url:
+        yield Keys(url, tmp_path / "secret.keys")
+
+
+def test_commands_killed_at_every_step_leave_every_value_readable(keys: Keys) -> None:
+    sealed = keys.seed()
+    for step in ROTATE_STEPS:
+        killed = keys.run("keys", "rotate", kill_at=step)
+        assert killed.returncode == -signal.SIGKILL, f"{step}: {killed.stdout}{killed.stderr}"
+        keys.assert_every_value_opens(sealed, f"rotate killed at {step}")
+    assert keys.run("keys", "rotate").returncode == 0  # the next one is not blocked by a dead one's lock
+    for step in PRUNE_STEPS:
+        before = keys.key_ids()
+        killed = keys.run("keys", "prune", kill_at=step)
+        assert killed.returncode == -signal.SIGKILL, f"{step}: {killed.stdout}{killed.stderr}"
+        keys.assert_every_value_opens(sealed, f"prune killed at {step}")
+        assert set(keys.key_ids()) in (set(before), {json.loads(keys.key_file.read_text())["primary"]})
+    pruned = keys.run("keys", "prune")
+    assert pruned.returncode == 0, pruned.stderr
+    keys.assert_every_value_opens(sealed, "the last prune")
+    assert len(keys.key_ids()) == 1  # every value is under the primary now: the others went
+
+
+def test_parallel_rotations_and_prunes_some_killed_lose_nothing(keys: Keys) -> None:
+    sealed = keys.seed()
+    for round_ in range(2):
+        running = [keys.start("keys", "rotate") for _ in range(4)] + [keys.start("keys", "prune") for _ in range(2)]
+        doomed = [keys.start("keys", "rotate") for _ in range(3)]
+        for delay, process in zip((0.3, 0.6, 0.9), doomed, strict=True):
+            time.sleep(delay)  # varied points of a rotation; whatever they hit, the outcome must hold
+            process.send_signal(signal.SIGKILL)
+        for process in running:
+            stdout, stderr = process.communicate(timeout=180)
+            assert process.returncode == 0, f"round {round_}: {stdout}{stderr}"
+        for process in doomed:
+            process.communicate(timeout=60)
+        keys.assert_every_value_opens(sealed, f"round {round_} of parallel rotations and prunes")
+    assert keys.run("keys", "prune").returncode == 0
+    keys.assert_every_value_opens(sealed, "the last prune")
+
+
+def test_a_command_that_finds_the_key_file_locked_waits_or_refuses(tmp_path: Path) -> None:
+    keys = Keys(f"sqlite:///{tmp_path / 'accessgov.db'}", tmp_path / "secret.keys")
+    sealed = keys.seed()
+    before = keys.key_file.read_bytes()
+    descriptor = os.open(lock_path(keys.key_file), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)  # another `keys` command, mid-rotation
+        refused = keys.run("keys", "rotate", "--wait", "0")
+        assert refused.returncode == 1
+        assert "another `accessgov keys` command is changing the key file" in refused.stderr
+        assert str(keys.key_file) in refused.stderr
+        assert keys.run("keys", "prune", "--wait", "0").returncode == 1
+        assert keys.key_file.read_bytes() == before  # nothing was written
+        waiting = keys.start("keys", "rotate", "--wait", "2m")
+        time.sleep(0.5)
+        assert waiting.poll() is None  # it waits for the lock ...
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        os.close(descriptor)
+    stdout, stderr = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, stderr  # ... and rotates once it is free
+    assert "new primary key" in stdout
+    keys.assert_every_value_opens(sealed, "a rotation that waited")
+
+
+def test_a_loaded_keyring_seals_under_the_primary_a_rotation_just_wrote(tmp_path: Path) -> None:
+    """A server's keyring (read 30 s ago, say) seals under the file's new primary, not the one it loaded: a
+    `keys rotate` and `keys prune` in between would otherwise drop the key its new values are sealed under."""
+    from accessgov.keys import Keyring, open_sealed, seal
+    from accessgov.keys.secretbox import key_id_of
+
+    path = tmp_path / "secret.keys"
+    server = Keyring.from_file(path, create=True)
+    old = server.primary_id
+    operator = Keyring.from_file(path)
+    new = operator.add_primary()
+    operator.remove({old})
+    value = seal(server, "whsec_x", b"listener:l:hmac")
+    assert key_id_of(value) == new
+    assert open_sealed(Keyring.from_file(path), value, b"listener:l:hmac") == "whsec_x"

@@ -1,0 +1,57 @@
+"""Golden fixture pairs of the breaking-change report: every check fails on its `fail.yaml` and not on `pass.yaml`.
+
+Regenerate after an intended change with `python -m tests.tools.diffcheck.diff_fixtures` and review the diff of the
+`*.txt` reports like any other change.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from accessgov_tools.bundle import dump_yaml
+from accessgov_tools.diffcheck.checks import CHECKS
+from accessgov_tools.diffcheck.cli import load_file
+from tests.tools.diffcheck.diff_fixtures import FIXTURES, all_cases, documents, render
+
+CHECK_LINE = re.compile(r"^(?:BREAKING|CLIENT-BREAKING|WARNING|info)\s+(\S+)\s", re.MULTILINE)
+
+
+def _reported(text: str) -> set[str]:
+    return set(CHECK_LINE.findall(text))
+
+
+def test_every_check_has_a_fixture_pair() -> None:
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    assert folders == set(CHECKS)
+    for folder in folders:
+        assert {p.name for p in (FIXTURES / folder).iterdir()} >= {
+            "base.yaml",
+            "fail.yaml",
+            "pass.yaml",
+            "fail.txt",
+            "pass.txt",
+        }
+
+
+@pytest.mark.parametrize("check_id", sorted(CHECKS))
+def test_fixture_pair(check_id: str) -> None:
+    folder = FIXTURES / check_id
+    failing, passing = render(folder, "fail.yaml"), render(folder, "pass.yaml")
+    assert check_id in _reported(failing), failing
+    assert check_id not in _reported(passing), passing
+    assert failing == (folder / "fail.txt").read_text(encoding="utf-8")
+    assert passing == (folder / "pass.txt").read_text(encoding="utf-8")
+
+
+def test_committed_documents_are_what_the_cases_build() -> None:
+    """The YAML files are the cases in `diff_fixtures.py`, so reading either tells the same story."""
+    stale = []
+    for check_id, case in all_cases().items():
+        for name, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(case), strict=True):
+            path: Path = FIXTURES / check_id / name
+            if path.read_text(encoding="utf-8") != dump_yaml(doc) or load_file(path) != doc:
+                stale.append(f"{check_id}/{name}")
+    assert not stale, f"run `python -m tests.tools.diffcheck.diff_fixtures`: {stale[:10]}"

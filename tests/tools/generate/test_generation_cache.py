@@ -1,0 +1,49 @@
+"""`make generate` and `make check-generated` skip only a tree whose inputs and generated/ are exactly what the last
+run produced or verified (tools/accessgov_tools/generation_cache.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from accessgov_tools import generation_cache
+
+
+def _tree(root: Path) -> Path:
+    (root / "spec").mkdir()
+    (root / "spec" / "openapi.yaml").write_text("openapi: 3.1.0\n")
+    (root / "tools" / "accessgov_tools").mkdir(parents=True)
+    (root / "tools" / "accessgov_tools" / "generate.py").write_text("# the generator\n")
+    (root / "generated").mkdir()
+    (root / "generated" / "openapi.json").write_text("{}\n")
+    (root / "pyproject.toml").write_text("[project]\n")
+    return root
+
+
+def test_nothing_is_fresh_before_a_recorded_run(tmp_path: Path) -> None:
+    assert not generation_cache.fresh(_tree(tmp_path))
+
+
+def test_a_recorded_tree_is_fresh_until_anything_it_depends_on_changes(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    generation_cache.record(root)
+    assert generation_cache.fresh(root)
+    for changed in (
+        "spec/openapi.yaml",
+        "tools/accessgov_tools/generate.py",
+        "generated/openapi.json",
+        "pyproject.toml",
+    ):
+        original = (root / changed).read_text()
+        (root / changed).write_text(original + "# edited\n")
+        assert not generation_cache.fresh(root), changed
+        (root / changed).write_text(original)
+        assert generation_cache.fresh(root), changed
+    (root / "generated" / "extra.py").write_text("")  # a file added by hand
+    assert not generation_cache.fresh(root)
+
+
+def test_a_corrupt_stamp_is_not_fresh(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    generation_cache.record(root)
+    (root / generation_cache.STAMP).write_text("{not json")
+    assert not generation_cache.fresh(root)
