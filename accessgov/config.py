@@ -276,7 +276,7 @@ class Settings(BaseSettings):
     )
     gc_threshold: Count = _setting(
         50_000,
-        "allocations between young garbage collections, per process (Python's is 700; `accessgov/http/heap.py`); "
+        "allocations between young garbage collections, per process (Python's is 700; `accessgov/http/gc_tuning.py`); "
         "0: Python's unchanged",
         "allocations",
         le=2**31 - 1,

@@ -25,7 +25,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accessgov.contract.bundle import Schemas, coerce
+from accessgov.bundle.reader import Schemas, coerce
 from accessgov.errors import (
     QUOTED_CHARS,
     ApiError,
@@ -40,7 +40,7 @@ from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import Authenticator, HandlerSpec, RequestContext
 from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
-from accessgov.http.load import InFlight
+from accessgov.http.in_flight import InFlight
 from accessgov.http.responses import JSONResponse
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
-"""`make conformance`'s path end to end: the reference server started by `tests/conformance/run_reference.py` (demo tenant,
-a JWT listener, CIDR listeners) passes every behavioural rule of the kit, none left not applicable; and a failing
-request's reproduce snippet, pasted into a shell, sends a request the server accepts."""
+"""`make conformance`'s path end to end: the reference server started by `tests/conformance/run_reference.py`
+(demo tenant, a JWT listener, CIDR listeners) passes every behavioural rule of the kit, none left not applicable;
+and a failing request's reproduce snippet, pasted into a shell, sends a request the server accepts."""
 
 from __future__ import annotations
 
