@@ -1,5 +1,6 @@
 """What a check works with: the configured target, an HTTP client that records every exchange, a seeded RNG,
-and the helpers that send the contract's requests and hold responses against the contract."""
+the helpers that send the contract's requests and hold responses against the contract, and what the run shares
+between its checks (`RunState`)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from . import spec
-from .config import Config, Listener, env_name
-from .registry import Fail, NoEvidence, NotApplicable
+from .config import Config, Listener, ListenerMethod, env_name
 from .signing import hmac_signature, jwt_token
+from .verdicts import Fail, NoEvidence, NotApplicable
 
 JSON = "application/json"
 TRANSCRIPT_HEAD = 4096  # bytes of each body a finished check's transcript keeps (with the full size)
@@ -121,7 +123,7 @@ class Context:
     token_cache: dict[str, str]
     exchanges: list[Exchange] = field(default_factory=list)
     clock: Callable[[], float] = time.time
-    run: Any = None  # the runner's RunState: the run's earlier exchanges and the schema part's statuses
+    run: RunState | None = None  # the run this check is part of (None: a check made on its own)
     blamed: Exchange | None = None  # the first exchange `expect`/`conforms` failed: the one to reproduce
 
     def __post_init__(self) -> None:
@@ -164,7 +166,7 @@ class Context:
         """`send()` again after each 429, waiting as its `Retry-After` says (seconds or an HTTP-date; without one,
         a short backoff) while the run's `max_retry_wait` budget lasts. The answers waited out leave the check's
         exchanges: what the check judges is the answer it finally got."""
-        budget: RetryBudget | None = getattr(self.run, "retry_budget", None)
+        budget = self.run.retry_budget if self.run is not None else None
         for attempt in range(RETRY_ATTEMPTS + 1):
             exchange = send()
             exchange.retried = attempt
@@ -257,8 +259,8 @@ class Context:
 
     # --- webhooks ----------------------------------------------------------------------------------------------
 
-    def listener(self, method: str = "hmac", *, index: int = 0, source_allowed: bool = True) -> Listener:
-        found = self.config.listeners_by(method, source_allowed=source_allowed)  # type: ignore[arg-type]
+    def listener(self, method: ListenerMethod = "hmac", *, index: int = 0, source_allowed: bool = True) -> Listener:
+        found = self.config.listeners_by(method, source_allowed=source_allowed)
         if len(found) <= index:
             where = "whose CIDR ranges exclude the kit's address" if not source_allowed else "the kit may reach"
             raise NotApplicable(
@@ -449,3 +451,50 @@ def _error_code(exchange: Exchange) -> str | None:
 def run_salt() -> int:
     """128 random bits for this run's event ids (see `Context.event_id`)."""
     return int.from_bytes(os.urandom(16), "big")
+
+
+@dataclass(frozen=True)
+class SchemaOptions:
+    """What the command line gives the schema part (Schemathesis, `schema_part.run`)."""
+
+    report_dir: Path
+    passthrough: list[str]  # the command line's options for Schemathesis itself
+    spec: Path
+    timeout: float  # seconds per request
+
+
+@dataclass
+class RunState:
+    """What a run shares between its checks: the client, the OAuth token, every exchange so far (trimmed to a
+    bounded transcript), the operations that gave evidence, and the per-operation statuses the schema part
+    reported."""
+
+    config: Config
+    seed: int
+    client: httpx.Client
+    salt: int = field(default_factory=run_salt)
+    token_cache: dict[str, str] = field(default_factory=dict)
+    history: list[Exchange] = field(default_factory=list)
+    schema_statuses: dict[tuple[str, str], list[int]] | None = None  # None: the schema part did not run
+    schema_evidence: dict[tuple[str, str], str | None] | None = None  # as `evidence`, for the schema part
+    schema: SchemaOptions | None = None  # None: no schema part in this run (only the command line starts one)
+    walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
+    retry_budget: RetryBudget = field(init=False)
+    # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
+    evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.retry_budget = RetryBudget(self.config.max_retry_wait)
+
+    def record(self, ctx: Context) -> None:
+        """Keep a finished check's exchanges as a bounded transcript, noting which operations they evidence."""
+        for exchange in ctx.exchanges:
+            operation = exchange.operation
+            wanted = operation is not None and self.evidence.get(operation, "") is not None
+            if wanted and operation is not None and 200 <= exchange.status < 300:
+                try:
+                    ctx._conforms(exchange)
+                    self.evidence[operation] = None
+                except Fail as problem:
+                    self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
+            self.history.append(exchange.trimmed())

@@ -18,9 +18,10 @@ import pytest
 from accessgov_conformance import cli, transport
 from accessgov_conformance.cli import select
 from accessgov_conformance.config import load
-from accessgov_conformance.context import TRANSCRIPT_HEAD
-from accessgov_conformance.registry import Verdict, all_rules
-from accessgov_conformance.runner import Result, RunState, run
+from accessgov_conformance.context import TRANSCRIPT_HEAD, RunState
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.runner import Result, run
+from accessgov_conformance.verdicts import Verdict
 
 from tests.conformance import hostile
 

@@ -15,9 +15,8 @@ import httpx
 import pytest
 from accessgov_conformance import spec
 from accessgov_conformance.config import Config, parse
-from accessgov_conformance.context import Context, retry_after
-from accessgov_conformance.registry import NoEvidence
-from accessgov_conformance.runner import RunState
+from accessgov_conformance.context import Context, RunState, retry_after
+from accessgov_conformance.verdicts import NoEvidence
 
 from tests.server._process import accessgov_serve
 

@@ -11,8 +11,8 @@ from typing import cast
 
 from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import Fail, NoEvidence, NotApplicable
 from ..signing import hmac_signature
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 WH = "spec/paths/api_v1_webhooks_incoming_{listener_id}.yaml"
 SEED_ERRORS = "Errors > Inbound webhook responses"

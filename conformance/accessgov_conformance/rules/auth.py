@@ -8,7 +8,8 @@ import urllib.parse
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NotApplicable
 
 FAMILY = "auth"
 TOKEN_OP = "spec/paths/auth_v1_token.yaml"

@@ -6,7 +6,8 @@ from typing import Any
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NoEvidence, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 FAMILY = "paging"
 LIST = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
@@ -36,7 +37,9 @@ def _page(ctx: Context, app_id: str, what: str, *, token: str | None = "default"
     body = ctx.expect(exchange, 200, what=what)
     for item in body.get("list") or []:
         entitlement = item.get("appEntitlement") if isinstance(item, dict) else None
-        owner = entitlement.get("appId") if isinstance(entitlement, dict) else None
+        if not isinstance(entitlement, dict):
+            continue  # a malformed item is the schema's to judge (`expect` held the page to it)
+        owner = entitlement.get("appId")
         if isinstance(owner, str) and owner != app_id:
             raise Fail(f"{what}: listing app {app_id} returned entitlement {entitlement.get('id')!r} of app {owner!r}")
     return dict(body)
@@ -199,7 +202,11 @@ def full_walk(ctx: Context) -> None:
     walks = {size: [item for page in walk(ctx, app_id, size) for item in page] for size in (100, 99)}
     for size, items in walks.items():
         seen: set[str] = set()
-        repeated = [item for item in items if item in seen or seen.add(item)]  # type: ignore[func-returns-value]
+        repeated: list[str] = []
+        for item in items:
+            if item in seen:
+                repeated.append(item)
+            seen.add(item)
         if repeated:
             raise Fail(f"the walk at page_size {size} returned {len(repeated)} item(s) twice, e.g. {repeated[0]}")
     if walks[100] != walks[99]:

@@ -7,7 +7,8 @@ import urllib.parse
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NotApplicable
 from .restart import restart, restarted
 
 BODY_LIMIT = 64 * 1024

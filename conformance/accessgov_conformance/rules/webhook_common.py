@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NotApplicable
 from ._webhook import (
     SEED_ERRORS,
     SEED_HEADERS,
@@ -536,16 +537,21 @@ def per_listener(ctx: Context) -> None:
 )
 def refused_not_consumed(ctx: Context) -> None:
     listener = any_listener(ctx)
-    refusals: list[tuple[str, int, dict[str, object]]] = [
-        ("stale timestamp", 400, {"timestamp_offset": -3600}),
-        ("body not JSON", 400, {"body": b"{not json"}),
-        ("body too large", 413, {"body": _padded_body(MAX_BODY + 1)}),
+    # what, the status, and the refused delivery of an event id
+    refusals: list[tuple[str, int, Callable[[str], Exchange]]] = [
+        ("stale timestamp", 400, lambda event_id: ctx.deliver(listener, event_id=event_id, timestamp_offset=-3600)),
+        ("body not JSON", 400, lambda event_id: ctx.deliver(listener, b"{not json", event_id=event_id)),
+        ("body too large", 413, lambda event_id: ctx.deliver(listener, _padded_body(MAX_BODY + 1), event_id=event_id)),
     ]
+
+    def signed_over_another_body(event_id: str) -> Exchange:
+        return ctx.deliver(listener, event_id=event_id, sign_body=b'{"other":1}')
+
     if listener.method == "hmac":
-        refusals.append(("wrong signature", 401, {"sign_body": b'{"other":1}'}))
-    for what, status, spoil in refusals:
+        refusals.append(("wrong signature", 401, signed_over_another_body))
+    for what, status, refused in refusals:
         event_id = ctx.event_id()
-        ctx.expect(ctx.deliver(listener, event_id=event_id, **spoil), status, what=what)  # type: ignore[arg-type]
+        ctx.expect(refused(event_id), status, what=what)
         accepted(ctx, ctx.deliver(listener, event_id=event_id), what=f"same event id after the {status} ({what})")
 
 
