@@ -13,7 +13,6 @@ import inspect
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -26,6 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from accessgov.bundle.reader import Schemas, coerce
+from accessgov.documents import BUNDLE, document
 from accessgov.errors import (
     QUOTED_CHARS,
     ApiError,
@@ -45,8 +45,7 @@ from accessgov.http.responses import JSONResponse
 
 log = logging.getLogger(__name__)
 
-# The bundle ships as package data of `generated` (pyproject.toml), so an installed server finds it too.
-BUNDLE_PATH = Path(str(files("generated").joinpath("openapi.json")))
+BUNDLE_PATH = Path(str(document(BUNDLE)))
 
 
 def load_bundle(path: Path = BUNDLE_PATH) -> dict[str, Any]:
