@@ -79,6 +79,24 @@ def test_server_and_edge_defaults_are_the_settings_defaults() -> None:
         assert getattr(config, name) == getattr(DEFAULTS, name)
 
 
+def test_variable_names_are_read_as_declared_only() -> None:
+    """Environment names are case-sensitive: a lower- or mixed-case spelling is another variable, not this one."""
+    settings = Settings.from_env(
+        {
+            "accessgov_db_readers": "7",
+            "Accessgov_Workers": "3",
+            "database_url": "sqlite:///x.db",
+            "ACCESSGOV_DB_WRITERS": "5",
+        }
+    )
+    assert (settings.db_readers, settings.workers, settings.database_url) == (
+        DEFAULTS.db_readers,
+        DEFAULTS.workers,
+        None,
+    )
+    assert settings.db_writers == 5
+
+
 def test_accepted_values_keep_their_meaning() -> None:
     settings = Settings.from_env(
         {
