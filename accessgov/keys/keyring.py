@@ -289,12 +289,13 @@ def _file_lock(path: Path, wait: float, *, shared: bool = False) -> Iterator[Non
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     holder = (
-                        "an `accessgov keys` command is changing the key file"
+                        f"an `accessgov keys` command is changing the key file {path}"
                         if shared
-                        else "another process is changing the key file, or storing values sealed under it,"
+                        else f"another `accessgov keys` command is changing the key file {path}, or a process is "
+                        "storing a value sealed under it"
                     )
                     raise KeyringError(
-                        f"{holder} {path} (it holds {where}); waited {wait:g} s: try again when it has finished"
+                        f"{holder} (it holds {where}); waited {wait:g} s: try again when it has finished"
                     ) from None
                 time.sleep(LOCK_POLL_SECONDS)
         try:

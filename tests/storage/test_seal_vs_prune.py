@@ -51,7 +51,7 @@ def test_rotate_and_prune_wait_for_a_sealed_value_to_be_committed(
     session.begin()
     listener_id = _add(session, server)  # sealed under `first`, flushed, not committed
     for command in (sealing.rotate_keys, sealing.prune_keys):
-        with pytest.raises(KeyringError, match="storing values sealed under it"):
+        with pytest.raises(KeyringError, match="storing a value sealed under it"):
             command(engine, commands, wait=0.2)
     done: list[str] = []
     keys = threading.Thread(
