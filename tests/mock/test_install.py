@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import new_venv, pip, server_sources
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}
@@ -41,12 +41,7 @@ def _get(process: subprocess.Popen[bytes], url: str, headers: dict[str, str]) ->
 
 
 def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
-    for part in ("accessgov", "generated"):
-        shutil.copytree(REPO / part, source / part, ignore=ignore)
-    for part in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / part, source / part)
+    source = server_sources(tmp_path / "source")
     venv = tmp_path / "venv"
     pip(new_venv(venv), "install", "--quiet", "--no-compile", source, cwd=tmp_path)
     shutil.rmtree(source)  # nothing may be read from the sources any more

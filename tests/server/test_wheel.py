@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 from accessgov.documents import BUNDLE, PUBLIC_VARIANT, document
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import new_venv, pip, server_sources
 
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = "accessgov/bundle/documents"
@@ -29,12 +29,7 @@ print(json.dumps({"found": found, "generated": importlib.util.find_spec("generat
 
 
 def test_the_wheel_holds_the_server_and_the_documents_it_reads(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
-    for part in ("accessgov", "generated"):
-        shutil.copytree(REPO / part, source / part, ignore=ignore)
-    for part in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / part, source / part)
+    source = server_sources(tmp_path / "source")
     python = new_venv(tmp_path / "venv")
     pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path / "dist", source, cwd=tmp_path)
     (wheel,) = (tmp_path / "dist").glob("accessgov-*.whl")
