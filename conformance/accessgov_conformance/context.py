@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
@@ -111,6 +111,23 @@ def retry_after(value: str | None, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
+class Payload(TypedDict, total=False):
+    """What a request may carry besides its method, path and operation."""
+
+    headers: Mapping[str, str] | None
+    content: bytes | None
+    params: Mapping[str, Any] | None
+    data: Mapping[str, str] | None
+    auth: tuple[str, str] | None
+
+
+class SendOptions(Payload, total=False):
+    """The one parameter list of `Context.request` (and of `Context._send`, the single attempt it retries)."""
+
+    operation: tuple[str, str] | None  # (method, path template) of the contract's operation; None: not one
+    webhook: WebhookRecipe | None
+
+
 @dataclass
 class Context:
     """The state of one check: created fresh by the runner for each rule."""
@@ -141,26 +158,9 @@ class Context:
 
     # --- plain HTTP --------------------------------------------------------------------------------------------
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        operation: tuple[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        data: Mapping[str, str] | None = None,
-        auth: tuple[str, str] | None = None,
-        webhook: WebhookRecipe | None = None,
-    ) -> Exchange:
+    def request(self, method: str, path: str, **options: Unpack[SendOptions]) -> Exchange:
         """One request; a 429 is waited out and the request sent again (see `retrying`)."""
-        return self.retrying(
-            lambda: self._send(
-                method, path, operation=operation, headers=headers, content=content, params=params, data=data,
-                auth=auth, webhook=webhook,
-            )
-        )  # fmt: skip
+        return self.retrying(lambda: self._send(method, path, **options))
 
     def retrying(self, send: Callable[[], Exchange]) -> Exchange:
         """`send()` again after each 429, waiting as its `Retry-After` says (seconds or an HTTP-date; without one,
@@ -178,35 +178,35 @@ class Context:
             self.exchanges.remove(exchange)
         raise AssertionError("unreachable")
 
-    def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        operation: tuple[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        data: Mapping[str, str] | None = None,
-        auth: tuple[str, str] | None = None,
-        webhook: WebhookRecipe | None = None,
-    ) -> Exchange:
+    def _send(self, method: str, path: str, **options: Unpack[SendOptions]) -> Exchange:
         sent_at = self.clock()
         response = self.client.request(
             method,
             self.config.base_url + path,
-            headers=dict(headers or {}),
-            content=content,
-            params=params,
-            data=data,
-            auth=auth,
+            headers=dict(options.get("headers") or {}),
+            content=options.get("content"),
+            params=options.get("params"),
+            data=options.get("data"),
+            auth=options.get("auth"),
         )
+        return self.recorded(response, sent_at, operation=options.get("operation"), webhook=options.get("webhook"))
+
+    def recorded(
+        self,
+        response: httpx.Response,
+        sent_at: float,
+        *,
+        operation: tuple[str, str] | None,
+        webhook: WebhookRecipe | None = None,
+        request_body: bytes | None = None,
+    ) -> Exchange:
+        """`response` as an exchange of this check (`request_body`: what was sent, when httpx streamed it)."""
         request = response.request
         exchange = Exchange(
-            method=method,
+            method=request.method,
             url=str(request.url),
             request_headers={key: value for key, value in request.headers.items() if key.lower() not in _NOISE},
-            request_body=request.content,
+            request_body=request.content if request_body is None else request_body,
             status=response.status_code,
             response_headers=dict(response.headers),
             response_body=response.content,
@@ -222,18 +222,21 @@ class Context:
         if self.config.token:
             return self.config.token
         if "oauth" not in self.token_cache:
-            exchange = self.request(
-                "POST",
-                spec.TOKEN,
-                operation=("POST", spec.TOKEN),
-                data={"grant_type": "client_credentials"},
-                auth=(self.config.oauth_client_id or "", self.config.oauth_client_secret or ""),
-            )
+            exchange = self.client_credentials()
             body = exchange.response_json()
             if exchange.status != 200 or not isinstance(body, dict) or not body.get("access_token"):
                 raise NoEvidence(f"the configured OAuth client got no access token (HTTP {exchange.status})")
             self.token_cache["oauth"] = body["access_token"]
         return self.token_cache["oauth"]
+
+    def token_request(self, **payload: Unpack[Payload]) -> Exchange:
+        """A request to the OAuth token endpoint (`POST /auth/v1/token`) carrying `payload`."""
+        return self.request("POST", spec.TOKEN, operation=("POST", spec.TOKEN), **payload)
+
+    def client_credentials(self) -> Exchange:
+        """The configured OAuth client's token request (client_credentials, the client in HTTP Basic)."""
+        client = (self.config.oauth_client_id or "", self.config.oauth_client_secret or "")
+        return self.token_request(data={"grant_type": "client_credentials"}, auth=client)
 
     def api(
         self,
