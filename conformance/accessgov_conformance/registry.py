@@ -7,12 +7,14 @@ lists them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from .context import Context
 
 CheckFunction = Callable[[Context], None]
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,29 @@ def rule(
         return check
 
     return register
+
+
+@dataclass(frozen=True)
+class Variant(Generic[V]):
+    """One rule of a family of rules checked the same way with other values (`variants`)."""
+
+    id: str
+    title: str
+    text: str
+    spec: str
+    seed: str
+    value: V
+    mock: bool = False
+
+
+def variants(family: str, check: Callable[[Context, V], None], table: Iterable[Variant[V]]) -> None:
+    """Register a rule per row of `table`, each checked by `check` with the row's value."""
+
+    def bound(value: V) -> CheckFunction:
+        return lambda ctx: check(ctx, value)
+
+    for row in table:
+        register = rule(
+            row.id, family=family, title=row.title, text=row.text, spec=row.spec, seed=row.seed, mock=row.mock
+        )
+        register(bound(row.value))
