@@ -420,24 +420,13 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 f"request body is now {'required' if required else 'optional'}",
                 (*h_at, "required") if "required" in h else h_at,
             )
-        b_content, h_content = b.get("content") or {}, h.get("content") or {}
-        for media in sorted(set(b_content) | set(h_content)):
-            if media not in h_content:
-                self.emit(
-                    "request-body-media-type-removed", f"request media type `{media}` removed", (*h_at, "content")
-                )
-            elif media not in b_content:
-                self.emit(
-                    "request-body-media-type-added", f"request media type `{media}` added", (*h_at, "content", media)
-                )
-            elif "schema" in b_content[media] and "schema" in h_content[media]:
-                self.schema(
-                    b_content[media]["schema"],
-                    (*b_at, "content", media, "schema"),
-                    h_content[media]["schema"],
-                    (*h_at, "content", media, "schema"),
-                    Where(REQUEST, "property", f"request body {media}", loose=not json_media(media)),
-                )
+        self._media_types(
+            Where(REQUEST, "property", "request body"),
+            ("request-body-media-type", "request media type"),
+            (b.get("content") or {}, b_at),
+            (h.get("content") or {}, h_at),
+            (*h_at, "content"),
+        )
 
     def _responses(self, pointer: Pointer, base: dict[Any, Any], head: dict[Any, Any]) -> None:
         at = (*pointer, "responses")
@@ -459,27 +448,40 @@ class Comparison(KeywordChecks, LifecycleChecks):
             self._headers(status, b.get("headers") or {}, b_at, h.get("headers") or {}, h_at)
             b_content, h_content = b.get("content") or {}, h.get("content") or {}
             b_content = self._renamed_media(status, b_content, h_content, h_at)
-            for media in sorted(set(b_content) | set(h_content)):
-                if media not in h_content:
-                    self.emit(
-                        "response-media-type-removed",
-                        f"response {status}: media type `{media}` removed",
-                        (*h_at, "content") if h_content else h_at,
-                    )
-                elif media not in b_content:
-                    self.emit(
-                        "response-media-type-added",
-                        f"response {status}: media type `{media}` added",
-                        (*h_at, "content", media),
-                    )
-                elif "schema" in b_content[media] and "schema" in h_content[media]:
-                    self.schema(
-                        b_content[media]["schema"],
-                        (*b_at, "content", media, "schema"),
-                        h_content[media]["schema"],
-                        (*h_at, "content", media, "schema"),
-                        Where(RESPONSE, "property", f"response {status} {media}", loose=not json_media(media)),
-                    )
+            self._media_types(
+                Where(RESPONSE, "property", f"response {status}"),
+                ("response-media-type", f"response {status}: media type"),
+                (b_content, b_at),
+                (h_content, h_at),
+                (*h_at, "content") if h_content else h_at,
+            )
+
+    def _media_types(
+        self,
+        body: Where,
+        named: tuple[str, str],
+        base: tuple[dict[Any, Any], Pointer],
+        head: tuple[dict[Any, Any], Pointer],
+        removed_at: Pointer,
+    ) -> None:
+        """A body's media types (`content`, with the pointer of the body) on both sides: one removed or added is
+        the check `<named[0]>-removed`/`-added`, said `<named[1]> `<media>` removed`/`added`; the schemas of one on
+        both sides are compared where `body` is, its path followed by the media type."""
+        (b_content, b_at), (h_content, h_at) = base, head
+        check, label = named
+        for media in sorted(set(b_content) | set(h_content)):
+            if media not in h_content:
+                self.emit(f"{check}-removed", f"{label} `{media}` removed", removed_at)
+            elif media not in b_content:
+                self.emit(f"{check}-added", f"{label} `{media}` added", (*h_at, "content", media))
+            elif "schema" in b_content[media] and "schema" in h_content[media]:
+                self.schema(
+                    b_content[media]["schema"],
+                    (*b_at, "content", media, "schema"),
+                    h_content[media]["schema"],
+                    (*h_at, "content", media, "schema"),
+                    replace(body.to(f" {media}"), loose=not json_media(media)),
+                )
 
     def _renamed_media(self, status: str, base: dict[Any, Any], head: dict[Any, Any], h_at: Pointer) -> dict[Any, Any]:
         """Pair a removed response media type with the one added in its place (parameters changed, or a
