@@ -59,9 +59,11 @@ $(RUNTIME_STAMP): pyproject.toml $(VENV)/pyvenv.cfg
 	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e .
 	touch $@
 
-$(STAMP): pyproject.toml tools/pyproject.toml $(RUNTIME_STAMP)
-	@echo "==> Installing the development toolchain and the reviewers' tools into $(VENV) (pip install -e '.[dev]' -e './tools[mock]')"
-	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]'
+# The SDK and the conformance kit editable too, as a user installs them (the kit depends on the SDK by version):
+# the kit's targets and tests import both from the checkout without a PYTHONPATH.
+$(STAMP): pyproject.toml tools/pyproject.toml generated/client/pyproject.toml conformance/pyproject.toml $(RUNTIME_STAMP)
+	@echo "==> Installing the development toolchain, the reviewers' tools, the SDK and the conformance kit into $(VENV) (pip install -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance)"
+	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance
 	touch $@
 
 setup: $(STAMP) ## Create .venv (Python 3.11+) and install the pinned toolchain
@@ -78,7 +80,7 @@ lint: bundle $(DOCS_STAMP) $(CI_LINT_STAMP) ## Redocly CLI lint (redocly.yaml) o
 	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/mypy
-	PYTHONPATH=conformance $(BIN)/lint-imports --no-cache
+	$(BIN)/lint-imports --no-cache
 
 SEEDCHECK ?= ../shared/tools/seedcheck.py
 seedcheck: bundle ## Hold the bundle against every type, field and value the seed names (SEEDCHECK=path to the workspace's seedcheck.py)
@@ -153,10 +155,10 @@ conformance: $(STAMP) ## Conformance kit (conformance/) vs the reference server 
 	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/conformance --seed 1 $(ARGS)
 
 conformance-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
-	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules
+	$(BIN)/accessgov-conformance rules
 
 conformance-coverage: $(STAMP) ## The conformance kit's traceability table: each requirement, its rules, status and counts
-	PYTHONPATH=conformance:generated/client $(PY) -m accessgov_conformance rules --coverage
+	$(BIN)/accessgov-conformance rules --coverage
 
 conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)
@@ -198,7 +200,7 @@ test: ## Run every check and test (what CI runs)
 	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/mypy
-	PYTHONPATH=conformance $(BIN)/lint-imports --no-cache
+	$(BIN)/lint-imports --no-cache
 	$(PY) -m tests.support.check_services
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 

@@ -23,20 +23,20 @@ from accessgov.api.entitlements import ListEntitlementsHandler
 from accessgov.api.restart import RestartHandler
 from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
+from accessgov.automation_runner import AutomationRunner
+from accessgov.bundle.reader import operations_from_bundle
 from accessgov.config import ServerConfig
-from accessgov.contract.bundle import operations_from_bundle
 from accessgov.failure_limits import FailureLimiter
-from accessgov.http import heap
+from accessgov.http import gc_tuning
 from accessgov.http.context import HandlerSpec
 from accessgov.http.engine import build_app, load_bundle
-from accessgov.http.load import InFlight
+from accessgov.http.in_flight import InFlight
 from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import SealedValueError
 from accessgov.observability import log_text
 from accessgov.observability.access_log import AccessLogMiddleware
 from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
-from accessgov.runner import RunRunner
 from accessgov.storage import credentials, events, page_keys
 from accessgov.storage import listeners as stored_listeners
 from accessgov.storage.caches import AutomationCache, ListenerCache, TokenCache
@@ -136,7 +136,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     )
     authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
-    runner = RunRunner(db, AutomationCache(db), busy=in_flight.busy, **timed)  # unseals nothing
+    runner = AutomationRunner(db, AutomationCache(db), busy=in_flight.busy, **timed)  # unseals nothing
     webhook = WebhookHandler(
         db,
         listeners,
@@ -193,7 +193,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         background = [asyncio.create_task(_every(*job)) for job in periodic]
         if config.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
-        heap.settle()  # startup's objects live as long as the process: later collections skip them
+        gc_tuning.settle()  # startup's objects live as long as the process: later collections skip them
         try:
             yield
         finally:
@@ -236,7 +236,7 @@ def worker_app() -> Starlette:
 
     die_with_supervisor()
     app = create_app(ServerConfig.from_env())
-    heap.set_young_threshold(ServeOptions.from_env().gc_threshold)
+    gc_tuning.set_young_threshold(ServeOptions.from_env().gc_threshold)
     return app
 
 

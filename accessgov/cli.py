@@ -333,7 +333,7 @@ def cmd_worker(args: argparse.Namespace, config: ServerConfig) -> int:
     import asyncio
     import signal
 
-    from accessgov.runner import run_worker
+    from accessgov.automation_runner import run_worker
     from accessgov.storage.database import Database
 
     async def main() -> None:

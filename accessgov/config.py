@@ -154,7 +154,10 @@ class _MappingSource(EnvSettingsSource):
         super().__init__(settings_cls)
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(self._env, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+        # Every variable is declared in capitals; pydantic-settings would match `accessgov_db_readers` too, so only
+        # the names as declared are read (environment names are case-sensitive everywhere else).
+        declared = {name: value for name, value in self._env.items() if name.isupper()}
+        return parse_env_vars(declared, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
 
 
 class Settings(BaseSettings):
@@ -276,7 +279,7 @@ class Settings(BaseSettings):
     )
     gc_threshold: Count = _setting(
         50_000,
-        "allocations between young garbage collections, per process (Python's is 700; `accessgov/http/heap.py`); "
+        "allocations between young garbage collections, per process (Python's is 700; `accessgov/http/gc_tuning.py`); "
         "0: Python's unchanged",
         "allocations",
         le=2**31 - 1,

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp
 from accessgov.app import create_app
 from accessgov.config import ServerConfig
 from accessgov.demo.seed import DEMO_HMAC_SECRET, seed_demo
-from accessgov.http import heap
+from accessgov.http import gc_tuning
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from benchmarks import bench_deliveries as deliveries
 from benchmarks.bench_bare_app import app as bare_app
@@ -189,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     backend = "postgres" if args.postgres else "sqlite"
     thresholds = gc.get_threshold()
-    heap.set_young_threshold(heap.DEFAULT_YOUNG_THRESHOLD)  # as `accessgov serve` sets it (the bare endpoint too)
+    # as `accessgov serve` sets it (the bare endpoint too)
+    gc_tuning.set_young_threshold(gc_tuning.DEFAULT_YOUNG_THRESHOLD)
     try:
         with scratch_database(backend, args.postgres_url) as url:
             results = asyncio.run(run(args, url))

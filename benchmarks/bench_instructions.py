@@ -48,9 +48,9 @@ async def _child(target: str, requests: int) -> dict[int, int]:
     from benchmarks.bench_servers import TENANT_BASE_URL, create_jwt_listener, scratch_database
 
     with contextlib.suppress(ImportError, AttributeError):  # the collector as `accessgov serve` sets it, if it does
-        from accessgov.http import heap
+        from accessgov.http import gc_tuning
 
-        heap.set_young_threshold(heap.DEFAULT_YOUNG_THRESHOLD)
+        gc_tuning.set_young_threshold(gc_tuning.DEFAULT_YOUNG_THRESHOLD)
     signer = deliveries.JwtSigner(TENANT_BASE_URL)
     with scratch_database("sqlite", "") as url, deliveries.jwks_server(signer.jwks()) as jwks_url:
         engine = create_engine(url)

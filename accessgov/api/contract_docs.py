@@ -1,6 +1,6 @@
 """`GET /openapi.json` and `GET /docs`: the server serves the public variant of its contract.
 
-`/openapi.json` is `generated/variants/public.json` (package data, so an installed server has it). `/docs` is
+`/openapi.json` is the public variant (`generated/variants/public.json`, found by `accessgov.documents`). `/docs` is
 the Redocly page `make docs` renders (`build/docs/index.html`, or the file `ACCESSGOV_DOCS_HTML` names) when it
 exists, else a plain page listing the public operations and linking the JSON.
 """
@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import html
 import json
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from starlette.responses import Response
 
 from accessgov.config import Settings
+from accessgov.documents import PUBLIC_VARIANT, document
 from accessgov.http.context import RequestContext
 from accessgov.http.negotiation import require_acceptable
 
 BUILT_DOCS = Path(__file__).resolve().parents[2] / "build" / "docs" / "index.html"
-PUBLIC_VARIANT = "variants/public.json"
 
 
 def public_document() -> bytes:
-    return files("generated").joinpath(PUBLIC_VARIANT).read_bytes()
+    return document(PUBLIC_VARIANT).read_bytes()
 
 
 def fallback_page(doc: dict[str, Any]) -> str:

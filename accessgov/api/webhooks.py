@@ -3,7 +3,7 @@
 Order: request shape (the engine checked headers, size and JSON; the timestamp window and event id are
 checked here) -> listener (404) -> source address (403) -> authentication (401) -> idempotency (409) ->
 the event and its queued run are committed together, and the 200 names the run. The automation itself runs
-later, outside this request and its transaction (`accessgov.runner`).
+later, outside this request and its transaction (`accessgov.automation_runner`).
 """
 
 from __future__ import annotations

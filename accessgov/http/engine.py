@@ -13,7 +13,6 @@ import inspect
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -25,7 +24,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accessgov.contract.bundle import Schemas, coerce
+from accessgov.bundle.reader import Schemas, coerce
+from accessgov.documents import BUNDLE, document
 from accessgov.errors import (
     QUOTED_CHARS,
     ApiError,
@@ -40,13 +40,12 @@ from accessgov.http.body import parse_json_body, read_limited_body
 from accessgov.http.context import Authenticator, HandlerSpec, RequestContext
 from accessgov.http.dispatch import ContractApp
 from accessgov.http.errors import error_response, http_exception, unexpected
-from accessgov.http.load import InFlight
+from accessgov.http.in_flight import InFlight
 from accessgov.http.responses import JSONResponse
 
 log = logging.getLogger(__name__)
 
-# The bundle ships as package data of `generated` (pyproject.toml), so an installed server finds it too.
-BUNDLE_PATH = Path(str(files("generated").joinpath("openapi.json")))
+BUNDLE_PATH = Path(str(document(BUNDLE)))
 
 
 def load_bundle(path: Path = BUNDLE_PATH) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import uvicorn
 from uvicorn.supervisors.multiprocess import Multiprocess
 
 from accessgov.config import DEFAULTS, Settings
-from accessgov.http import heap
+from accessgov.http import gc_tuning
 from accessgov.http.edge import EdgeConfig, HeaderLimits, HttpToolsEdgeProtocol
 from accessgov.observability.access_log import EdgeLog
 from accessgov.observability.metrics import MULTIPROC_ENV
@@ -74,7 +74,7 @@ class ServeOptions:
     log_level: str = "info"
     # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
     access_log: str = DEFAULTS.access_log
-    gc_threshold: int = DEFAULTS.gc_threshold  # see `accessgov.http.heap`
+    gc_threshold: int = DEFAULTS.gc_threshold  # see `accessgov.http.gc_tuning`
     header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
 
     @classmethod
@@ -191,5 +191,5 @@ def serve(app: Any, options: ServeOptions, sock: socket.socket | None = None) ->
         with _metrics_directory():
             Multiprocess(config, sockets=[sock]).run()
         return
-    heap.set_young_threshold(options.gc_threshold)
+    gc_tuning.set_young_threshold(options.gc_threshold)
     uvicorn.Server(uvicorn_config(app, options)).run(sockets=[sock])

@@ -192,6 +192,19 @@ class Keyring:
                 finally:
                     self._changing = 0
 
+    @contextlib.contextmanager
+    def sealing(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+        """Hold the key file's lock shared while new values are sealed and until they are stored (committed).
+        A prune holds it exclusively across its look at the keys in use and its write, so it either finished
+        before (and `primary()`, read inside, is a key it kept) or starts after (and sees the stored values): no
+        value lands under a key it dropped. Seals wait for a rotation's re-sealing at most `wait` seconds. Inside
+        `changing()` (this process holds the lock exclusively) it takes nothing."""
+        if self.path is None or self._changing:
+            yield
+            return
+        with _file_lock(self.path, wait, shared=True):
+            yield
+
     def add_primary(self) -> str:
         """Add a new key and make it primary, in the key file too (under its lock, re-read first: keys another
         process added are kept); returns its id."""
@@ -260,9 +273,10 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, wait: float) -> Iterator[None]:
-    """An exclusive `flock` on the key file's lock file, waited for at most `wait` seconds. The kernel drops it
-    when the process dies, so a killed command never leaves the file locked."""
+def _file_lock(path: Path, wait: float, *, shared: bool = False) -> Iterator[None]:
+    """A `flock` on the key file's lock file, exclusive (a command changing the file) or shared (values being
+    sealed and stored), waited for at most `wait` seconds. The kernel drops it when the process dies, so a killed
+    command never leaves the file locked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     where = lock_path(path)
     descriptor = os.open(where, os.O_RDWR | os.O_CREAT, 0o600)
@@ -270,13 +284,18 @@ def _file_lock(path: Path, wait: float) -> Iterator[None]:
         deadline = time.monotonic() + wait
         while True:
             try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(descriptor, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = (
+                        f"an `accessgov keys` command is changing the key file {path}"
+                        if shared
+                        else f"another `accessgov keys` command is changing the key file {path}, or a process is "
+                        "storing a value sealed under it"
+                    )
                     raise KeyringError(
-                        f"another `accessgov keys` command is changing the key file {path} (it holds {where}); "
-                        f"waited {wait:g} s: try again when it has finished"
+                        f"{holder} (it holds {where}); waited {wait:g} s: try again when it has finished"
                     ) from None
                 time.sleep(LOCK_POLL_SECONDS)
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accessgov.contract.bundle import parse_integer
+from accessgov.bundle.reader import parse_integer
 from accessgov.errors import quoted
 from accessgov.paging.errors import PageSizeError
 from accessgov.paging.limits import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE
@@ -19,7 +19,7 @@ def clamp_page_size(
 
     - ``None`` (parameter absent) and ``""`` (``?page_size=`` with no value) mean `default`.
     - A string must be an optional sign and ASCII digits, nothing else: no whitespace, no ``1.5``, no ``1e3``
-      (the parameter grammar of `accessgov.contract.bundle.parse_integer`, which the engine checked it by).
+      (the parameter grammar of `accessgov.bundle.reader.parse_integer`, which the engine checked it by).
     - An int is taken as is; a float only if integral (JSON Schema counts ``10.0`` as an integer), so a
       POST body's ``1.5`` is rejected. Bools and every other type are rejected.
 

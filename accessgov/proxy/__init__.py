@@ -13,8 +13,8 @@ __all__ = ["Contract", "ValidationProxy", "Violations", "create_proxy"]
 def create_proxy(
     upstream: str, *, errors: bool = False, report_token: str | None = None, max_body: int | None = None
 ) -> ValidationProxy:
-    """A proxy to `upstream` checking against the bundled contract (`generated/openapi.json`); the report's token
-    and the body cap default to `ACCESSGOV_PROXY_TOKEN` and `ACCESSGOV_PROXY_MAX_BODY`."""
+    """A proxy to `upstream` checking against the bundle (`generated/openapi.json`, found by `accessgov.documents`);
+    the report's token and the body cap default to `ACCESSGOV_PROXY_TOKEN` and `ACCESSGOV_PROXY_MAX_BODY`."""
     settings = Settings.from_env()
     if report_token is None:
         report_token = settings.proxy_token.get_secret_value() if settings.proxy_token else ""

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl
 from jsonschema.exceptions import ValidationError, best_match
 
 from accessgov import jsoncodec
-from accessgov.contract.bundle import Schemas, coerce, escape, operations_from_bundle, path_regex, present
+from accessgov.bundle.reader import Schemas, coerce, escape, operations_from_bundle, path_regex, present
 
 # The body limit of every operation documenting a 413 (components/responses/PayloadTooLarge: 65,536 bytes).
 CONTRACT_MAX_BODY = 64 * 1024

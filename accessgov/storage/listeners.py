@@ -15,11 +15,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, object_session
 
-from accessgov.keys import Keyring, open_sealed, seal
+from accessgov.keys import Keyring, open_sealed
 from accessgov.storage import ids
 from accessgov.storage.engine import rowcount
 from accessgov.storage.schema import AUTH_METHODS, Listener
-from accessgov.storage.sealing import keyring_of, listener_ad
+from accessgov.storage.sealing import keyring_of, listener_ad, seal_for
 
 DEFAULT_ROTATION_GRACE = timedelta(hours=24)
 
@@ -62,7 +62,7 @@ def create_listener(
     new_id = listener_id or ids.listener_id()
     sealed = None
     if auth_method == "HMAC" and hmac_secret:
-        sealed = seal(keyring or keyring_of(session), hmac_secret, listener_ad(new_id))
+        sealed = seal_for(session, hmac_secret, listener_ad(new_id), keyring)
     listener = Listener(
         id=new_id,
         auth_method=auth_method,
@@ -153,7 +153,7 @@ def rotate_secret(
         session,
         listener_id,
         now,
-        hmac_secret_sealed=seal(keyring or keyring_of(session), new_secret, listener_ad(listener_id)),
+        hmac_secret_sealed=seal_for(session, new_secret, listener_ad(listener_id), keyring),
         # Same row, same associated data: the sealed current secret becomes the previous one as it is.
         previous_hmac_secret_sealed=listener.hmac_secret_sealed if keep else None,
         previous_secret_expires_at=now + grace if keep else None,

@@ -11,14 +11,15 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from accessgov.keys import Keyring, open_sealed, seal
+from accessgov.keys import Keyring, open_sealed
 from accessgov.storage import settings
 from accessgov.storage.page_key_set import PageKeys
-from accessgov.storage.sealing import PAGE_TOKEN_KEYS, keyring_of, setting_ad
+from accessgov.storage.sealing import PAGE_TOKEN_KEYS, keyring_of, seal_for, setting_ad
 
 
 def _store(session: Session, keys: PageKeys, keyring: Keyring) -> None:
-    settings.set_setting(session, PAGE_TOKEN_KEYS, seal(keyring, keys.to_json(), setting_ad(PAGE_TOKEN_KEYS)))
+    sealed = seal_for(session, keys.to_json(), setting_ad(PAGE_TOKEN_KEYS), keyring)
+    settings.set_setting(session, PAGE_TOKEN_KEYS, sealed)
 
 
 def load(session: Session, keyring: Keyring | None = None) -> PageKeys | None:
@@ -41,7 +42,7 @@ def load_or_create(session: Session, keyring: Keyring | None = None) -> PageKeys
     """The stored keys, generating the first on first use (the first of several starting workers wins)."""
     keyring = keyring or keyring_of(session)
     settings.insert_if_absent(
-        session, PAGE_TOKEN_KEYS, seal(keyring, PageKeys.first().to_json(), setting_ad(PAGE_TOKEN_KEYS))
+        session, PAGE_TOKEN_KEYS, seal_for(session, PageKeys.first().to_json(), setting_ad(PAGE_TOKEN_KEYS), keyring)
     )
     stored = settings.get_setting(session, PAGE_TOKEN_KEYS)
     if stored is None:  # pragma: no cover - inserted or already present just above

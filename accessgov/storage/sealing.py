@@ -4,6 +4,7 @@ database's plaintext, re-sealing under the primary key (`keys rotate`), the key 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator, Mapping
@@ -12,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction
 
 from accessgov.keys import Keyring, KeyringError, is_sealed, open_sealed, seal
 from accessgov.keys.keyring import ENV_KEY, ENV_KEY_FILE, LOCK_WAIT_SECONDS, key_file_path, key_source
@@ -188,6 +190,37 @@ def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> in
         connection.execute(_settings.insert().values(key=LEGACY_PAGE_TOKEN_SECRET, value=keys.current.hex()))
         changed += 1
     return changed + _rewrite(connection, keyring, unseal)
+
+
+def seal_for(session: Session, plaintext: str, associated_data: bytes, keyring: Keyring | None = None) -> str:
+    """`plaintext` sealed for a value `session` stores: under the key file's lock, held shared from before the
+    primary key is read until the session's transaction ends (`Keyring.sealing`), so a concurrent `keys prune`
+    can never drop the key before the value is committed."""
+    ring = keyring or keyring_of(session)
+    hold = contextlib.ExitStack()
+    hold.enter_context(ring.sealing())
+    try:
+        sealed = seal(ring, plaintext, associated_data)
+    except BaseException:
+        hold.close()
+        raise
+    holds = session.info.get(_SEAL_LOCKS)
+    if holds is None:
+        holds = session.info[_SEAL_LOCKS] = []
+        event.listen(session, "after_transaction_end", _release_seal_locks)
+    holds.append(hold)
+    return sealed
+
+
+_SEAL_LOCKS = "accessgov.seal_locks"
+
+
+def _release_seal_locks(session: Session, transaction: SessionTransaction) -> None:
+    """At the end of the outermost transaction (committed or rolled back), the locks its seals took."""
+    if transaction.parent is None:
+        holds = session.info.get(_SEAL_LOCKS) or []
+        while holds:
+            holds.pop().close()
 
 
 def keyring_of(bind: Session | Connection | None) -> Keyring:

@@ -18,9 +18,11 @@ from pathlib import Path
 
 from . import coverage, preflight, reports, spec, transport
 from .config import ConfigError, load
-from .context import Context
-from .registry import Rule, Verdict, all_rules
-from .runner import RunState, run
+from .context import Context, RunState, SchemaOptions
+from .registry import Rule
+from .rules import all_rules
+from .runner import run
+from .verdicts import Verdict
 
 CHECKS = ("conformance", "schema", "all")
 SCHEMA_RULES = {"SC-001"}
@@ -98,12 +100,8 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
     started = time.monotonic()
     with transport.client(args.timeout) as client:
         state = RunState(config, args.seed, client)
-        state.options = {
-            "report_dir": report_dir,
-            "passthrough": passthrough,
-            "spec": args.spec or spec.default_spec_path(),
-            "timeout": args.timeout,
-        }
+        spec_path = Path(args.spec) if args.spec else spec.default_spec_path()
+        state.schema = SchemaOptions(report_dir, passthrough, spec_path, args.timeout)
         probe = Context(config, client, "preflight", args.seed, state.salt, state.token_cache, run=state)
         stopped = preflight.problem(probe)
         if stopped is not None:

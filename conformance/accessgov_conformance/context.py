@@ -1,5 +1,6 @@
 """What a check works with: the configured target, an HTTP client that records every exchange, a seeded RNG,
-and the helpers that send the contract's requests and hold responses against the contract."""
+the helpers that send the contract's requests and hold responses against the contract, and what the run shares
+between its checks (`RunState`)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
 from . import spec
-from .config import Config, Listener, env_name
-from .registry import Fail, NoEvidence, NotApplicable
+from .config import Config, Listener, ListenerMethod, env_name
 from .signing import hmac_signature, jwt_token
+from .verdicts import Fail, NoEvidence, NotApplicable
 
 JSON = "application/json"
 TRANSCRIPT_HEAD = 4096  # bytes of each body a finished check's transcript keeps (with the full size)
@@ -109,6 +111,23 @@ def retry_after(value: str | None, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
+class Payload(TypedDict, total=False):
+    """What a request may carry besides its method, path and operation."""
+
+    headers: Mapping[str, str] | None
+    content: bytes | None
+    params: Mapping[str, Any] | None
+    data: Mapping[str, str] | None
+    auth: tuple[str, str] | None
+
+
+class SendOptions(Payload, total=False):
+    """The one parameter list of `Context.request` (and of `Context._send`, the single attempt it retries)."""
+
+    operation: tuple[str, str] | None  # (method, path template) of the contract's operation; None: not one
+    webhook: WebhookRecipe | None
+
+
 @dataclass
 class Context:
     """The state of one check: created fresh by the runner for each rule."""
@@ -121,7 +140,7 @@ class Context:
     token_cache: dict[str, str]
     exchanges: list[Exchange] = field(default_factory=list)
     clock: Callable[[], float] = time.time
-    run: Any = None  # the runner's RunState: the run's earlier exchanges and the schema part's statuses
+    run: RunState | None = None  # the run this check is part of (None: a check made on its own)
     blamed: Exchange | None = None  # the first exchange `expect`/`conforms` failed: the one to reproduce
 
     def __post_init__(self) -> None:
@@ -139,32 +158,15 @@ class Context:
 
     # --- plain HTTP --------------------------------------------------------------------------------------------
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        operation: tuple[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        data: Mapping[str, str] | None = None,
-        auth: tuple[str, str] | None = None,
-        webhook: WebhookRecipe | None = None,
-    ) -> Exchange:
+    def request(self, method: str, path: str, **options: Unpack[SendOptions]) -> Exchange:
         """One request; a 429 is waited out and the request sent again (see `retrying`)."""
-        return self.retrying(
-            lambda: self._send(
-                method, path, operation=operation, headers=headers, content=content, params=params, data=data,
-                auth=auth, webhook=webhook,
-            )
-        )  # fmt: skip
+        return self.retrying(lambda: self._send(method, path, **options))
 
     def retrying(self, send: Callable[[], Exchange]) -> Exchange:
         """`send()` again after each 429, waiting as its `Retry-After` says (seconds or an HTTP-date; without one,
         a short backoff) while the run's `max_retry_wait` budget lasts. The answers waited out leave the check's
         exchanges: what the check judges is the answer it finally got."""
-        budget: RetryBudget | None = getattr(self.run, "retry_budget", None)
+        budget = self.run.retry_budget if self.run is not None else None
         for attempt in range(RETRY_ATTEMPTS + 1):
             exchange = send()
             exchange.retried = attempt
@@ -176,35 +178,35 @@ class Context:
             self.exchanges.remove(exchange)
         raise AssertionError("unreachable")
 
-    def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        operation: tuple[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        data: Mapping[str, str] | None = None,
-        auth: tuple[str, str] | None = None,
-        webhook: WebhookRecipe | None = None,
-    ) -> Exchange:
+    def _send(self, method: str, path: str, **options: Unpack[SendOptions]) -> Exchange:
         sent_at = self.clock()
         response = self.client.request(
             method,
             self.config.base_url + path,
-            headers=dict(headers or {}),
-            content=content,
-            params=params,
-            data=data,
-            auth=auth,
+            headers=dict(options.get("headers") or {}),
+            content=options.get("content"),
+            params=options.get("params"),
+            data=options.get("data"),
+            auth=options.get("auth"),
         )
+        return self.recorded(response, sent_at, operation=options.get("operation"), webhook=options.get("webhook"))
+
+    def recorded(
+        self,
+        response: httpx.Response,
+        sent_at: float,
+        *,
+        operation: tuple[str, str] | None,
+        webhook: WebhookRecipe | None = None,
+        request_body: bytes | None = None,
+    ) -> Exchange:
+        """`response` as an exchange of this check (`request_body`: what was sent, when httpx streamed it)."""
         request = response.request
         exchange = Exchange(
-            method=method,
+            method=request.method,
             url=str(request.url),
             request_headers={key: value for key, value in request.headers.items() if key.lower() not in _NOISE},
-            request_body=request.content,
+            request_body=request.content if request_body is None else request_body,
             status=response.status_code,
             response_headers=dict(response.headers),
             response_body=response.content,
@@ -220,18 +222,21 @@ class Context:
         if self.config.token:
             return self.config.token
         if "oauth" not in self.token_cache:
-            exchange = self.request(
-                "POST",
-                spec.TOKEN,
-                operation=("POST", spec.TOKEN),
-                data={"grant_type": "client_credentials"},
-                auth=(self.config.oauth_client_id or "", self.config.oauth_client_secret or ""),
-            )
+            exchange = self.client_credentials()
             body = exchange.response_json()
             if exchange.status != 200 or not isinstance(body, dict) or not body.get("access_token"):
                 raise NoEvidence(f"the configured OAuth client got no access token (HTTP {exchange.status})")
             self.token_cache["oauth"] = body["access_token"]
         return self.token_cache["oauth"]
+
+    def token_request(self, **payload: Unpack[Payload]) -> Exchange:
+        """A request to the OAuth token endpoint (`POST /auth/v1/token`) carrying `payload`."""
+        return self.request("POST", spec.TOKEN, operation=("POST", spec.TOKEN), **payload)
+
+    def client_credentials(self) -> Exchange:
+        """The configured OAuth client's token request (client_credentials, the client in HTTP Basic)."""
+        client = (self.config.oauth_client_id or "", self.config.oauth_client_secret or "")
+        return self.token_request(data={"grant_type": "client_credentials"}, auth=client)
 
     def api(
         self,
@@ -257,8 +262,8 @@ class Context:
 
     # --- webhooks ----------------------------------------------------------------------------------------------
 
-    def listener(self, method: str = "hmac", *, index: int = 0, source_allowed: bool = True) -> Listener:
-        found = self.config.listeners_by(method, source_allowed=source_allowed)  # type: ignore[arg-type]
+    def listener(self, method: ListenerMethod = "hmac", *, index: int = 0, source_allowed: bool = True) -> Listener:
+        found = self.config.listeners_by(method, source_allowed=source_allowed)
         if len(found) <= index:
             where = "whose CIDR ranges exclude the kit's address" if not source_allowed else "the kit may reach"
             raise NotApplicable(
@@ -449,3 +454,50 @@ def _error_code(exchange: Exchange) -> str | None:
 def run_salt() -> int:
     """128 random bits for this run's event ids (see `Context.event_id`)."""
     return int.from_bytes(os.urandom(16), "big")
+
+
+@dataclass(frozen=True)
+class SchemaOptions:
+    """What the command line gives the schema part (Schemathesis, `schema_part.run`)."""
+
+    report_dir: Path
+    passthrough: list[str]  # the command line's options for Schemathesis itself
+    spec: Path
+    timeout: float  # seconds per request
+
+
+@dataclass
+class RunState:
+    """What a run shares between its checks: the client, the OAuth token, every exchange so far (trimmed to a
+    bounded transcript), the operations that gave evidence, and the per-operation statuses the schema part
+    reported."""
+
+    config: Config
+    seed: int
+    client: httpx.Client
+    salt: int = field(default_factory=run_salt)
+    token_cache: dict[str, str] = field(default_factory=dict)
+    history: list[Exchange] = field(default_factory=list)
+    schema_statuses: dict[tuple[str, str], list[int]] | None = None  # None: the schema part did not run
+    schema_evidence: dict[tuple[str, str], str | None] | None = None  # as `evidence`, for the schema part
+    schema: SchemaOptions | None = None  # None: no schema part in this run (only the command line starts one)
+    walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
+    retry_budget: RetryBudget = field(init=False)
+    # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
+    evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.retry_budget = RetryBudget(self.config.max_retry_wait)
+
+    def record(self, ctx: Context) -> None:
+        """Keep a finished check's exchanges as a bounded transcript, noting which operations they evidence."""
+        for exchange in ctx.exchanges:
+            operation = exchange.operation
+            wanted = operation is not None and self.evidence.get(operation, "") is not None
+            if wanted and operation is not None and 200 <= exchange.status < 300:
+                try:
+                    ctx._conforms(exchange)
+                    self.evidence[operation] = None
+                except Fail as problem:
+                    self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
+            self.history.append(exchange.trimmed())

@@ -7,7 +7,7 @@ import sys
 from typing import TextIO
 
 from . import traceability
-from .registry import all_rules
+from .rules import all_rules
 
 WIDTH = 30
 

@@ -1,56 +1,20 @@
 """The named checks: a stable id per rule, the rule's text, where the contract states it, and its check function.
 
-A check function takes the run `Context` and returns normally when the target honours the rule. It raises `Fail`
-when the target breaks it, `NotApplicable` when the target or the configuration cannot show it either way (never a
-pass), and `NoEvidence` when a configured fixture turns out unusable or the target refused to serve the check at
-all (everything 401/429/5xx): that fails the run too, with the reason.
+A check function takes the run `Context` and returns normally when the target honours the rule, else raises one of
+the outcomes in `verdicts`. The rule families (`rules/`) register themselves here on import; `rules.all_rules()`
+lists them.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:
-    from .context import Context
+from .context import Context
 
-
-class Verdict(enum.StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    NOT_APPLICABLE = "not applicable"
-    NO_EVIDENCE = "no evidence"
-
-    @property
-    def failed(self) -> bool:
-        return self in (Verdict.FAIL, Verdict.NO_EVIDENCE)
-
-
-class CheckOutcome(Exception):
-    """A check's verdict other than a pass, with the reason."""
-
-    verdict: Verdict
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class Fail(CheckOutcome):
-    verdict = Verdict.FAIL
-
-
-class NotApplicable(CheckOutcome):
-    verdict = Verdict.NOT_APPLICABLE
-
-
-class NoEvidence(CheckOutcome):
-    verdict = Verdict.NO_EVIDENCE
-
-
-CheckFunction = Callable[["Context"], None]
+CheckFunction = Callable[[Context], None]
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -88,11 +52,27 @@ def rule(
     return register
 
 
-def all_rules() -> list[Rule]:
-    """Every registered rule, in a stable order (family modules imported first)."""
-    from . import rules  # noqa: F401  (registers the rule families)
+@dataclass(frozen=True)
+class Variant(Generic[V]):
+    """One rule of a family of rules checked the same way with other values (`variants`)."""
 
-    # The behavioural rules first (few requests, few failed authentications), then Schemathesis, then the
-    # evidence over everything the run sent.
-    last = {"schema": 1, "evidence": 2}
-    return sorted(RULES.values(), key=lambda item: last.get(item.family, 0))
+    id: str
+    title: str
+    text: str
+    spec: str
+    seed: str
+    value: V
+    mock: bool = False
+
+
+def variants(family: str, check: Callable[[Context, V], None], table: Iterable[Variant[V]]) -> None:
+    """Register a rule per row of `table`, each checked by `check` with the row's value."""
+
+    def bound(value: V) -> CheckFunction:
+        return lambda ctx: check(ctx, value)
+
+    for row in table:
+        register = rule(
+            row.id, family=family, title=row.title, text=row.text, spec=row.spec, seed=row.seed, mock=row.mock
+        )
+        register(bound(row.value))

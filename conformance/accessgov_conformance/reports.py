@@ -11,8 +11,8 @@ from typing import TextIO
 
 from .config import Config
 from .curl import reproduce
-from .registry import Verdict
 from .runner import Result
+from .verdicts import Verdict
 
 SYMBOL = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.NOT_APPLICABLE: "n/a", Verdict.NO_EVIDENCE: "NO EVIDENCE"}
 

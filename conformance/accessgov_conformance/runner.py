@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from .config import Config
-from .context import Context, Exchange, RetryBudget, run_salt
-from .registry import CheckOutcome, Fail, Rule, Verdict
+from .context import Context, Exchange, RunState
+from .registry import Rule
 from .transport import describe
+from .verdicts import CheckOutcome, Verdict
 
 MOCK_REASON = "needs state, a clock or a secret that a stateless mock does not keep"
 
@@ -33,43 +33,6 @@ class Result:
         """The check's exchanges before `exchange` (a replay's first delivery, for the reproduce lines)."""
         index = next((i for i, item in enumerate(self.exchanges) if item is self.exchange), len(self.exchanges))
         return self.exchanges[:index]
-
-
-@dataclass
-class RunState:
-    """What a run shares between its checks: the client, the OAuth token, every exchange so far (trimmed to a
-    bounded transcript), the operations that gave evidence, and the per-operation statuses the schema part
-    reported."""
-
-    config: Config
-    seed: int
-    client: httpx.Client
-    salt: int = field(default_factory=run_salt)
-    token_cache: dict[str, str] = field(default_factory=dict)
-    history: list[Exchange] = field(default_factory=list)
-    schema_statuses: dict[tuple[str, str], list[int]] | None = None  # None: the schema part did not run
-    schema_evidence: dict[tuple[str, str], str | None] | None = None  # as `evidence`, for the schema part
-    options: dict[str, object] = field(default_factory=dict)
-    walks: dict[tuple[str, int], list[list[str]]] = field(default_factory=dict)
-    retry_budget: RetryBudget = field(init=False)
-    # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
-    evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.retry_budget = RetryBudget(self.config.max_retry_wait)
-
-    def record(self, ctx: Context) -> None:
-        """Keep a finished check's exchanges as a bounded transcript, noting which operations they evidence."""
-        for exchange in ctx.exchanges:
-            operation = exchange.operation
-            wanted = operation is not None and self.evidence.get(operation, "") is not None
-            if wanted and operation is not None and 200 <= exchange.status < 300:
-                try:
-                    ctx._conforms(exchange)
-                    self.evidence[operation] = None
-                except Fail as problem:
-                    self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
-            self.history.append(exchange.trimmed())
 
 
 def run_rule(rule: Rule, state: RunState) -> Result:

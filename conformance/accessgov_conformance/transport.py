@@ -155,7 +155,10 @@ class BoundedTransport(httpx.BaseTransport):
     def _read(self, response: httpx.Response, where: str) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.stream:  # type: ignore[union-attr]
+        stream = response.stream
+        if not isinstance(stream, httpx.SyncByteStream):  # an httpx.Client's transport answers with a sync stream
+            raise TypeError(f"{where}: the transport answered with an async stream")
+        for chunk in stream:
             size += len(chunk)
             if size > self.max_bytes:
                 raise ResponseTooLarge(f"{where}: the answer exceeds {self.max_bytes} bytes (the kit's cap)")

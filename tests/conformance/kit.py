@@ -7,8 +7,9 @@ from pathlib import Path
 import httpx
 from accessgov_conformance.cli import select
 from accessgov_conformance.config import Config, load
-from accessgov_conformance.registry import all_rules
-from accessgov_conformance.runner import Result, RunState, run
+from accessgov_conformance.context import RunState
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.runner import Result, run
 
 from tests.conformance.fake_target import CONFIG, FakeTarget
 

@@ -32,7 +32,6 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_CONFIG = ROOT / "conformance" / "conformance.example.toml"
-KIT_PATHS = [ROOT / "conformance", ROOT / "generated" / "client"]
 JWT_LISTENER = "wh_contract_jwt"
 JWT_KID = "contract"
 OUTSIDE_LISTENER = "wh_contract_cidr_outside"
@@ -212,13 +211,13 @@ def _wait_ready(base_url: str, process: subprocess.Popen[bytes]) -> None:
 
 
 def run_kit(base_url: str, config: Path, report_dir: Path, options: list[str]) -> int:
-    """The kit's CLI in a child process, as an implementer runs it (the kit never imports `accessgov`)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, KIT_PATHS), os.environ.get("PYTHONPATH", "")])}
+    """The kit's CLI in a child process, as an implementer runs it (the kit never imports `accessgov`); the venv
+    has it installed (`make setup`)."""
     command = [
         sys.executable, "-m", "accessgov_conformance", "run", "--base-url", base_url, "--config", str(config),
         "--report-dir", str(report_dir), *options,
     ]  # fmt: skip
-    return subprocess.run(command, env=env, check=False).returncode
+    return subprocess.run(command, check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:

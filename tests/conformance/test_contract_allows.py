@@ -17,8 +17,8 @@ import pytest
 from accessgov_conformance import spec
 from accessgov_conformance.config import parse
 from accessgov_conformance.context import Context, Exchange
-from accessgov_conformance.registry import Fail, NoEvidence
 from accessgov_conformance.schema_part import read_statuses
+from accessgov_conformance.verdicts import Fail, NoEvidence
 
 EVENT = "0b6cf9a4-1f7e-4a5c-9d55-0c2b1f1e8a11"
 WEBHOOK = ("POST", spec.WEBHOOK)

@@ -1,13 +1,18 @@
-"""The kit installs alone: a fresh virtual environment with only `pip install ./conformance` has the command and
-no server package, and that command passes against the reference server `make run` starts (demo tenant)."""
+"""The kit installs without the server: a fresh virtual environment with only the SDK (`pip install
+./generated/client`, which the kit depends on by version) and then `pip install ./conformance` has the command and
+no server package, and that command passes against the reference server `make run` starts (demo tenant). The kit's
+wheel carries no copy of the SDK."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 from tests.support.server_process import accessgov_serve
 from tests.support.venvs import new_venv, pip
@@ -25,11 +30,29 @@ def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin/ of a new venv where `pip install ./conformance` is the only install (made without pip, filled by
-    the session's pip: tests/support/venvs.py)."""
+    """The bin/ of a new venv where the SDK, then the kit, are the only installs, as conformance/README.md says
+    (made without pip, filled by the session's pip: tests/support/venvs.py)."""
     python = new_venv(tmp_path_factory.mktemp("kit-venv") / "venv")
+    pip(python, "install", "--quiet", "./generated/client", cwd=ROOT)
     pip(python, "install", "--quiet", "./conformance", cwd=ROOT)
     return python.parent
+
+
+@pytest.mark.slow
+def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: Path, tmp_path: Path) -> None:
+    pip(kit_venv / "python", "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path, "./conformance", cwd=ROOT)
+    (wheel,) = tmp_path.glob("accessgov_conformance-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
+    packages = {name.split("/")[0] for name in names if ".dist-info/" not in name}
+    assert packages == {"accessgov_conformance"}, sorted(packages)
+    assert "accessgov_conformance/openapi.json" in names and "accessgov_conformance/traceability.yaml" in names
+    # The SDK is a dependency instead, its current minor (0.x: the next minor may break).
+    lines = metadata.splitlines()
+    requires = [Requirement(line.removeprefix("Requires-Dist:")) for line in lines if line.startswith("Requires-Dist:")]
+    (sdk,) = [item for item in requires if item.name == "accessgov-client"]
+    assert sdk.specifier == SpecifierSet(">=0.1.0a0,<0.2"), sdk
 
 
 @pytest.mark.slow
@@ -43,6 +66,9 @@ def test_the_kit_installs_without_the_server(kit_venv: Path) -> None:
     table = _run([str(kit_venv / "accessgov-conformance"), "rules", "--coverage"], cwd="/")
     assert table.returncode in (0, 1), table.stderr  # 1: the table lists problems, it was still read
     assert re.search(r"^\d+ requirements: \d+ checked, ", table.stdout, re.M), table.stdout[-2000:]
+    # The kit signs with the installed SDK, not with a copy of its own.
+    where = _run([str(kit_venv / "python"), "-c", "import accessgov_client; print(accessgov_client.__file__)"], cwd="/")
+    assert where.returncode == 0 and "/site-packages/accessgov_client/" in where.stdout, where.stdout + where.stderr
 
 
 @pytest.mark.slow

@@ -17,9 +17,10 @@ import pytest
 from accessgov_conformance import preflight, transport
 from accessgov_conformance.cli import select
 from accessgov_conformance.config import load
-from accessgov_conformance.context import Context
-from accessgov_conformance.registry import Verdict, all_rules
-from accessgov_conformance.runner import RunState, run
+from accessgov_conformance.context import Context, RunState
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.runner import run
+from accessgov_conformance.verdicts import Verdict
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 

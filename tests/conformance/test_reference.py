@@ -5,22 +5,17 @@ and a failing request's reproduce snippet, pasted into a shell, sends a request 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
+from accessgov_conformance.config import load
+from accessgov_conformance.context import Context, run_salt
+from accessgov_conformance.curl import reproduce
 
 from tests.conformance import run_reference as contract
 
 ROOT = Path(__file__).resolve().parents[2]
-for path in (ROOT / "conformance", ROOT / "generated" / "client"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-from accessgov_conformance.config import load  # noqa: E402
-from accessgov_conformance.context import Context, run_salt  # noqa: E402
-from accessgov_conformance.curl import reproduce  # noqa: E402
 
 # One worker runs the module: the reference server (`reference`) starts once, not once per worker.
 pytestmark = pytest.mark.xdist_group("contract-reference")

@@ -13,9 +13,10 @@ import pytest
 from accessgov_conformance import transport
 from accessgov_conformance.cli import select
 from accessgov_conformance.config import load
+from accessgov_conformance.context import RunState
 from accessgov_conformance.curl import reproduce
-from accessgov_conformance.registry import all_rules
-from accessgov_conformance.runner import RunState, run
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.runner import run
 
 from tests.conformance.selftest import mutants
 from tests.conformance.selftest.target import kit_config, serve_variants

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from accessgov_conformance.registry import Verdict, all_rules
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.verdicts import Verdict
 
 from tests.conformance.fake_target import FakeTarget
 from tests.conformance.kit import fake_config, run_fake
@@ -70,8 +71,9 @@ def test_the_docs_table_lists_every_rule_as_registered() -> None:
 def test_a_schema_part_answered_only_429_is_no_evidence(tmp_path: Path) -> None:
     import httpx
     from accessgov_conformance import spec
+    from accessgov_conformance.context import RunState
     from accessgov_conformance.registry import RULES
-    from accessgov_conformance.runner import RunState, run_rule
+    from accessgov_conformance.runner import run_rule
 
     with httpx.Client(transport=FakeTarget().transport()) as client:
         state = RunState(fake_config(tmp_path), 1, client)

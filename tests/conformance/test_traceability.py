@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from accessgov_conformance import traceability
 from accessgov_conformance.cli import main as kit_main
-from accessgov_conformance.registry import all_rules
+from accessgov_conformance.rules import all_rules
 from accessgov_conformance.traceability import Status, TraceabilityError, parse, problems
 
 from tests.conformance.selftest import mutants

@@ -9,7 +9,7 @@ import types
 from pathlib import Path
 
 import pytest
-from accessgov_conformance.registry import Verdict
+from accessgov_conformance.verdicts import Verdict
 
 from tests.conformance import fake_target
 from tests.conformance.fake_target import FakeTarget

@@ -1,6 +1,6 @@
 """A non-editable `pip install .` into a fresh virtual environment starts the reference server, and holds nothing else.
 
-Run from a directory outside the repository, so the installed package data (the bundle, the variants, the
+Run from a directory outside the repository, so the installed package data (the bundle, the public variant, the
 Alembic migrations) is what they read. The environment holds only the package and its dependencies: it is made
 without pip and filled by the session's pip (`tests/support/venvs.py`), without byte-compiling at install (each
 process compiles what it imports).
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import new_venv, pip, server_sources
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}
@@ -41,12 +41,7 @@ def _get(process: subprocess.Popen[bytes], url: str, headers: dict[str, str]) ->
 
 
 def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
-    for part in ("accessgov", "generated"):
-        shutil.copytree(REPO / part, source / part, ignore=ignore)
-    for part in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / part, source / part)
+    source = server_sources(tmp_path / "source")
     venv = tmp_path / "venv"
     pip(new_venv(venv), "install", "--quiet", "--no-compile", source, cwd=tmp_path)
     shutil.rmtree(source)  # nothing may be read from the sources any more
@@ -70,11 +65,10 @@ def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> Non
         server.terminate()
         server.wait(15)
 
-    # The wheel holds the server only: `generated` is its contract as package data, without the models or the mock
-    # stub (the checkout's; `accessgov-tools mock` serves it, tests/tools/test_install.py).
+    # The wheel holds the server only (tests/server/test_wheel.py): no `generated`, so neither the models nor the
+    # mock stub (the checkout's; `accessgov-tools mock` serves it, tests/tools/test_install.py).
     site = next((venv / "lib").glob("python3*/site-packages"))
-    assert sorted(path.name for path in (site / "generated").rglob("*.py")) == ["__init__.py"]
-    assert not (site / "generated" / "stub_server").exists() and not (site / "generated" / "models").exists()
+    assert not (site / "generated").exists()
     stub = subprocess.run(
         [venv / "bin" / "python", "-c", "import generated.stub_server"], cwd=work, env=env, capture_output=True
     )

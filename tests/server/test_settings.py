@@ -14,7 +14,7 @@ import pytest
 
 from accessgov import cli, settings_doc
 from accessgov.config import DEFAULTS, ServerConfig, Settings, SettingsError, env_name, is_serve_option
-from accessgov.http import edge, heap
+from accessgov.http import edge, gc_tuning
 from accessgov.http.server import ServeOptions
 
 
@@ -73,10 +73,28 @@ def test_server_and_edge_defaults_are_the_settings_defaults() -> None:
     # The edge module is vendored into the mock and imports nothing of the package: its own defaults must agree.
     assert edge.HeaderLimits() == options.header_limits
     assert (DEFAULTS.head_timeout, DEFAULTS.body_timeout) == (edge.DEFAULT_HEAD_TIMEOUT, edge.DEFAULT_BODY_TIMEOUT)
-    assert DEFAULTS.gc_threshold == heap.DEFAULT_YOUNG_THRESHOLD
+    assert DEFAULTS.gc_threshold == gc_tuning.DEFAULT_YOUNG_THRESHOLD
     config = ServerConfig(database_url="sqlite://")
     for name in ("tenant_base_url", "jwks_ttl_seconds", "db_readers", "auth_failure_limit", "access_log"):
         assert getattr(config, name) == getattr(DEFAULTS, name)
+
+
+def test_variable_names_are_read_as_declared_only() -> None:
+    """Environment names are case-sensitive: a lower- or mixed-case spelling is another variable, not this one."""
+    settings = Settings.from_env(
+        {
+            "accessgov_db_readers": "7",
+            "Accessgov_Workers": "3",
+            "database_url": "sqlite:///x.db",
+            "ACCESSGOV_DB_WRITERS": "5",
+        }
+    )
+    assert (settings.db_readers, settings.workers, settings.database_url) == (
+        DEFAULTS.db_readers,
+        DEFAULTS.workers,
+        None,
+    )
+    assert settings.db_writers == 5
 
 
 def test_accepted_values_keep_their_meaning() -> None:

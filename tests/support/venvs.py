@@ -8,10 +8,24 @@ end up in it; pip's shared cache is used as usual.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def server_sources(into: Path) -> Path:
+    """A copy of the server's project (`accessgov/`, `generated/` it maps its documents from, `pyproject.toml`,
+    the README) at `into`, without caches or build leftovers: what `pip install .` or `pip wheel .` reads."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    for part in ("accessgov", "generated"):
+        shutil.copytree(REPO / part, into / part, ignore=ignore)
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / part, into / part)
+    return into
 
 
 def new_venv(path: Path) -> Path:

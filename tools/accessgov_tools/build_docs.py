@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 DOCS_TOOLING = REPO / "tools" / "redocly"
 REDOCLY = DOCS_TOOLING / "node_modules" / ".bin" / "redocly"
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     except DocsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"built {path.relative_to(REPO) if path.resolve().is_relative_to(REPO) else path}")
+    print(f"built {shown(path)}")
     return 0
 
 

@@ -23,7 +23,7 @@ from prance.util.resolver import RESOLVE_FILES, RefResolver
 from prance.util.url import absurl
 
 from accessgov_tools.loader import CORE_SCHEMA, LoadError, load_document
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
 DEFAULT_OUT = REPO / "generated" / "openapi"
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for path in write_bundle(doc, args.out):
-        print(f"bundled {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
+        print(f"bundled {shown(path)}")
     return 0
 
 

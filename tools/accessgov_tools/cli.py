@@ -32,7 +32,7 @@ def _generate(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="accessgov-tools generate", description=_generate.__doc__)
     parser.add_argument("--force", action="store_true", help="regenerate even when nothing changed")
     options = parser.parse_args(args)
-    from accessgov_tools import bundle, generate, generate_stub, generation_cache, overlay, validate
+    from accessgov_tools import generation_cache
 
     if not options.force and generation_cache.fresh():
         print(
@@ -40,6 +40,9 @@ def _generate(args: list[str]) -> int:
             " make generate FORCE=1, regenerates)"
         )
         return 0
+    # Imported once there is work: the generators and the validator take about a second to import.
+    from accessgov_tools import bundle, generate, generate_stub, overlay, validate
+
     steps: list[Callable[[], int | None]] = [
         lambda: bundle.main([]),
         lambda: overlay.main(["variants"]),

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from accessgov_tools.paths import PACKAGE, REPO
+from accessgov_tools.paths import PACKAGE, REPO, shown
 from accessgov_tools.release.versions import pep440
 
 DEFAULT_OUT = REPO / "generated"
@@ -396,8 +396,8 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
     check_toolchain()
     inputs = load_inputs(out_dir)
     client_doc, relaxed = client_document(inputs.client_document)
-    log(f"models from {_display(inputs.bundle_path)}")
-    log(f"client from {_display(inputs.client_source)}")
+    log(f"models from {shown(inputs.bundle_path)}")
+    log(f"client from {shown(inputs.client_source)}")
     if relaxed:
         log(f"  client input without required-only union constraints on: {', '.join(relaxed)}")
 
@@ -450,14 +450,9 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
         for name in ("models", "client"):
             _clean(stage / name)
             _replace(stage / name, out_dir / name)
-            log(f"wrote {_display(out_dir / name)}/")
+            log(f"wrote {shown(out_dir / name)}/")
     timings["total"] = time.perf_counter() - started
     return timings
-
-
-def _display(path: Path) -> str:
-    path = path.resolve()
-    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,7 @@ INPUTS = (
     "overlays",
     "tools/accessgov_tools",
     "sdk",
-    "accessgov/contract",
+    "accessgov/bundle",
     "accessgov/http/edge.py",
     "accessgov/http/coalescing.py",
 )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from accessgov_tools.loader import LoadError, load_document
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 CAMEL_CASE = re.compile(r"^(@type|[a-z][a-zA-Z0-9]*)$")
@@ -59,8 +59,7 @@ class SourceMap:
             rel = self.path_files.get(pointer[1], rel)
         elif len(pointer) >= 3 and pointer[0] == "components":
             rel = self.component_files.get((pointer[1], pointer[2]), rel)
-        path = (self.spec_root / rel).resolve()
-        return str(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+        return shown(self.spec_root / rel)
 
 
 class Context:

@@ -38,7 +38,7 @@ from jsonpath import JSONPathEnvironment, JSONPathError
 from accessgov_tools import loader
 from accessgov_tools.bundle import dump_json, dump_yaml
 from accessgov_tools.loader import LoadError
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 OVERLAYS_DIR = REPO / "overlays"
 BASE_DOCUMENT = REPO / "generated" / "openapi.yaml"
@@ -231,12 +231,7 @@ def load_overlay(path: Path, *, strict: bool = False, one_entry_arrays: bool = F
         doc = load_document(path)
     except LoadError as error:
         raise _fail(f"not valid YAML/JSON: {error}") from error
-    return parse_overlay(doc, _display(path), strict=strict, one_entry_arrays=one_entry_arrays)
-
-
-def _display(path: Path) -> str:
-    path = path.resolve()
-    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+    return parse_overlay(doc, shown(path), strict=strict, one_entry_arrays=one_entry_arrays)
 
 
 def _kind(value: Any) -> Kind:
@@ -420,16 +415,16 @@ def _write_or_check(outputs: dict[Path, str], check: bool, remedy: str) -> int:
                     difflib.unified_diff(
                         current.splitlines(keepends=True),
                         text.splitlines(keepends=True),
-                        f"{_display(path)} (committed)",
-                        f"{_display(path)} (regenerated)",
+                        f"{shown(path)} (committed)",
+                        f"{shown(path)} (regenerated)",
                     )
                 )
         elif current != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            print(f"wrote {_display(path)}")
+            print(f"wrote {shown(path)}")
         else:
-            print(f"unchanged {_display(path)}")
+            print(f"unchanged {shown(path)}")
     if check and stale:
         print(f"{stale} file(s) out of date: {remedy}", file=sys.stderr)
         return 1

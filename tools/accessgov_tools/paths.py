@@ -27,3 +27,9 @@ def find_repo() -> Path:
 
 
 REPO = find_repo()
+
+
+def shown(path: Path) -> str:
+    """`path` as the tools print it: relative to the checkout when it is inside it, else absolute."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(resolved)

@@ -11,8 +11,8 @@ from typing import cast
 
 from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import Fail, NoEvidence, NotApplicable
 from ..signing import hmac_signature
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 WH = "spec/paths/api_v1_webhooks_incoming_{listener_id}.yaml"
 SEED_ERRORS = "Errors > Inbound webhook responses"
@@ -110,19 +110,9 @@ def send_raw(
             yield body[start : start + 8192]
 
     sent = {name: value.decode() if isinstance(value, bytes) else value for name, value in headers.items()}
+    sent_at = ctx.clock()
     response = ctx.client.request("POST", ctx.config.base_url + path, headers=sent, content=pieces())
-    exchange = Exchange(
-        method="POST",
-        url=str(response.request.url),
-        request_headers={k: v for k, v in response.request.headers.items() if k.lower() not in ("host", "accept")},
-        request_body=body,
-        status=response.status_code,
-        response_headers=dict(response.headers),
-        response_body=response.content,
-        operation=operation,
-    )
-    ctx.exchanges.append(exchange)
-    return exchange
+    return ctx.recorded(response, sent_at, operation=operation, request_body=body)
 
 
 def in_one_second(

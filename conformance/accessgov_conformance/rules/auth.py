@@ -8,7 +8,8 @@ import urllib.parse
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NotApplicable
 
 FAMILY = "auth"
 TOKEN_OP = "spec/paths/auth_v1_token.yaml"
@@ -20,10 +21,6 @@ def _client(ctx: Context) -> tuple[str, str]:
     if not (ctx.config.oauth_client_id and ctx.config.oauth_client_secret):
         raise NotApplicable("the configuration names no OAuth client (auth.oauth_client_id / oauth_client_secret)")
     return ctx.config.oauth_client_id, ctx.config.oauth_client_secret
-
-
-def _token_request(ctx: Context, form: dict[str, str], basic: tuple[str, str] | None = None) -> Exchange:
-    return ctx.request("POST", spec.TOKEN, operation=("POST", spec.TOKEN), data=form, auth=basic)
 
 
 def _oauth_error(ctx: Context, exchange: Exchange, status: int, error: str, what: str) -> None:
@@ -88,7 +85,7 @@ def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1)
 def body_credentials(ctx: Context) -> None:
     client_id, secret = _client(ctx)
     form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
-    _works(ctx, _token_request(ctx, form), "client_secret in the body", near_misses=4)
+    _works(ctx, ctx.token_request(data=form), "client_secret in the body", near_misses=4)
 
 
 @rule(
@@ -103,9 +100,10 @@ def body_credentials(ctx: Context) -> None:
 )
 def basic_credentials(ctx: Context) -> None:
     client = _client(ctx)
-    _works(ctx, _token_request(ctx, {"grant_type": "client_credentials"}, client), "HTTP Basic")
+    _works(ctx, ctx.client_credentials(), "HTTP Basic")
     form = {"grant_type": "client_credentials", "client_id": client[0]}
-    _works(ctx, _token_request(ctx, form, client), "HTTP Basic with the same client_id in the body", near_misses=0)
+    both = ctx.token_request(data=form, auth=client)
+    _works(ctx, both, "HTTP Basic with the same client_id in the body", near_misses=0)
 
 
 @rule(
@@ -128,11 +126,11 @@ def wrong_secret(ctx: Context) -> None:
         ("unknown client_id", {**grant, "client_id": client_id + "-conformance", "client_secret": secret}, None),
     ]
     for what, form, basic in attempts:
-        wrong = _token_request(ctx, form, basic)
+        wrong = ctx.token_request(data=form, auth=basic)
         _oauth_error(ctx, wrong, 401, "invalid_client", what)
         if "basic" not in wrong.response_headers.get("www-authenticate", "").lower():
             raise Fail(f"{what}: the 401 lacks WWW-Authenticate: Basic")
-    empty = _token_request(ctx, {**grant, "client_id": client_id, "client_secret": ""})
+    empty = ctx.token_request(data={**grant, "client_id": client_id, "client_secret": ""})
     if empty.status not in (400, 401):
         raise Fail(f"an empty client_secret got HTTP {empty.status}, not a refusal (400/401)")
     ctx.conforms(empty, what="empty client_secret")
@@ -147,8 +145,8 @@ def wrong_secret(ctx: Context) -> None:
     seed=SEED,
 )
 def no_client(ctx: Context) -> None:
-    _client(ctx)
-    _oauth_error(ctx, _token_request(ctx, {"grant_type": "client_credentials"}), 401, "invalid_client", "no client")
+    _client(ctx)  # not applicable without an OAuth client
+    _oauth_error(ctx, ctx.token_request(data={"grant_type": "client_credentials"}), 401, "invalid_client", "no client")
 
 
 @rule(
@@ -162,7 +160,7 @@ def no_client(ctx: Context) -> None:
 def two_methods(ctx: Context) -> None:
     client_id, secret = _client(ctx)
     form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
-    _oauth_error(ctx, _token_request(ctx, form, (client_id, secret)), 400, "invalid_request", "Basic and body")
+    _oauth_error(ctx, ctx.token_request(data=form, auth=(client_id, secret)), 400, "invalid_request", "Basic and body")
 
 
 UNSUPPORTED_GRANTS = ("password", "authorization_code", "refresh_token", "CLIENT_CREDENTIALS", "client_credential")
@@ -186,11 +184,11 @@ def other_grant(ctx: Context) -> None:
     lenient = ("unsupported_grant_type", "invalid_request") if ctx.config.is_mock else ("unsupported_grant_type",)
     for grant in UNSUPPORTED_GRANTS:
         what = f"grant_type={grant}"
-        body = ctx.expect(_token_request(ctx, {"grant_type": grant, **credentials}), 400, what=what)
+        body = ctx.expect(ctx.token_request(data={"grant_type": grant, **credentials}), 400, what=what)
         if not isinstance(body, dict) or body.get("error") not in lenient:
             raise Fail(f"{what}: the RFC 6749 error is {body!r}, not unsupported_grant_type")
     if not ctx.config.is_mock:
-        _oauth_error(ctx, _token_request(ctx, credentials), 400, "invalid_request", "no grant_type")
+        _oauth_error(ctx, ctx.token_request(data=credentials), 400, "invalid_request", "no grant_type")
 
 
 @rule(
@@ -205,18 +203,12 @@ def other_grant(ctx: Context) -> None:
 def form_encoded(ctx: Context) -> None:
     client_id, secret = _client(ctx)
     form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
-    as_json = ctx.request(
-        "POST",
-        spec.TOKEN,
-        operation=("POST", spec.TOKEN),
+    as_json = ctx.token_request(
         headers={"Content-Type": "application/json"},
         content=json.dumps(form).encode(),
     )
     _oauth_error(ctx, as_json, 400, "invalid_request", "a JSON token request")
-    with_charset = ctx.request(
-        "POST",
-        spec.TOKEN,
-        operation=("POST", spec.TOKEN),
+    with_charset = ctx.token_request(
         headers={"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"},
         content=urllib.parse.urlencode(form).encode(),
     )
@@ -255,10 +247,10 @@ def list_unauthenticated(ctx: Context) -> None:
     seed="Authentication (bearerAuth and oauth in a single requirement)",
 )
 def oauth_on_api(ctx: Context) -> None:
-    client_id, secret = _client(ctx)
+    _client(ctx)  # not applicable without an OAuth client
     if not ctx.config.app_id:
         raise NotApplicable("the configuration names no app (fixtures.app_id)")
-    exchange = _token_request(ctx, {"grant_type": "client_credentials"}, (client_id, secret))
+    exchange = ctx.client_credentials()
     body = ctx.expect(exchange, 200, what="token")
     token = str(body["access_token"])
     ctx.expect(_list(ctx, token), 200, what="list with the OAuth access token")

@@ -7,7 +7,8 @@ from typing import cast
 
 from .. import spec
 from ..context import Context
-from ..registry import Fail, rule
+from ..registry import rule
+from ..verdicts import Fail
 
 FAMILY = "errors"
 

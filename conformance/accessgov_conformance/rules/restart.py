@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NoEvidence, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 FAMILY = "restart"
 OP = "spec/paths/api_v1_tasks_{task_id}_action_restart.yaml"
@@ -72,8 +73,9 @@ def restarted(
     exchange = restart(ctx, task_id, body)
     if exchange.status in (404, 409):
         raise NoEvidence(f"the configured open task {task_id!r} cannot be restarted (HTTP {exchange.status})")
-    result = ctx.expect(exchange, 200, what=what)
-    ticket = result.get("ticketActionId") if isinstance(result, dict) else None
+    body = ctx.expect(exchange, 200, what=what)
+    result: dict[str, Any] = body if isinstance(body, dict) else {}
+    ticket = result.get("ticketActionId")
     if not isinstance(ticket, str) or not ticket:
         raise Fail(f"{label}the 200 has no ticketActionId")
     if ctx.config.is_mock:
@@ -391,15 +393,15 @@ def deprecated_field(ctx: Context) -> None:
 )
 def comment_added(ctx: Context) -> None:
     task_id = _open_task(ctx)
-    grown = []
+    grown: list[tuple[int, int]] = []
     for attempt in (1, 2):
         before = _task(restarted(ctx, task_id, what=f"restart {attempt} without comment"), "without comment")
         with_comment = {"comment": f"conformance kit {attempt}"}
         after = _task(restarted(ctx, task_id, with_comment, what=f"restart {attempt} with comment"), "comment")
         counts = before.get("commentCount"), after.get("commentCount")
-        if not all(isinstance(count, int) for count in counts):
+        if not (isinstance(counts[0], int) and isinstance(counts[1], int)):
             raise Fail(f"the restarted task's commentCount is {counts}, not an integer")
-        grown.append(counts)
+        grown.append((counts[0], counts[1]))
     if not all(after > before for before, after in grown):  # both: a comment of another client can mask one
         raise Fail(f"commentCount before and after a restart with a comment: {grown} (the comment was not added)")
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import schema_part, spec
-from ..context import Context
+from ..context import Context, RunState
 from ..curl import hide_secrets
-from ..registry import Fail, NoEvidence, rule
+from ..registry import rule
+from ..verdicts import Fail, NoEvidence
+
+
+def _run(ctx: Context) -> RunState:
+    """The run these rules judge as a whole (its exchanges, the schema part's statuses)."""
+    if ctx.run is None:
+        raise NoEvidence(f"{ctx.rule_id} judges a whole run, and was checked outside one")
+    return ctx.run
 
 
 @rule(
@@ -21,21 +27,24 @@ from ..registry import Fail, NoEvidence, rule
     mock=True,
 )
 def schemathesis_checks(ctx: Context) -> None:
-    options = ctx.run.options
+    state = _run(ctx)
+    options = state.schema
+    if options is None:
+        raise NoEvidence("the schema part runs from the command line only (accessgov-conformance run)")
     if ctx.config.source is None:
         raise NoEvidence("the schema part needs the configuration as a file")
     result = schema_part.run(
         ctx.config.base_url,
         ctx.config.source,
         ctx.seed,
-        Path(str(options["report_dir"])) / "schemathesis",
-        list(options.get("passthrough", [])),
-        Path(str(options["spec"])),
+        options.report_dir / "schemathesis",
+        options.passthrough,
+        options.spec,
         mock=ctx.config.is_mock,
-        timeout=float(str(options["timeout"])) if "timeout" in options else None,
+        timeout=options.timeout,
     )
-    ctx.run.schema_statuses = result.statuses
-    ctx.run.schema_evidence = result.evidence
+    state.schema_statuses = result.statuses
+    state.schema_evidence = result.evidence
     if result.failures:
         shown = hide_secrets("\n".join(result.failures[:10]), ctx.config)
         raise Fail(f"{len(result.failures)} Schemathesis failure(s) (full log: {result.log}):\n{shown}")
@@ -58,18 +67,19 @@ def every_operation_served(ctx: Context) -> None:
     operations = sorted(spec.OPERATIONS)
     if not ctx.config.oauth_client_id:
         operations.remove(("POST", spec.TOKEN))  # no OAuth client configured: that operation is not in play
+    state = _run(ctx)
     parts: dict[str, tuple[dict[tuple[str, str], list[int]], dict[tuple[str, str], str | None]]] = {}
-    if ctx.run.history:
+    if state.history:
         statuses: dict[tuple[str, str], list[int]] = {operation: [] for operation in operations}
-        for exchange in ctx.run.history:
+        for exchange in state.history:
             if exchange.operation in statuses:
                 statuses[exchange.operation].append(exchange.status)
-        parts["the behavioural checks"] = (statuses, ctx.run.evidence)
-    if ctx.run.schema_statuses is not None:
+        parts["the behavioural checks"] = (statuses, state.evidence)
+    if state.schema_statuses is not None:
         # Judged on its own: Schemathesis' checks pass on documented statuses, 429 included, so a part that was
         # only ever refused would look green next to the behavioural checks' successes.
-        schema = {op: list(ctx.run.schema_statuses.get(op, [])) for op in operations}
-        parts["Schemathesis"] = (schema, ctx.run.schema_evidence or {})
+        schema = {op: list(state.schema_statuses.get(op, [])) for op in operations}
+        parts["Schemathesis"] = (schema, state.schema_evidence or {})
     if not parts:
         raise NoEvidence("no request was sent")
     problems = []

@@ -7,7 +7,8 @@ import urllib.parse
 
 from .. import spec
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import rule
+from ..verdicts import Fail, NotApplicable
 from .restart import restart, restarted
 
 BODY_LIMIT = 64 * 1024
@@ -124,4 +125,4 @@ def _token_form(ctx: Context, client_id: str, secret: str, size: int) -> Exchang
     head = urllib.parse.urlencode(fields).encode() + b"&pad="
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
     content = head + b"a" * (size - len(head))
-    return ctx.request("POST", spec.TOKEN, operation=("POST", spec.TOKEN), headers=headers, content=content)
+    return ctx.token_request(headers=headers, content=content)

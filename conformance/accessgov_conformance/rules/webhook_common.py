@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import Fail, NotApplicable, rule
+from ..registry import Variant, rule, variants
+from ..verdicts import Fail, NotApplicable
 from ._webhook import (
     SEED_ERRORS,
     SEED_HEADERS,
@@ -34,6 +35,7 @@ TS_SPEC = "spec/components/parameters/WebhookTimestamp.yaml#/description"
 EID_SPEC = "spec/components/parameters/WebhookEventId.yaml#/description"
 PAYLOAD_SPEC = "spec/components/schemas/WebhookPayload.yaml#/description"
 CT_SPEC = f"{WH}#/post/requestBody/description"
+FORGED = b'{"other":1}'  # what a wrong credential is made over (`deliver`'s sign_body): another body than sent
 
 
 def _outside(ctx: Context) -> Listener:
@@ -42,6 +44,22 @@ def _outside(ctx: Context) -> Listener:
     if not found:
         raise NotApplicable("the configuration names no listener whose CIDR ranges exclude the kit's address")
     return found[0]
+
+
+def _restricted(ctx: Context) -> Listener:
+    """A CIDR-restricted listener whose ranges include the kit's address and whose automation runs."""
+    found = [item for item in ctx.config.listeners if item.cidr_restricted and runs(item)]
+    if not found:
+        raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
+    return found[0]
+
+
+def _delivered_once(ctx: Context) -> tuple[Listener, str]:
+    """A listener and a fresh event id it has just accepted: what a replay is sent again with."""
+    listener = any_listener(ctx)
+    event_id = ctx.event_id()
+    accepted(ctx, ctx.deliver(listener, event_id=event_id), what="first delivery")
+    return listener, event_id
 
 
 def _padded_body(size: int) -> bytes:
@@ -70,30 +88,34 @@ def accept(ctx: Context) -> None:
     accepted(ctx, ctx.deliver(any_listener(ctx)))
 
 
-@rule(
-    "WH-HDR-001",
-    family=FAMILY,
-    title="Webhook-Timestamp is required",
-    text="A delivery without Webhook-Timestamp is answered 400 MISSING_HEADER.",
-    spec="spec/components/parameters/WebhookTimestamp.yaml#/required",
-    seed=SEED_HEADERS,
-    mock=True,
-)
-def missing_timestamp(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), omit=("Webhook-Timestamp",)), 400, code="MISSING_HEADER")
+def missing_header(ctx: Context, header: str) -> None:
+    ctx.expect(ctx.deliver(any_listener(ctx), omit=(header,)), 400, code="MISSING_HEADER")
 
 
-@rule(
-    "WH-HDR-002",
-    family=FAMILY,
-    title="Webhook-Event-Id is required",
-    text="A delivery without Webhook-Event-Id is answered 400 MISSING_HEADER.",
-    spec="spec/components/parameters/WebhookEventId.yaml#/required",
-    seed=SEED_HEADERS,
-    mock=True,
+variants(
+    FAMILY,
+    missing_header,
+    (
+        Variant(
+            "WH-HDR-001",
+            title="Webhook-Timestamp is required",
+            text="A delivery without Webhook-Timestamp is answered 400 MISSING_HEADER.",
+            spec="spec/components/parameters/WebhookTimestamp.yaml#/required",
+            seed=SEED_HEADERS,
+            value="Webhook-Timestamp",
+            mock=True,
+        ),
+        Variant(
+            "WH-HDR-002",
+            title="Webhook-Event-Id is required",
+            text="A delivery without Webhook-Event-Id is answered 400 MISSING_HEADER.",
+            spec="spec/components/parameters/WebhookEventId.yaml#/required",
+            seed=SEED_HEADERS,
+            value="Webhook-Event-Id",
+            mock=True,
+        ),
+    ),
 )
-def missing_event_id(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), omit=("Webhook-Event-Id",)), 400, code="MISSING_HEADER")
 
 
 REFUSED_TYPES = (
@@ -199,34 +221,44 @@ def timestamp_leading_zero(ctx: Context) -> None:
     accepted(ctx, ctx.deliver(any_listener(ctx), timestamp=f"0{ctx.now()}"))
 
 
-@rule(
-    "WH-TS-002",
-    family=FAMILY,
-    title="A timestamp just inside the 5-minute window is accepted (both directions)",
-    text=f"Deliveries stamped now-{WINDOW_INSIDE} s and now+{WINDOW_INSIDE} s are accepted (200).",
-    spec=TS_SPEC,
-    seed="Limits (Webhook-Timestamp skew)",
-)
-def window_inside(ctx: Context) -> None:
-    listener = any_listener(ctx)
-    for offset in (-WINDOW_INSIDE, WINDOW_INSIDE):
-        accepted(ctx, ctx.deliver(listener, timestamp_offset=offset), what=f"timestamp now{offset:+d} s")
+def _stamped(ctx: Context, exchange: Exchange, offset: int) -> None:
+    """A delivery stamped `offset` s from now: accepted inside the window, 400 TIMESTAMP_OUT_OF_WINDOW outside."""
+    what = f"timestamp now{offset:+d} s"
+    if abs(offset) <= WINDOW:
+        accepted(ctx, exchange, what=what)
+    else:
+        ctx.expect(exchange, 400, code="TIMESTAMP_OUT_OF_WINDOW", what=what)
 
 
-@rule(
-    "WH-TS-003",
-    family=FAMILY,
-    title="A timestamp just outside the 5-minute window is refused (both directions)",
-    text=f"Deliveries stamped now-{WINDOW_OUTSIDE} s and now+{WINDOW_OUTSIDE} s are answered 400 "
-    "TIMESTAMP_OUT_OF_WINDOW.",
-    spec=TS_SPEC,
-    seed="Limits (Webhook-Timestamp skew)",
-)
-def window_outside(ctx: Context) -> None:
+def window_both_ways(ctx: Context, seconds: int) -> None:
     listener = any_listener(ctx)
-    for offset in (-WINDOW_OUTSIDE, WINDOW_OUTSIDE):
-        exchange = ctx.deliver(listener, timestamp_offset=offset)
-        ctx.expect(exchange, 400, code="TIMESTAMP_OUT_OF_WINDOW", what=f"timestamp now{offset:+d} s")
+    for offset in (-seconds, seconds):
+        _stamped(ctx, ctx.deliver(listener, timestamp_offset=offset), offset)
+
+
+variants(
+    FAMILY,
+    window_both_ways,
+    (
+        Variant(
+            "WH-TS-002",
+            title="A timestamp just inside the 5-minute window is accepted (both directions)",
+            text=f"Deliveries stamped now-{WINDOW_INSIDE} s and now+{WINDOW_INSIDE} s are accepted (200).",
+            spec=TS_SPEC,
+            seed="Limits (Webhook-Timestamp skew)",
+            value=WINDOW_INSIDE,
+        ),
+        Variant(
+            "WH-TS-003",
+            title="A timestamp just outside the 5-minute window is refused (both directions)",
+            text=f"Deliveries stamped now-{WINDOW_OUTSIDE} s and now+{WINDOW_OUTSIDE} s are answered 400 "
+            "TIMESTAMP_OUT_OF_WINDOW.",
+            spec=TS_SPEC,
+            seed="Limits (Webhook-Timestamp skew)",
+            value=WINDOW_OUTSIDE,
+        ),
+    ),
+)
 
 
 @rule(
@@ -251,12 +283,8 @@ def window_edges(ctx: Context) -> None:
         wrong: dict[int, Fail] = {}
         batch = in_one_second(ctx, [sender(offset) for offset in offsets], start)
         for offset, exchange in zip(offsets, batch, strict=True):
-            what = f"timestamp now{offset:+d} s"
             try:
-                if abs(offset) == WINDOW:
-                    accepted(ctx, exchange, what=what)
-                else:
-                    ctx.expect(exchange, 400, code="TIMESTAMP_OUT_OF_WINDOW", what=what)
+                _stamped(ctx, exchange, offset)
             except Fail as failure:
                 wrong[offset] = failure
         return wrong
@@ -412,28 +440,40 @@ def deep_nesting(ctx: Context) -> None:
         ctx.expect(exchange, 400, code="INVALID_JSON", what="deeply nested body")
 
 
-@rule(
-    "WH-SIZE-001",
-    family=FAMILY,
-    title="A body of exactly 64 KB is accepted",
-    text=f"A JSON body of {MAX_BODY} bytes is within the limit (200).",
-    spec=f"{WH}#/post/requestBody/description",
-    seed="Limits (Webhook body size)",
-)
-def body_at_limit(ctx: Context) -> None:
-    accepted(ctx, ctx.deliver(any_listener(ctx), body=_padded_body(MAX_BODY)))
+def _sized(ctx: Context, exchange: Exchange, size: int, what: str = "", event_id: str | None = None) -> None:
+    """A delivery of a `size`-byte body: accepted up to the limit, 413 PAYLOAD_TOO_LARGE beyond it."""
+    if size <= MAX_BODY:
+        accepted(ctx, exchange, event_id, what=what)
+    else:
+        ctx.expect(exchange, 413, code="PAYLOAD_TOO_LARGE", what=what)
 
 
-@rule(
-    "WH-SIZE-002",
-    family=FAMILY,
-    title="A body over 64 KB is refused",
-    text=f"A JSON body of {MAX_BODY + 1} bytes is answered 413 PAYLOAD_TOO_LARGE.",
-    spec="spec/components/responses/PayloadTooLarge.yaml",
-    seed="Limits (Webhook body size)",
+def body_size(ctx: Context, size: int) -> None:
+    _sized(ctx, ctx.deliver(any_listener(ctx), body=_padded_body(size)), size)
+
+
+variants(
+    FAMILY,
+    body_size,
+    (
+        Variant(
+            "WH-SIZE-001",
+            title="A body of exactly 64 KB is accepted",
+            text=f"A JSON body of {MAX_BODY} bytes is within the limit (200).",
+            spec=f"{WH}#/post/requestBody/description",
+            seed="Limits (Webhook body size)",
+            value=MAX_BODY,
+        ),
+        Variant(
+            "WH-SIZE-002",
+            title="A body over 64 KB is refused",
+            text=f"A JSON body of {MAX_BODY + 1} bytes is answered 413 PAYLOAD_TOO_LARGE.",
+            spec="spec/components/responses/PayloadTooLarge.yaml",
+            seed="Limits (Webhook body size)",
+            value=MAX_BODY + 1,
+        ),
+    ),
 )
-def body_over_limit(ctx: Context) -> None:
-    ctx.expect(ctx.deliver(any_listener(ctx), body=_padded_body(MAX_BODY + 1)), 413, code="PAYLOAD_TOO_LARGE")
 
 
 @rule(
@@ -451,10 +491,7 @@ def chunked_over_limit(ctx: Context) -> None:
         body, event_id = _padded_body(size), ctx.event_id()
         headers = signed_headers(ctx, listener, body, timestamp=str(ctx.now()), event_id=event_id)
         exchange = send_raw(ctx, listener, body, headers, chunked=True)
-        if size == MAX_BODY:
-            accepted(ctx, exchange, event_id, what=f"a chunked body of {size} bytes")
-        else:
-            ctx.expect(exchange, 413, code="PAYLOAD_TOO_LARGE", what=f"a chunked body of {size} bytes")
+        _sized(ctx, exchange, size, f"a chunked body of {size} bytes", event_id)
 
 
 @rule(
@@ -466,9 +503,7 @@ def chunked_over_limit(ctx: Context) -> None:
     seed="Events (Idempotency)",
 )
 def duplicate(ctx: Context) -> None:
-    listener = any_listener(ctx)
-    event_id = ctx.event_id()
-    accepted(ctx, ctx.deliver(listener, event_id=event_id), what="first delivery")
+    listener, event_id = _delivered_once(ctx)
     ctx.expect(ctx.deliver(listener, event_id=event_id), 409, code="DUPLICATE_EVENT", what="second delivery")
 
 
@@ -536,16 +571,21 @@ def per_listener(ctx: Context) -> None:
 )
 def refused_not_consumed(ctx: Context) -> None:
     listener = any_listener(ctx)
-    refusals: list[tuple[str, int, dict[str, object]]] = [
-        ("stale timestamp", 400, {"timestamp_offset": -3600}),
-        ("body not JSON", 400, {"body": b"{not json"}),
-        ("body too large", 413, {"body": _padded_body(MAX_BODY + 1)}),
+    # what, the status, and the refused delivery of an event id
+    refusals: list[tuple[str, int, Callable[[str], Exchange]]] = [
+        ("stale timestamp", 400, lambda event_id: ctx.deliver(listener, event_id=event_id, timestamp_offset=-3600)),
+        ("body not JSON", 400, lambda event_id: ctx.deliver(listener, b"{not json", event_id=event_id)),
+        ("body too large", 413, lambda event_id: ctx.deliver(listener, _padded_body(MAX_BODY + 1), event_id=event_id)),
     ]
+
+    def signed_over_another_body(event_id: str) -> Exchange:
+        return ctx.deliver(listener, event_id=event_id, sign_body=FORGED)
+
     if listener.method == "hmac":
-        refusals.append(("wrong signature", 401, {"sign_body": b'{"other":1}'}))
-    for what, status, spoil in refusals:
+        refusals.append(("wrong signature", 401, signed_over_another_body))
+    for what, status, refused in refusals:
         event_id = ctx.event_id()
-        ctx.expect(ctx.deliver(listener, event_id=event_id, **spoil), status, what=what)  # type: ignore[arg-type]
+        ctx.expect(refused(event_id), status, what=what)
         accepted(ctx, ctx.deliver(listener, event_id=event_id), what=f"same event id after the {status} ({what})")
 
 
@@ -561,9 +601,9 @@ def refused_not_consumed(ctx: Context) -> None:
 )
 def shape_before_auth(ctx: Context) -> None:
     listener = any_listener(ctx)
-    exchange = ctx.deliver(listener, omit=("Webhook-Timestamp",), sign_body=b'{"other":1}')
+    exchange = ctx.deliver(listener, omit=("Webhook-Timestamp",), sign_body=FORGED)
     ctx.expect(exchange, 400, code="MISSING_HEADER", what="no timestamp, wrong credential")
-    exchange = ctx.deliver(listener, body=b"{not json", sign_body=b'{"other":1}')
+    exchange = ctx.deliver(listener, body=b"{not json", sign_body=FORGED)
     ctx.expect(exchange, 400, code="INVALID_JSON", what="body not JSON, wrong credential")
 
 
@@ -576,9 +616,7 @@ def shape_before_auth(ctx: Context) -> None:
     seed="Endpoints > Inbound webhook listener (processing order)",
 )
 def shape_before_idempotency(ctx: Context) -> None:
-    listener = any_listener(ctx)
-    event_id = ctx.event_id()
-    accepted(ctx, ctx.deliver(listener, event_id=event_id), what="first delivery")
+    listener, event_id = _delivered_once(ctx)
     exchange = ctx.deliver(listener, event_id=event_id, timestamp_offset=-3600)
     ctx.expect(exchange, 400, code="TIMESTAMP_OUT_OF_WINDOW", what="stale replay")
 
@@ -593,10 +631,8 @@ def shape_before_idempotency(ctx: Context) -> None:
     seed="Endpoints > Inbound webhook listener (processing order)",
 )
 def auth_before_idempotency(ctx: Context) -> None:
-    listener = any_listener(ctx)
-    event_id = ctx.event_id()
-    accepted(ctx, ctx.deliver(listener, event_id=event_id), what="first delivery")
-    ctx.expect(ctx.deliver(listener, event_id=event_id, sign_body=b'{"other":1}'), 401, what="forged replay")
+    listener, event_id = _delivered_once(ctx)
+    ctx.expect(ctx.deliver(listener, event_id=event_id, sign_body=FORGED), 401, what="forged replay")
     header = "Webhook-Signature" if listener.method == "hmac" else "Authorization"
     exchange = ctx.deliver(listener, event_id=event_id, omit=(header,))
     ctx.expect(exchange, 401, code="MISSING_AUTHENTICATION", what="unauthenticated replay")
@@ -616,31 +652,35 @@ def unknown_listener(ctx: Context) -> None:
     ctx.expect(ctx.deliver(listener, path_listener_id=unknown), 404, code="NOT_FOUND")
 
 
-@rule(
-    "WH-CIDR-001",
-    family=FAMILY,
-    title="A source outside the listener's CIDR ranges is refused",
-    text="A correctly authenticated delivery from an address outside the listener's allowed ranges is answered "
-    "403 SOURCE_NOT_ALLOWED.",
-    spec="spec/components/responses/WebhookForbidden.yaml",
-    seed="Authentication > IP restriction",
-)
-def cidr_refused(ctx: Context) -> None:
-    listener = _outside(ctx)
-    ctx.expect(ctx.deliver(listener), 403, code="SOURCE_NOT_ALLOWED")
+def source_refused(ctx: Context, forged: bool) -> None:
+    """A delivery to a listener whose ranges exclude the kit, its credential made over another body if `forged`."""
+    sign_body = FORGED if forged else None
+    ctx.expect(ctx.deliver(_outside(ctx), sign_body=sign_body), 403, code="SOURCE_NOT_ALLOWED")
 
 
-@rule(
-    "WH-CIDR-002",
-    family=FAMILY,
-    title="The source is checked before the credential",
-    text="A delivery with a wrong credential from outside the allowed ranges is answered 403, not 401.",
-    spec=f"{WH}#/post/description",
-    seed="Endpoints > Inbound webhook listener (processing order)",
+variants(
+    FAMILY,
+    source_refused,
+    (
+        Variant(
+            "WH-CIDR-001",
+            title="A source outside the listener's CIDR ranges is refused",
+            text="A correctly authenticated delivery from an address outside the listener's allowed ranges is "
+            "answered 403 SOURCE_NOT_ALLOWED.",
+            spec="spec/components/responses/WebhookForbidden.yaml",
+            seed="Authentication > IP restriction",
+            value=False,
+        ),
+        Variant(
+            "WH-CIDR-002",
+            title="The source is checked before the credential",
+            text="A delivery with a wrong credential from outside the allowed ranges is answered 403, not 401.",
+            spec=f"{WH}#/post/description",
+            seed="Endpoints > Inbound webhook listener (processing order)",
+            value=True,
+        ),
+    ),
 )
-def cidr_before_auth(ctx: Context) -> None:
-    listener = _outside(ctx)
-    ctx.expect(ctx.deliver(listener, sign_body=b'{"other":1}'), 403, code="SOURCE_NOT_ALLOWED")
 
 
 @rule(
@@ -652,53 +692,52 @@ def cidr_before_auth(ctx: Context) -> None:
     seed="Authentication > IP restriction",
 )
 def cidr_allowed(ctx: Context) -> None:
-    restricted = [item for item in ctx.config.listeners if item.cidr_restricted and runs(item)]
-    if not restricted:
-        raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
-    accepted(ctx, ctx.deliver(restricted[0]))
+    accepted(ctx, ctx.deliver(_restricted(ctx)))
 
 
-@rule(
-    "WH-CIDR-004",
-    family=FAMILY,
-    title="A forwarding header cannot get a refused source in",
-    text="From the kit (not a trusted proxy), deliveries to a listener whose ranges exclude it, each naming an "
-    "address inside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or CF-Connecting-IP, "
-    "are answered 403 SOURCE_NOT_ALLOWED.",
-    spec="spec/components/responses/WebhookForbidden.yaml#/description",
-    seed="Authentication > IP restriction",
-)
-def forwarding_cannot_let_in(ctx: Context) -> None:
-    listener = _outside(ctx)
-    inside, _ = inside_outside(listener)
-    if inside is None:
-        raise NotApplicable(f"listener {listener.id}: the configuration gives no allowed_cidrs to pick an address in")
+def forwarding_changes_nothing(ctx: Context, excluded: bool) -> None:
+    """Deliveries from the kit (not a trusted proxy) naming, in each forwarding header, an address on the other side
+    of the listener's ranges than the kit: refused as the kit is when the ranges exclude it, else accepted."""
+    listener = _outside(ctx) if excluded else _restricted(ctx)
+    inside, outside = inside_outside(listener)
+    address = inside if excluded else outside
+    if address is None:
+        where = "pick an address in" if excluded else "pick an address off"
+        raise NotApplicable(f"listener {listener.id}: the configuration gives no allowed_cidrs to {where}")
     for header in FORWARDING:
-        exchange = ctx.deliver(listener, extra_headers={header: _forwarded(header, inside)})
-        ctx.expect(exchange, 403, code="SOURCE_NOT_ALLOWED", what=f"{header}: {inside}")
+        exchange = ctx.deliver(listener, extra_headers={header: _forwarded(header, address)})
+        if excluded:
+            ctx.expect(exchange, 403, code="SOURCE_NOT_ALLOWED", what=f"{header}: {address}")
+        else:
+            accepted(ctx, exchange, what=f"{header}: {address}")
 
 
-@rule(
-    "WH-CIDR-005",
-    family=FAMILY,
-    title="A forwarding header cannot lock an allowed source out",
-    text="From the kit (not a trusted proxy), deliveries to a listener whose ranges include it, each naming an "
-    "address outside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or CF-Connecting-IP, "
-    "are accepted (200).",
-    spec="spec/components/responses/WebhookForbidden.yaml#/description",
-    seed="Authentication > IP restriction",
+variants(
+    FAMILY,
+    forwarding_changes_nothing,
+    (
+        Variant(
+            "WH-CIDR-004",
+            title="A forwarding header cannot get a refused source in",
+            text="From the kit (not a trusted proxy), deliveries to a listener whose ranges exclude it, each naming "
+            "an address inside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or "
+            "CF-Connecting-IP, are answered 403 SOURCE_NOT_ALLOWED.",
+            spec="spec/components/responses/WebhookForbidden.yaml#/description",
+            seed="Authentication > IP restriction",
+            value=True,
+        ),
+        Variant(
+            "WH-CIDR-005",
+            title="A forwarding header cannot lock an allowed source out",
+            text="From the kit (not a trusted proxy), deliveries to a listener whose ranges include it, each naming "
+            "an address outside the ranges in X-Forwarded-For, Forwarded, X-Real-IP, True-Client-IP or "
+            "CF-Connecting-IP, are accepted (200).",
+            spec="spec/components/responses/WebhookForbidden.yaml#/description",
+            seed="Authentication > IP restriction",
+            value=False,
+        ),
+    ),
 )
-def forwarding_cannot_lock_out(ctx: Context) -> None:
-    restricted = [item for item in ctx.config.listeners if item.cidr_restricted and runs(item)]
-    if not restricted:
-        raise NotApplicable("the configuration names no CIDR-restricted listener whose ranges include the kit")
-    listener = restricted[0]
-    _, outside = inside_outside(listener)
-    if outside is None:
-        raise NotApplicable(f"listener {listener.id}: the configuration gives no allowed_cidrs to pick an address off")
-    for header in FORWARDING:
-        exchange = ctx.deliver(listener, extra_headers={header: _forwarded(header, outside)})
-        accepted(ctx, exchange, what=f"{header}: {outside}")
 
 
 def _skipping(ctx: Context, published: bool) -> Listener:
@@ -713,34 +752,37 @@ def _skipping(ctx: Context, published: bool) -> Listener:
     return found[0]
 
 
-def _skipped_and_replayed(ctx: Context, listener: Listener) -> None:
+def skipped_and_replayed(ctx: Context, published: bool) -> None:
+    """A listener whose automation is published but its trigger disabled (or unpublished, its trigger enabled):
+    a delivery is accepted, its run skipped with a reason, and its replay is a duplicate."""
+    listener = _skipping(ctx, published)
     event_id = ctx.event_id()
     exchange: Exchange = ctx.deliver(listener, event_id=event_id)
     accepted(ctx, exchange, event_id, what=f"listener {listener.id}", skipped=True)
     ctx.expect(ctx.deliver(listener, event_id=event_id), 409, code="DUPLICATE_EVENT", what="replay")
 
 
-@rule(
-    "WH-RUN-001",
-    family=FAMILY,
-    title="A disabled trigger: accepted, the run skipped with its reason",
-    text="A delivery to a listener whose trigger is disabled is answered 200 naming the event, with "
-    "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
-    spec="spec/components/schemas/WebhookAcceptedResponse.yaml#/description",
-    seed="Errors (When the automation does not run despite 200 ...)",
+variants(
+    FAMILY,
+    skipped_and_replayed,
+    (
+        Variant(
+            "WH-RUN-001",
+            title="A disabled trigger: accepted, the run skipped with its reason",
+            text="A delivery to a listener whose trigger is disabled is answered 200 naming the event, with "
+            "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
+            spec="spec/components/schemas/WebhookAcceptedResponse.yaml#/description",
+            seed="Errors (When the automation does not run despite 200 ...)",
+            value=True,
+        ),
+        Variant(
+            "WH-RUN-002",
+            title="An unpublished automation: accepted, the run skipped with its reason",
+            text="A delivery to a listener whose automation is unpublished is answered 200 naming the event, with "
+            "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
+            spec="spec/components/schemas/AutomationRunStatus.yaml#/description",
+            seed="Endpoints > Inbound webhook listener (runs only when published and enabled)",
+            value=False,
+        ),
+    ),
 )
-def disabled_trigger(ctx: Context) -> None:
-    _skipped_and_replayed(ctx, _skipping(ctx, published=True))
-
-
-@rule(
-    "WH-RUN-002",
-    family=FAMILY,
-    title="An unpublished automation: accepted, the run skipped with its reason",
-    text="A delivery to a listener whose automation is unpublished is answered 200 naming the event, with "
-    "automationRun.status AUTOMATION_RUN_STATUS_SKIPPED and a reason; its replay is 409.",
-    spec="spec/components/schemas/AutomationRunStatus.yaml#/description",
-    seed="Endpoints > Inbound webhook listener (runs only when published and enabled)",
-)
-def unpublished_automation(ctx: Context) -> None:
-    _skipped_and_replayed(ctx, _skipping(ctx, published=False))

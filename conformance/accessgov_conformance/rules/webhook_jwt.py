@@ -27,8 +27,9 @@ from cryptography.x509.oid import NameOID
 
 from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import Fail, NoEvidence, rule
+from ..registry import rule
 from ..signing import MISSING, b64url
+from ..verdicts import Fail, NoEvidence
 from ._webhook import SEED_ERRORS, accepted
 
 FAMILY = "webhook-jwt"

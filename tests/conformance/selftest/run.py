@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from accessgov_conformance import traceability
+
 from tests.conformance.selftest import mutants
 from tests.conformance.selftest.mutants.base import Mutant
 from tests.conformance.selftest.target import kit_config, serve_variants
@@ -41,19 +43,12 @@ WHOLE_RUN_RULES = {"EV-OPS-001"}
 
 
 def requirements() -> list[Any]:
-    """The kit's traceability table (the kit from its source tree when it is not installed)."""
-    kit = str(ROOT / "conformance")
-    if kit not in sys.path:
-        sys.path.append(kit)
-    from accessgov_conformance import traceability
-
+    """The kit's traceability table."""
     return list(traceability.load())
 
 
 def expected_rules(mutant: Mutant, table: list[Any]) -> list[str]:
     """The rules of the requirements `mutant.covers` names: the ones that may kill it."""
-    from accessgov_conformance import traceability
-
     return sorted(traceability.rules_of(table, mutant.covers))
 
 
@@ -106,9 +101,9 @@ def failed_rules(report_dir: Path) -> list[str]:
 
 
 def kit_env() -> dict[str, str]:
-    """The environment the kit runs in: importable from the checkout when it is not installed."""
-    # The kit from its source tree when it is not installed (its SDK comes from generated/client then).
-    paths = [str(ROOT), str(ROOT / "conformance"), str(ROOT / "generated" / "client"), os.environ.get("PYTHONPATH", "")]
+    """The environment the kit runs in (installed in the venv, `make setup`), with the checkout importable for the
+    self-test's own modules."""
+    paths = [str(ROOT), os.environ.get("PYTHONPATH", "")]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths)), "NO_COLOR": "1"}
 
 

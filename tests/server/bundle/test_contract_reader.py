@@ -1,4 +1,4 @@
-"""One bundle reader (`accessgov.contract`) for the engine, the proxy and the mock: they route the same operations
+"""One bundle reader (`accessgov.bundle`) for the engine, the proxy and the mock: they route the same operations
 and judge integer parameters alike, exactly to 19 digits and by sign beyond (so an int64 bound judges every value)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import httpx
 import pytest
 from starlette.routing import Route
 
-from accessgov.contract.bundle import Schemas, coerce, operations_from_bundle, parse_integer, present
+from accessgov.bundle.reader import Schemas, coerce, operations_from_bundle, parse_integer, present
 from accessgov.http.context import HandlerSpec, RequestContext
 from accessgov.http.engine import build_app, load_bundle
 from accessgov.proxy.contract import Contract

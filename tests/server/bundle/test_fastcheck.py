@@ -13,8 +13,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from accessgov.contract.bundle import BUNDLE_URI
-from accessgov.contract.fastcheck import compile_check
+from accessgov.bundle.fastcheck import compile_check
+from accessgov.bundle.reader import BUNDLE_URI
 
 BUNDLE = json.loads((Path(__file__).resolve().parents[3] / "generated" / "openapi.json").read_text())
 REGISTRY = Registry().with_resource(BUNDLE_URI, Resource.from_contents(BUNDLE, default_specification=DRAFT202012))

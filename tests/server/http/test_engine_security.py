@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from accessgov.contract.bundle import operations_from_bundle
+from accessgov.bundle.reader import operations_from_bundle
 from accessgov.domain.permissions import Principal
 from accessgov.http.context import HandlerSpec, RequestContext
 from accessgov.http.engine import build_app, load_bundle

@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.automation_runner import AutomationRunner
 from accessgov.errors import ErrorCode, ServiceUnavailable
 from accessgov.keys import Keyring, seal
-from accessgov.runner import RunRunner
 from accessgov.storage.caches import AutomationCache
 from accessgov.storage.database import Database
 from accessgov.storage.schema import AutomationRun, Listener
@@ -55,11 +55,11 @@ def test_one_listeners_trouble_fails_its_runs_only(
     runs = {name: [deliver(sessions, listener.id) for _ in range(2)] for name, listener in
             (("healthy", healthy), ("keyless", keyless), ("broken", broken))}  # fmt: skip
 
-    caplog.set_level(logging.WARNING, logger="accessgov.runner")
+    caplog.set_level(logging.WARNING, logger="accessgov.automation_runner")
     db = Database(db_url)
 
     async def rounds() -> list[int]:
-        runner = RunRunner(db, AutomationCache(db), clock=(NOW + timedelta(seconds=1)).timestamp)
+        runner = AutomationRunner(db, AutomationCache(db), clock=(NOW + timedelta(seconds=1)).timestamp)
         claimed = [await runner.run_once()]
         runs["broken"].append(deliver(sessions, broken.id))  # the next round meets the same listener again
         claimed.append(await runner.run_once())
@@ -77,7 +77,7 @@ def test_one_listeners_trouble_fails_its_runs_only(
         status, reason = found[run_id]
         assert status == "FAILED"
         assert reason == "the listener's automation cannot be loaded (TypeError)"
-    warnings = [record for record in caplog.records if record.name == "accessgov.runner"]
+    warnings = [record for record in caplog.records if record.name == "accessgov.automation_runner"]
     assert len(warnings) == 1, [record.getMessage() for record in warnings]  # one line for three runs, two rounds
     assert broken.id in warnings[0].getMessage() and warnings[0].exc_info is None  # no traceback
 
@@ -98,11 +98,11 @@ def test_a_database_outage_is_one_log_line_not_a_traceback_per_round(caplog: pyt
                 raise ServiceUnavailable(ErrorCode.SERVICE_UNAVAILABLE, "the database is unavailable; retry later")
             return []  # nothing to claim
 
-    caplog.set_level(logging.WARNING, logger="accessgov.runner")
+    caplog.set_level(logging.WARNING, logger="accessgov.automation_runner")
     db = AwayThenBack()
 
     async def scenario() -> None:
-        runner = RunRunner(db, None, poll_seconds=0)  # type: ignore[arg-type]  # claims nothing: no listener read
+        runner = AutomationRunner(db, None, poll_seconds=0)  # type: ignore[arg-type]  # claims nothing: no listener read
         task = asyncio.create_task(runner.run_forever())
         await db.done.wait()
         task.cancel()
@@ -110,7 +110,7 @@ def test_a_database_outage_is_one_log_line_not_a_traceback_per_round(caplog: pyt
             await task
 
     asyncio.run(scenario())
-    messages = [record.getMessage() for record in caplog.records if record.name == "accessgov.runner"]
+    messages = [record.getMessage() for record in caplog.records if record.name == "accessgov.automation_runner"]
     assert messages == [
         "automation runner waits for the database: the database is unavailable; retry later",
         "automation runner: the database answers again",

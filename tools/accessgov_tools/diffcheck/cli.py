@@ -32,7 +32,7 @@ from accessgov_tools.diffcheck.model import Finding, Severity
 from accessgov_tools.diffcheck.render import RENDERERS
 from accessgov_tools.diffcheck.sources import SourceMap
 from accessgov_tools.loader import LoadError, load_with_nodes
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 
 def load_file(path: Path) -> dict[str, Any]:
@@ -85,12 +85,6 @@ def report(
     return locate(findings, SourceMap(head_root, relative_to, head_node))
 
 
-def _shown(path: Path) -> str:
-    """`path` relative to the repository when it is inside it (`review/accepted-breaking.yaml`)."""
-    resolved = path.resolve()
-    return resolved.relative_to(REPO).as_posix() if resolved.is_relative_to(REPO) else str(path)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base_ref", nargs="?", help="git ref of the base contract (e.g. origin/main, HEAD~1)")
@@ -133,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(
             f"{len(failed)} breaking change(s) (breaking or client-breaking); accept a deliberate one in "
-            f"{_shown(args.accepted)} (check, pointer or operation, reason, expires)",
+            f"{shown(args.accepted)} (check, pointer or operation, reason, expires)",
             file=sys.stderr,
         )
         return 1

@@ -18,10 +18,10 @@ from typing_extensions import TypeIs
 from accessgov_tools.diffcheck.checks import BOUNDS, CHECKS, schema_prefix
 from accessgov_tools.diffcheck.config import DiffConfig
 from accessgov_tools.diffcheck.formats import excludes_nothing
-from accessgov_tools.diffcheck.keywords import KeywordChecks
+from accessgov_tools.diffcheck.keywords import ABSENT, KeywordChecks, written
 from accessgov_tools.diffcheck.lifecycle import OPERATION, PARAMETER, LifecycleChecks, property_checks, stability
 from accessgov_tools.diffcheck.memo import PairMemo
-from accessgov_tools.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity
+from accessgov_tools.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer, Severity, show
 from accessgov_tools.diffcheck.resolve import (
     Document,
     Member,
@@ -78,10 +78,6 @@ _HEADER_FLAGS = _FlagChecks(
     "response-header-reactivated",
     "always sent",
 )
-
-
-def _show(value: Any) -> str:
-    return f"`{value}`" if not isinstance(value, (dict, list)) else f"`{value!r}`"
 
 
 def _names(values: Iterable[str]) -> str:
@@ -190,7 +186,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         if breaking and before == after:
             self.emit(
                 "api-version-not-bumped",
-                f"{len(breaking)} breaking change(s) but `info.version` is still {_show(after)}",
+                f"{len(breaking)} breaking change(s) but `info.version` is still {show(after)}",
                 ("info", "version"),
             )
 
@@ -230,7 +226,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
             if b.get(key) != h.get(key):
                 self.emit(
                     "api-security-component-type-changed",
-                    f"security scheme `{name}`: `{key}` changed from {_show(b.get(key))} to {_show(h.get(key))}",
+                    f"security scheme `{name}`: `{key}` changed from {show(b.get(key))} to {show(h.get(key))}",
                     (*pointer, key) if key in h else pointer,
                 )
         base_flows, head_flows = b.get("flows") or {}, h.get("flows") or {}
@@ -242,7 +238,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                     self.emit(
                         "api-security-component-oauth-token-url-changed",
                         f"security scheme `{name}` {flow}: `{url}` changed"
-                        f" from {_show(bf.get(url))} to {_show(hf.get(url))}",
+                        f" from {show(bf.get(url))} to {show(hf.get(url))}",
                         (*at, url),
                     )
             bs, hs = set(bf.get("scopes") or {}), set(hf.get("scopes") or {})
@@ -279,14 +275,14 @@ class Comparison(KeywordChecks, LifecycleChecks):
         (b_op, b_item), (h_op, h_item) = base, head
         b_id, h_id = b_op.get("operationId"), h_op.get("operationId")
         if b_id and b_id != h_id:
-            msg = f"operationId {_show(b_id)} " + (f"changed to {_show(h_id)}" if h_id else "removed")
+            msg = f"operationId {show(b_id)} " + (f"changed to {show(h_id)}" if h_id else "removed")
             self.emit(
                 "api-operation-id-removed",
                 msg + " (generated client method names follow it)",
                 (*pointer, "operationId"),
             )
         elif h_id and not b_id:
-            self.emit("api-operation-id-added", f"operationId {_show(h_id)} added", (*pointer, "operationId"))
+            self.emit("api-operation-id-added", f"operationId {show(h_id)} added", (*pointer, "operationId"))
         self._level = stability(h_op)
         self.deprecation(OPERATION, "operation", b_op, h_op, pointer, self._level)
         self.stability_change("api", "operation", b_op, h_op, pointer)
@@ -424,24 +420,13 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 f"request body is now {'required' if required else 'optional'}",
                 (*h_at, "required") if "required" in h else h_at,
             )
-        b_content, h_content = b.get("content") or {}, h.get("content") or {}
-        for media in sorted(set(b_content) | set(h_content)):
-            if media not in h_content:
-                self.emit(
-                    "request-body-media-type-removed", f"request media type `{media}` removed", (*h_at, "content")
-                )
-            elif media not in b_content:
-                self.emit(
-                    "request-body-media-type-added", f"request media type `{media}` added", (*h_at, "content", media)
-                )
-            elif "schema" in b_content[media] and "schema" in h_content[media]:
-                self.schema(
-                    b_content[media]["schema"],
-                    (*b_at, "content", media, "schema"),
-                    h_content[media]["schema"],
-                    (*h_at, "content", media, "schema"),
-                    Where(REQUEST, "property", f"request body {media}", loose=not json_media(media)),
-                )
+        self._media_types(
+            Where(REQUEST, "property", "request body"),
+            ("request-body-media-type", "request media type"),
+            (b.get("content") or {}, b_at),
+            (h.get("content") or {}, h_at),
+            (*h_at, "content"),
+        )
 
     def _responses(self, pointer: Pointer, base: dict[Any, Any], head: dict[Any, Any]) -> None:
         at = (*pointer, "responses")
@@ -463,27 +448,40 @@ class Comparison(KeywordChecks, LifecycleChecks):
             self._headers(status, b.get("headers") or {}, b_at, h.get("headers") or {}, h_at)
             b_content, h_content = b.get("content") or {}, h.get("content") or {}
             b_content = self._renamed_media(status, b_content, h_content, h_at)
-            for media in sorted(set(b_content) | set(h_content)):
-                if media not in h_content:
-                    self.emit(
-                        "response-media-type-removed",
-                        f"response {status}: media type `{media}` removed",
-                        (*h_at, "content") if h_content else h_at,
-                    )
-                elif media not in b_content:
-                    self.emit(
-                        "response-media-type-added",
-                        f"response {status}: media type `{media}` added",
-                        (*h_at, "content", media),
-                    )
-                elif "schema" in b_content[media] and "schema" in h_content[media]:
-                    self.schema(
-                        b_content[media]["schema"],
-                        (*b_at, "content", media, "schema"),
-                        h_content[media]["schema"],
-                        (*h_at, "content", media, "schema"),
-                        Where(RESPONSE, "property", f"response {status} {media}", loose=not json_media(media)),
-                    )
+            self._media_types(
+                Where(RESPONSE, "property", f"response {status}"),
+                ("response-media-type", f"response {status}: media type"),
+                (b_content, b_at),
+                (h_content, h_at),
+                (*h_at, "content") if h_content else h_at,
+            )
+
+    def _media_types(
+        self,
+        body: Where,
+        named: tuple[str, str],
+        base: tuple[dict[Any, Any], Pointer],
+        head: tuple[dict[Any, Any], Pointer],
+        removed_at: Pointer,
+    ) -> None:
+        """A body's media types (`content`, with the pointer of the body) on both sides: one removed or added is
+        the check `<named[0]>-removed`/`-added`, said `<named[1]> `<media>` removed`/`added`; the schemas of one on
+        both sides are compared where `body` is, its path followed by the media type."""
+        (b_content, b_at), (h_content, h_at) = base, head
+        check, label = named
+        for media in sorted(set(b_content) | set(h_content)):
+            if media not in h_content:
+                self.emit(f"{check}-removed", f"{label} `{media}` removed", removed_at)
+            elif media not in b_content:
+                self.emit(f"{check}-added", f"{label} `{media}` added", (*h_at, "content", media))
+            elif "schema" in b_content[media] and "schema" in h_content[media]:
+                self.schema(
+                    b_content[media]["schema"],
+                    (*b_at, "content", media, "schema"),
+                    h_content[media]["schema"],
+                    (*h_at, "content", media, "schema"),
+                    replace(body.to(f" {media}"), loose=not json_media(media)),
+                )
 
     def _renamed_media(self, status: str, base: dict[Any, Any], head: dict[Any, Any], h_at: Pointer) -> dict[Any, Any]:
         """Pair a removed response media type with the one added in its place (parameters changed, or a
@@ -634,72 +632,28 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 f"type changed from {_names(b.types)} to {_names(h.types)}",
                 h.at("type"),
             )
-        bf, hf = b.keywords.get("format"), h.keywords.get("format")
+        bf, hf = formats = written(b, h, "format")
         if bf != hf:
             # A format that refuses nothing the other constraints allow narrows and widens nothing.
-            implied = (bf is None or excludes_nothing(bf, b)) and (hf is None or excludes_nothing(hf, h))
+            implied = (bf is ABSENT or excludes_nothing(bf, b)) and (hf is ABSENT or excludes_nothing(hf, h))
             tail, note = ("-implied", " (it excludes no value the other constraints allow)") if implied else ("", "")
-            if bf is None:
-                self._say(f"{prefix}-format-added{tail}", where, f"format {_show(hf)} added{note}", h.at("format"))
-            elif hf is None:
-                self._say(f"{prefix}-format-removed{tail}", where, f"format {_show(bf)} removed{note}", h.pointer)
-            else:
-                self._say(
-                    f"{prefix}-format-changed{tail}",
-                    where,
-                    f"format changed from {_show(bf)} to {_show(hf)}{note}",
-                    h.at("format"),
-                )
+            self._keyword_change(f"{prefix}-format", where, h, "format", formats, tail=tail, note=note)
 
     def _bounds(self, prefix: str, b: View, h: View, where: Where) -> None:
         for keyword, (frag, _kind) in BOUNDS.items():
+            # A bound that is not a number bounds nothing: as good as not there.
             bv, hv = b.keywords.get(keyword), h.keywords.get(keyword)
-            if (not _number(bv) and not _number(hv)) or bv == hv:
-                continue
-            if not _number(bv):
-                self._say(f"{prefix}-{frag}-set", where, f"{keyword} set to {_show(hv)}", h.at(keyword))
-            elif not _number(hv):
-                self._say(f"{prefix}-{frag}-unset", where, f"{keyword} {_show(bv)} removed", h.pointer)
-            else:
-                change = "decreased" if hv < bv else "increased"
-                self._say(
-                    f"{prefix}-{frag}-{change}",
-                    where,
-                    f"{keyword} {change} from {_show(bv)} to {_show(hv)}",
-                    h.at(keyword),
-                )
-        bm, hm = b.keywords.get("multipleOf"), h.keywords.get("multipleOf")
-        if bm != hm:
-            if bm is None:
-                self._say(f"{prefix}-multiple-of-set", where, f"multipleOf set to {_show(hm)}", h.at("multipleOf"))
-            elif hm is None:
-                self._say(f"{prefix}-multiple-of-unset", where, f"multipleOf {_show(bm)} removed", h.pointer)
-            else:
-                self._say(
-                    f"{prefix}-multiple-of-changed",
-                    where,
-                    f"multipleOf changed from {_show(bm)} to {_show(hm)}",
-                    h.at("multipleOf"),
-                )
+            bounds = (bv if _number(bv) else ABSENT, hv if _number(hv) else ABSENT)
+            self._keyword_change(f"{prefix}-{frag}", where, h, keyword, bounds, setting=True, ordered=True)
+        multiple = written(b, h, "multipleOf")
+        self._keyword_change(f"{prefix}-multiple-of", where, h, "multipleOf", multiple, setting=True)
         bu, hu = b.keywords.get("uniqueItems") is True, h.keywords.get("uniqueItems") is True
         if bu != hu:
             check = f"{prefix}-unique-items-set" if hu else f"{prefix}-unique-items-unset"
             self._say(
                 check, where, "uniqueItems " + ("set" if hu else "removed"), h.at("uniqueItems") if hu else h.pointer
             )
-        bp, hp = b.keywords.get("pattern"), h.keywords.get("pattern")
-        if bp != hp:
-            if bp is None:
-                self._say(f"{prefix}-pattern-added", where, f"pattern {_show(hp)} added", h.at("pattern"))
-            elif hp is None:
-                self._say(f"{prefix}-pattern-removed", where, f"pattern {_show(bp)} removed", h.pointer)
-            else:
-                self._say(
-                    f"{prefix}-pattern-changed",
-                    where,
-                    f"pattern changed from {_show(bp)} to {_show(hp)}",
-                    h.at("pattern"),
-                )
+        self._keyword_change(f"{prefix}-pattern", where, h, "pattern", written(b, h, "pattern"))
 
     def _enum(self, prefix: str, b: View, h: View, where: Where) -> None:
         if b.enum is None and h.enum is None:
@@ -714,31 +668,19 @@ class Comparison(KeywordChecks, LifecycleChecks):
             return
         for value in b.enum:
             if value not in h.enum:
-                text = f"enum value {_show(value)} removed"
+                text = f"enum value {show(value)} removed"
                 self._say(f"{prefix}-enum-value-removed", where, text, h.at("enum"), (value,))
         for value in h.enum:
             if value not in b.enum:
                 check = f"{prefix}-open-enum-value-added" if h.open_enum else f"{prefix}-enum-value-added"
-                self._say(check, where, f"enum value {_show(value)} added", h.at("enum"), (value,))
+                self._say(check, where, f"enum value {show(value)} added", h.at("enum"), (value,))
         if b.open_enum != h.open_enum:
             check = f"{prefix}-enum-became-open" if h.open_enum else f"{prefix}-enum-became-closed"
             self._say(check, where, "enumeration is now " + ("open" if h.open_enum else "closed"), h.at("enum"))
 
     def _simple_keywords(self, prefix: str, b: View, h: View, where: Where) -> None:
-        missing = object()
-        bd, hd = b.keywords.get("default", missing), h.keywords.get("default", missing)
-        if bd != hd:
-            if bd is missing:
-                self._say(f"{prefix}-default-value-added", where, f"default {_show(hd)} added", h.at("default"))
-            elif hd is missing:
-                self._say(f"{prefix}-default-value-removed", where, f"default {_show(bd)} removed", h.pointer)
-            else:
-                self._say(
-                    f"{prefix}-default-value-changed",
-                    where,
-                    f"default changed from {_show(bd)} to {_show(hd)}",
-                    h.at("default"),
-                )
+        defaults = (b.keywords.get("default", ABSENT), h.keywords.get("default", ABSENT))  # `default: null` is one
+        self._keyword_change(f"{prefix}-default-value", where, h, "default", defaults)
         bdep, hdep = b.keywords.get("deprecated") is True, h.keywords.get("deprecated") is True
         if where.location == "property":
             label = f"{where.context}`{where.path}` ({where.direction})"

@@ -9,9 +9,10 @@ in the same direction (inside `not` too, as oasdiff does). Bounds (`minContains`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from accessgov_tools.diffcheck.checks import ENTRIES, PRESENCE
+from accessgov_tools.diffcheck.model import show
 from accessgov_tools.diffcheck.resolve import ANNOTATIONS, View, member_key, reference, strip, view
 
 if TYPE_CHECKING:
@@ -20,21 +21,17 @@ if TYPE_CHECKING:
     from accessgov_tools.diffcheck.resolve import Document
 
 _VALUES = frozenset({"const"})
-_MISSING = object()
+ABSENT: Final = object()  # a keyword not written (`written()` counts one written `null` as not written too)
 _KEYWORDS = frozenset(
     {*PRESENCE, *ENTRIES, "prefixItems", "contentMediaType", "contentEncoding", "x-extensible-enum"}
 )  # PRESENCE keywords that hold a value, not a subschema
-
-
-def _show(value: Any) -> str:
-    return f"`{value!r}`" if isinstance(value, (dict, list)) else f"`{value}`"
 
 
 def _adds_nothing(doc: Document, member: Any, other: Document, merged: View) -> bool:
     """Whether everything `member` constrains is already in `merged` (the other side's merged schema)."""
     part = view(doc, member, ())
     for keyword, value in part.keywords.items():
-        if keyword not in ANNOTATIONS and strip(value) != strip(merged.keywords.get(keyword, _MISSING)):
+        if keyword not in ANNOTATIONS and strip(value) != strip(merged.keywords.get(keyword, ABSENT)):
             return False
     for name, (sub, _) in part.properties.items():
         if name not in merged.properties:
@@ -45,8 +42,15 @@ def _adds_nothing(doc: Document, member: Any, other: Document, merged: View) -> 
     return part.required <= merged.required and not part.unions and part.enum is None
 
 
+def written(b: View, h: View, keyword: str) -> tuple[Any, Any]:
+    """`keyword`'s value in the base and in the head schema, ABSENT where it is not there or is `null`."""
+    before, after = b.keywords.get(keyword), h.keywords.get(keyword)
+    return (ABSENT if before is None else before), (ABSENT if after is None else after)
+
+
 class KeywordChecks:
-    """Comparisons of one schema's 2020-12 keywords; the host supplies `schema`, `_say` and both documents."""
+    """Comparisons of one schema's keywords (the 2020-12 ones here); the host supplies `schema`, `_say` and both
+    documents."""
 
     base: Document
     head: Document
@@ -57,40 +61,56 @@ class KeywordChecks:
 
         def _say(self, check: str, where: Where, text: str, pointer: Pointer) -> None: ...
 
+    def _keyword_change(
+        self,
+        stem: str,
+        where: Where,
+        h: View,
+        keyword: str,
+        values: tuple[Any, Any],
+        *,
+        name: str = "",
+        setting: bool = False,
+        ordered: bool = False,
+        tail: str = "",
+        note: str = "",
+    ) -> None:
+        """`keyword` (shown as `name`) going from the base's value to the head's, ABSENT where it is not there:
+        the check `<stem>-added`, `-removed` or `-changed`, then `tail`; nothing when the two are equal.
+
+        A `setting` is `-set`/`-unset` ("set to" in the message), an `ordered` one `-increased`/`-decreased`;
+        `note` ends the message. Found at the keyword in the head, or at the schema when it went."""
+        before, after = values
+        if before == after:
+            return
+        name = name or keyword
+        if before is ABSENT:
+            text = f"{name} set to {show(after)}" if setting else f"{name} {show(after)} added"
+            self._say(f"{stem}-{'set' if setting else 'added'}{tail}", where, f"{text}{note}", h.at(keyword))
+        elif after is ABSENT:
+            word = "unset" if setting else "removed"
+            self._say(f"{stem}-{word}{tail}", where, f"{name} {show(before)} removed{note}", h.pointer)
+        else:
+            word = ("decreased" if after < before else "increased") if ordered else "changed"
+            text = f"{name} {word} from {show(before)} to {show(after)}{note}"
+            self._say(f"{stem}-{word}{tail}", where, text, h.at(keyword))
+
     def _keywords_2020(self, prefix: str, b: View, h: View, where: Where) -> None:
         if not b.all_of and not h.all_of and _KEYWORDS.isdisjoint(b.keywords) and _KEYWORDS.isdisjoint(h.keywords):
             return  # most schemas use none of them: skip the walk
-        missing = object()
         for keyword, frag in PRESENCE.items():
-            bv, hv = b.keywords.get(keyword, missing), h.keywords.get(keyword, missing)
-            if bv is missing and hv is missing:
-                continue
-            if bv is missing:
-                self._say(f"{prefix}-{frag}-added", where, f"`{keyword}` {_show(hv)} added", h.at(keyword))
-            elif hv is missing:
-                self._say(f"{prefix}-{frag}-removed", where, f"`{keyword}` {_show(bv)} removed", h.pointer)
-            elif keyword in _VALUES:
-                if bv != hv:
-                    self._say(
-                        f"{prefix}-{frag}-changed",
-                        where,
-                        f"`{keyword}` changed from {_show(bv)} to {_show(hv)}",
-                        h.at(keyword),
-                    )
-            else:
+            bv, hv = b.keywords.get(keyword, ABSENT), h.keywords.get(keyword, ABSENT)
+            if bv is not ABSENT and hv is not ABSENT and keyword not in _VALUES:  # a subschema on both sides
                 self.schema(bv, b.at(keyword), hv, h.at(keyword), where.to(f" ({keyword})"))
+            else:
+                self._keyword_change(f"{prefix}-{frag}", where, h, keyword, (bv, hv), name=f"`{keyword}`")
         self._prefix_items(prefix, b, h, where)
         for keyword, frag in ENTRIES.items():
             self._entries(prefix, keyword, frag, b, h, where)
         for keyword, frag in (("contentMediaType", "content-media-type"), ("contentEncoding", "content-encoding")):
-            bv, hv = b.keywords.get(keyword), h.keywords.get(keyword)
-            if bv != hv:
-                self._say(
-                    f"{prefix}-{frag}-changed",
-                    where,
-                    f"`{keyword}` changed from {_show(bv)} to {_show(hv)}",
-                    h.at(keyword),
-                )
+            # Never ABSENT: one written or dropped is a change from or to `None`.
+            values = (b.keywords.get(keyword), h.keywords.get(keyword))
+            self._keyword_change(f"{prefix}-{frag}", where, h, keyword, values, name=f"`{keyword}`")
         self._all_of(prefix, b, h, where)
         self._extensible_enum(prefix, b, h, where)
 
@@ -119,7 +139,7 @@ class KeywordChecks:
                     self._say(
                         f"{prefix}-{frag}-changed",
                         where,
-                        f"{label} changed from {_show(be[name])} to {_show(he[name])}",
+                        f"{label} changed from {show(be[name])} to {show(he[name])}",
                         (*h.at(keyword), str(name)),
                     )
             else:
@@ -154,8 +174,8 @@ class KeywordChecks:
         for value in bx:
             if value not in hx:
                 check = f"{prefix}-x-extensible-enum-value-removed"
-                self._say(check, where, f"x-extensible-enum value {_show(value)} removed", h.at("x-extensible-enum"))
+                self._say(check, where, f"x-extensible-enum value {show(value)} removed", h.at("x-extensible-enum"))
         for value in hx:
             if value not in bx:
                 check = f"{prefix}-x-extensible-enum-value-added"
-                self._say(check, where, f"x-extensible-enum value {_show(value)} added", h.at("x-extensible-enum"))
+                self._say(check, where, f"x-extensible-enum value {show(value)} added", h.at("x-extensible-enum"))

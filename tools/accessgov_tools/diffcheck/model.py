@@ -13,6 +13,11 @@ Pointer = tuple[str, ...]
 REQUEST, RESPONSE = "request", "response"
 
 
+def show(value: Any) -> str:
+    """A value as a finding's message quotes it (a mapping or a list as Python writes it)."""
+    return f"`{value!r}`" if isinstance(value, (dict, list)) else f"`{value}`"
+
+
 class Severity(StrEnum):
     """A check's grade for this contract (`severities.yaml`): the gate, the changelog and the version rule read it.
 

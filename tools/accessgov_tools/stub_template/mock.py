@@ -1,7 +1,7 @@
 """A mock server of an OpenAPI 3.1 bundle: an ASGI app that validates requests and answers with examples.
 
 Copied verbatim into the generated stub package by `make generate` (accessgov_tools/generate_stub.py), beside a copy of
-`accessgov/contract` (the bundle reader, the parameter grammar and the validators the reference server uses too): it
+`accessgov/bundle` (the bundle reader, the parameter grammar and the validators the reference server uses too): it
 depends on nothing but those, the bundle, jsonschema/referencing and orjson.
 
 Per request: route (404/405 in the `Error` shape), the `Prefer` header (422 `MOCK_INVALID_PREFER` for an
@@ -29,9 +29,9 @@ from urllib.parse import parse_qsl
 import orjson
 from jsonschema.exceptions import ValidationError, best_match
 
-# The template's own directory has no `contract/`: only the generated package does (a copy of accessgov/contract).
-from .contract.bundle import Schemas, coerce, deref, path_regex, present  # type: ignore[import-not-found, import-untyped, unused-ignore]
-from .contract.bundle import resolve as _pointer  # type: ignore[import-not-found, import-untyped, unused-ignore]
+# The template's own directory has no `bundle/`: only the generated package does (a copy of accessgov/bundle).
+from .bundle.reader import Schemas, coerce, deref, path_regex, present  # type: ignore[import-not-found, import-untyped, unused-ignore]
+from .bundle.reader import resolve as _pointer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 from .dynamic import generate
 
 MAX_BODY_BYTES = 64 * 1024

@@ -31,7 +31,7 @@ YIELD_SECONDS = 0.002
 REPORT_EVERY_SECONDS = 60.0
 
 
-class RunRunner:
+class AutomationRunner:
     """Claims and executes queued automation runs until stopped."""
 
     def __init__(
@@ -172,7 +172,7 @@ def _named(error: Exception) -> str:
 
 async def run_worker(db: Database, stop: asyncio.Event, **options: object) -> None:
     """`accessgov worker`: a runner in its own process until `stop` is set."""
-    runner = RunRunner(db, AutomationCache(db), **options)  # type: ignore[arg-type]
+    runner = AutomationRunner(db, AutomationCache(db), **options)  # type: ignore[arg-type]
     task = asyncio.create_task(runner.run_forever())
     await stop.wait()
     task.cancel()
