@@ -699,6 +699,11 @@ def body_hash(ctx: Context) -> dict[str, Attack]:
     return htb_variants()
 
 
+def padded(token: str) -> str:
+    """The token with its signature segment padded with `=` to a whole base64 quantum (PyJWT reads it)."""
+    return token + "=" * (-len(token.rpartition(".")[2]) % 4 or 4)
+
+
 def token_format(ctx: Context) -> dict[str, Attack]:
     def stray(token: str) -> str:
         head, _, signature = token.rpartition(".")
@@ -712,6 +717,7 @@ def token_format(ctx: Context) -> dict[str, Attack]:
         "two-parts": Attack(token=lambda token: token.rpartition(".")[0]),
         "four-parts": Attack(token=lambda token: token + ".AAAA"),
         "bad-base64": Attack(token=stray),
+        "padded-signature": Attack(token=padded),
         "json-serialisation": Attack(token=json_serialised),
         "no-scheme": Attack(authorization=lambda token: token),
         "other-scheme": Attack(authorization=lambda token: f"JWT {token}"),
@@ -742,8 +748,9 @@ variants(
         Variant(
             "WH-JWT-FORMAT",
             title="Only a compact JWS after 'Bearer ' is a token",
-            text="An Authorization value with two or four token segments, a stray character in the base64url, a JWS "
-            "JSON serialisation, the token without the Bearer scheme, or under another scheme is answered 401.",
+            text="An Authorization value with two or four token segments, a stray character in the base64url, = "
+            "padding, a JWS JSON serialisation, the token without the Bearer scheme, or under another scheme is "
+            "answered 401.",
             spec="spec/components/securitySchemes/webhookJwt.yaml",
             seed="Authentication > JWT method (Authorization: Bearer)",
             value=Refusals(token_format, ("INVALID_TOKEN", "MISSING_AUTHENTICATION")),
