@@ -91,13 +91,11 @@ def _invalid(message: str) -> WebhookAuthError:
 
 
 def _segment(data: bytes, name: str) -> bytes:
-    """One base64url segment, by PyJWT's rules: up to two `=` of padding on a whole quantum, the URL-safe
-    alphabet only, and the canonical encoding of what it decodes to (no stray bits)."""
-    stripped = data.rstrip(b"=")
-    padding = len(data) - len(stripped)
-    decoded = None if padding > 2 or (padding and len(data) % 4) else base64url.decode_canonical(stripped)
+    """One segment as RFC 7515 writes it (2, 7.1): base64url with no `=` padding, the URL-safe alphabet only, and
+    the canonical encoding of what it decodes to (no stray bits). PyJWT would also take padding."""
+    decoded = base64url.decode_canonical(data)
     if decoded is None:
-        raise _invalid(f"malformed JWT: invalid {name} padding")
+        raise _invalid(f"malformed JWT: the {name} is not unpadded base64url")
     return decoded
 
 

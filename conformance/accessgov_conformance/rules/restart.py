@@ -8,11 +8,14 @@ stateless mock gives, therefore never passes a rule that needs state.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .. import spec
+from ..config import Config
 from ..context import Context, Exchange
-from ..registry import rule
+from ..registry import Variant, rule, variants
 from ..verdicts import Fail, NoEvidence, NotApplicable
 
 FAMILY = "restart"
@@ -466,32 +469,45 @@ def unknown_task(ctx: Context) -> None:
             ctx.expect(restart(ctx, task_id), 404, code="NOT_FOUND", what=what)
 
 
-@rule(
-    "RS-409-001",
-    family=FAMILY,
-    title="A closed task cannot be restarted",
-    text="Restarting a closed task is answered 409 TASK_NOT_RESTARTABLE.",
-    spec=f"{OP}#/post/responses/409",
-    seed="States and transitions",
-)
-def closed_task(ctx: Context) -> None:
-    if not ctx.config.closed_task_id:
-        raise NotApplicable("the configuration names no closed task (fixtures.closed_task_id)")
-    exchange = restart(ctx, ctx.config.closed_task_id)
-    if exchange.status == 404:
-        raise NoEvidence(f"the configured closed task {ctx.config.closed_task_id!r} does not exist (404)")
+@dataclass(frozen=True)
+class Unrestartable:
+    """A configured task no restart may reopen: `kind` names it (its fixture is `fixtures.{kind}_task_id`)."""
+
+    kind: str
+    task_id: Callable[[Config], str | None]
+    # Whether a 404 means the fixture names no task (a closed task still exists; a deleted one may not be found).
+    must_exist: bool
+
+
+def not_restartable(ctx: Context, value: Unrestartable) -> None:
+    task_id = value.task_id(ctx.config)
+    if not task_id:
+        raise NotApplicable(f"the configuration names no {value.kind} task (fixtures.{value.kind}_task_id)")
+    exchange = restart(ctx, task_id)
+    if value.must_exist and exchange.status == 404:
+        raise NoEvidence(f"the configured {value.kind} task {task_id!r} does not exist (404)")
     ctx.expect(exchange, 409, code="TASK_NOT_RESTARTABLE")
 
 
-@rule(
-    "RS-409-002",
-    family=FAMILY,
-    title="A deleted task cannot be restarted",
-    text="Restarting a deleted task is answered 409 TASK_NOT_RESTARTABLE.",
-    spec=f"{OP}#/post/description",
-    seed="States and transitions",
+variants(
+    FAMILY,
+    not_restartable,
+    (
+        Variant(
+            "RS-409-001",
+            title="A closed task cannot be restarted",
+            text="Restarting a closed task is answered 409 TASK_NOT_RESTARTABLE.",
+            spec=f"{OP}#/post/responses/409",
+            seed="States and transitions",
+            value=Unrestartable("closed", lambda config: config.closed_task_id, must_exist=True),
+        ),
+        Variant(
+            "RS-409-002",
+            title="A deleted task cannot be restarted",
+            text="Restarting a deleted task is answered 409 TASK_NOT_RESTARTABLE.",
+            spec=f"{OP}#/post/description",
+            seed="States and transitions",
+            value=Unrestartable("deleted", lambda config: config.deleted_task_id, must_exist=False),
+        ),
+    ),
 )
-def deleted_task(ctx: Context) -> None:
-    if not ctx.config.deleted_task_id:
-        raise NotApplicable("the configuration names no deleted task (fixtures.deleted_task_id)")
-    ctx.expect(restart(ctx, ctx.config.deleted_task_id), 409, code="TASK_NOT_RESTARTABLE")

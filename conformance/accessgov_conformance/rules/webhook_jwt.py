@@ -25,9 +25,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import NameOID
 
-from ..config import Listener
 from ..context import Context, Exchange
-from ..registry import rule
+from ..registry import Variant, rule, variants
 from ..signing import MISSING, b64url
 from ..verdicts import Fail, NoEvidence
 from ._webhook import SEED_ERRORS, accepted
@@ -62,13 +61,15 @@ def _compact(header: Mapping[str, Any], claims: Mapping[str, Any] | str, sign: S
     return f"{signing_input}.{b64url(sign(signing_input.encode())) if sign else ''}"
 
 
-def _private_key(listener: Listener) -> Any:
-    return serialization.load_pem_private_key(listener.private_key or b"", password=None)
+def _private_key(ctx: Context) -> Any:
+    """The configured JWT listener's signing key."""
+    return serialization.load_pem_private_key(ctx.listener("jwt").private_key or b"", password=None)
 
 
-def _signer(key: Any, alg: str) -> Signer:
-    """Signs with `key` under `alg` (PyJWT's algorithm objects: ECDSA as r||s, RSA-PSS salted)."""
-    algorithm = jwt.get_algorithm_by_name(alg)
+def _signer(key: Any, alg: str | None = None) -> Signer:
+    """Signs with `key` under `alg`, by default the key's own (PyJWT's algorithm objects: ECDSA as r||s, RSA-PSS
+    salted)."""
+    algorithm = jwt.get_algorithm_by_name(alg or jwt_algorithm(key))
     return lambda data: algorithm.sign(data, key)
 
 
@@ -149,10 +150,20 @@ class Attack:
     timestamp_offset: int = 0  # Webhook-Timestamp, seconds from now (within the window)
 
 
+def claim_attacks(claim: str, values: Mapping[str, Any]) -> dict[str, Attack]:
+    """An attack per named value of `claim` (MISSING: without it), every other claim and the header correct."""
+    return {name: Attack(claims={claim: value}) for name, value in values.items()}
+
+
+def header_attacks(member: str, values: Mapping[str, Any]) -> dict[str, Attack]:
+    """An attack per named value of the header's `member` (MISSING: without it), validly signed."""
+    return {name: Attack(header={member: value}) for name, value in values.items()}
+
+
 def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
     """Deliver `attack` to the configured JWT listener, every other part of the request correct."""
     listener = ctx.listener("jwt")
-    key = _private_key(listener)
+    key = _private_key(ctx)
     event_id = ctx.event_id()
     now = ctx.now()
     claims: dict[str, Any] = {
@@ -175,7 +186,7 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
                 target.pop(name, None)
             else:
                 target[name] = value
-    sign = None if attack.unsigned else attack.sign or _signer(key, jwt_algorithm(key))
+    sign = None if attack.unsigned else attack.sign or _signer(key)
     token = _compact(header, attack.payload(claims) if attack.payload else claims, sign)
     if attack.token is not None:
         token = attack.token(token)
@@ -244,6 +255,19 @@ def admitted(ctx: Context, attacks: Mapping[str, Attack]) -> None:
         raise Fail("; ".join(failures))
 
 
+@dataclass(frozen=True)
+class Refusals:
+    """Attacks on the JWT listener, made afresh by each check, and the codes a 401 refusing one may carry."""
+
+    attacks: Callable[[Context], Mapping[str, Attack]]
+    codes: tuple[str, ...]
+
+
+def all_refused(ctx: Context, value: Refusals) -> None:
+    """Each attack is refused (see `refused`), once a correct token was accepted."""
+    refused(ctx, value.attacks(ctx), value.codes)
+
+
 # --- URL spellings -----------------------------------------------------------------------------------------------
 
 
@@ -309,78 +333,43 @@ def missing(ctx: Context) -> None:
     ctx.expect(exchange, 401, code="MISSING_AUTHENTICATION", what="no Authorization")
 
 
-@rule(
-    "WH-JWT-003",
-    family=FAMILY,
-    title="The JWT's kid must name a key of the listener's JWKS",
-    text="A JWT whose header kid is not in the JWKS is answered 401 UNKNOWN_KID.",
-    spec="spec/components/schemas/Error.yaml#/description (UNKNOWN_KID)",
-    seed=SEED_KID,
-)
-def unknown_kid(ctx: Context) -> None:
+# The rules that only refuse: each function below makes a rule's attacks, the table after them names the rule and
+# the codes its 401s may carry (`all_refused`).
+
+
+def unknown_kid(ctx: Context) -> dict[str, Attack]:
     kid = f"conformance-{ctx.rng.getrandbits(32):08x}"
-    refused(ctx, {"unknown kid": Attack(header={"kid": kid})}, ("UNKNOWN_KID",))
+    return {"unknown kid": Attack(header={"kid": kid})}
 
 
-@rule(
-    "WH-JWT-004",
-    family=FAMILY,
-    title="The JWT's signature is verified",
-    text="A JWT signed by another key under the listener's kid is answered 401 INVALID_TOKEN.",
-    spec="spec/components/schemas/Error.yaml#/description (INVALID_TOKEN)",
-    seed=SEED_ERRORS,
-)
-def forged(ctx: Context) -> None:
-    key = _private_key(ctx.listener("jwt"))
+def forged(ctx: Context) -> dict[str, Attack]:
+    key = _private_key(ctx)
     other = _attacker_key(key)
-    refused(ctx, {"foreign key": Attack(sign=_signer(other, jwt_algorithm(other)))}, ("INVALID_TOKEN",))
+    return {"foreign key": Attack(sign=_signer(other))}
 
 
-@rule(
-    "WH-JWT-005",
-    family=FAMILY,
-    title="Only RS256, ES256 and EdDSA are accepted",
-    text="A JWT with alg none (unsigned, signed, or spelled NONE), no alg, or an algorithm the contract does not "
-    "name (PS256, ES512; validly signed where the listener's key allows it) is answered 401 INVALID_TOKEN.",
-    spec=SCHEME,
-    seed=SEED_ALG,
-)
-def algorithms(ctx: Context) -> None:
-    key = _private_key(ctx.listener("jwt"))
-    own = _signer(key, jwt_algorithm(key))
+def algorithms(ctx: Context) -> dict[str, Attack]:
+    key = _private_key(ctx)
+    own = _signer(key)
     pss = _signer(key, "PS256") if isinstance(key, rsa.RSAPrivateKey) else own
     es512 = (
         _signer(key, "ES512") if isinstance(key, ec.EllipticCurvePrivateKey) and key.curve.name == "secp521r1" else own
     )
-    refused(
-        ctx,
-        {
-            "none-unsigned": Attack(header={"alg": "none"}, unsigned=True),
-            "none-signed": Attack(header={"alg": "none"}),
-            "none-uppercase": Attack(header={"alg": "NONE"}, unsigned=True),
-            "alg-missing": Attack(header={"alg": MISSING}),
-            "ps256": Attack(header={"alg": "PS256"}, sign=pss),
-            "es512": Attack(header={"alg": "ES512"}, sign=es512),
-        },
-        ("INVALID_TOKEN",),
-    )
+    return {
+        "none-unsigned": Attack(header={"alg": "none"}, unsigned=True),
+        "none-signed": Attack(header={"alg": "none"}),
+        "none-uppercase": Attack(header={"alg": "NONE"}, unsigned=True),
+        "alg-missing": Attack(header={"alg": MISSING}),
+        "ps256": Attack(header={"alg": "PS256"}, sign=pss),
+        "es512": Attack(header={"alg": "ES512"}, sign=es512),
+    }
 
 
-@rule(
-    "WH-JWT-CONFUSION",
-    family=FAMILY,
-    title="HS256 keyed with the listener's public key is refused",
-    text="A JWT with alg HS256 whose HMAC key is the listener's public key material (its PEM, its JWK as JSON, the "
-    "JWK's x or n member, the raw key bytes) is answered 401 INVALID_TOKEN (RFC 8725 2.1).",
-    spec=SCHEME,
-    seed=SEED_ALG,
-)
-def key_confusion(ctx: Context) -> None:
-    key = _private_key(ctx.listener("jwt"))
-    attacks = {
+def key_confusion(ctx: Context) -> dict[str, Attack]:
+    key = _private_key(ctx)
+    return {
         name: Attack(header={"alg": "HS256"}, sign=_hmac(secret)) for name, secret in public_key_secrets(key).items()
     }
-    refused(ctx, attacks, ("INVALID_TOKEN",))
 
 
 def mismatched_algorithms(key: Any) -> list[str]:
@@ -388,44 +377,23 @@ def mismatched_algorithms(key: Any) -> list[str]:
     return [alg for alg in ALLOWED_ALGORITHMS if alg != jwt_algorithm(key)]
 
 
-@rule(
-    "WH-JWT-ALGKEY",
-    family=FAMILY,
-    title="The algorithm must fit the key",
-    text="A JWT signed by the listener's key whose header names one of the other two allowed algorithms (RS256 on "
-    "an Ed25519 key, ES256 on an RSA key...) is answered 401 INVALID_TOKEN: the algorithm comes from the header "
-    "and must be the key's (RFC 8725 3.1).",
-    spec=SCHEME,
-    seed=SEED_ALG,
-)
-def algorithm_fits_key(ctx: Context) -> None:
-    key = _private_key(ctx.listener("jwt"))
+def algorithm_fits_key(ctx: Context) -> dict[str, Attack]:
+    key = _private_key(ctx)
     names = ("mismatched-alg-a", "mismatched-alg-b")
-    attacks = {name: Attack(header={"alg": alg}) for name, alg in zip(names, mismatched_algorithms(key), strict=True)}
-    refused(ctx, attacks, ("INVALID_TOKEN",))
+    return header_attacks("alg", dict(zip(names, mismatched_algorithms(key), strict=True)))
 
 
-@rule(
-    "WH-JWT-HDRKEY",
-    family=FAMILY,
-    title="Keys named in the token's header are ignored",
-    text="A JWT signed by another key that the header names (an embedded jwk, a jku or x5u URL, an x5c "
-    "certificate), under the listener's kid, is answered 401: keys come only from the listener's JWKS.",
-    spec=SCHEME,
-    seed="Authentication > JWT method (JWKS)",
-)
-def header_keys(ctx: Context) -> None:
+def header_keys(ctx: Context) -> dict[str, Attack]:
     listener = ctx.listener("jwt")
-    other = _attacker_key(_private_key(listener))
-    sign = _signer(other, jwt_algorithm(other))
+    other = _attacker_key(_private_key(ctx))
+    sign = _signer(other)
     jwk = {**_public_jwk(other), "kid": listener.kid, "use": "sig", "alg": jwt_algorithm(other)}
-    attacks = {
+    return {
         "jwk": Attack(header={"jwk": jwk}, sign=sign),
         "jku": Attack(header={"jku": "https://attacker.invalid/jwks.json"}, sign=sign),
         "x5u": Attack(header={"x5u": "https://attacker.invalid/cert.pem"}, sign=sign),
         "x5c": Attack(header={"x5c": [_self_signed(other)]}, sign=sign),
     }
-    refused(ctx, attacks, ("INVALID_TOKEN", "UNKNOWN_KID", "JWKS_UNREACHABLE"))
 
 
 def kid_variants(kid: str) -> dict[str, Any]:
@@ -443,68 +411,27 @@ def kid_variants(kid: str) -> dict[str, Any]:
     return variants
 
 
-@rule(
-    "WH-JWT-KID",
-    family=FAMILY,
-    title="kid is matched exactly",
-    text="A JWT signed by the listener's key whose kid is missing, a prefix or an extension of the key's kid, in "
-    "other letter case, with whitespace, a path (../kid) or an injection is answered 401.",
-    spec=SCHEME,
-    seed=SEED_KID,
-)
-def kid_exact(ctx: Context) -> None:
+def kid_exact(ctx: Context) -> dict[str, Attack]:
     kid = ctx.listener("jwt").kid or ""
-    attacks = {name: Attack(header={"kid": value}) for name, value in kid_variants(kid).items()}
-    refused(ctx, attacks, ("UNKNOWN_KID", "INVALID_TOKEN"))
+    return header_attacks("kid", kid_variants(kid))
 
 
-@rule(
-    "WH-JWT-CRIT",
-    family=FAMILY,
-    title="A JWT that asks for extensions is refused",
-    text="A JWT whose header has crit naming an unknown extension, an empty crit, or b64 false (RFC 7797) is "
-    "answered 401 INVALID_TOKEN: the listener implements no JWS extension (RFC 7515 4.1.11).",
-    spec=SCHEME,
-    seed=SEED_ALG,
-)
-def critical(ctx: Context) -> None:
-    attacks = {
+def critical(ctx: Context) -> dict[str, Attack]:
+    return {
         "crit-unknown": Attack(header={"crit": ["conformance-ext"], "conformance-ext": True}),
         "crit-empty": Attack(header={"crit": []}),
         "b64-false": Attack(header={"b64": False, "crit": ["b64"]}),
     }
-    refused(ctx, attacks, ("INVALID_TOKEN",))
 
 
-@rule(
-    "WH-JWT-SUB",
-    family=FAMILY,
-    title="sub is exactly the tenant base URL",
-    text="A JWT whose sub is missing, another host or scheme, the base URL with a trailing slash, a prefix or an "
-    "extension of it, case-folded, with whitespace, with the default port spelled out, with a path, or an array "
-    "is answered 401 INVALID_CLAIM.",
-    spec=SCHEME,
-    seed=f"{SEED} sub",
-)
-def subject(ctx: Context) -> None:
+def subject(ctx: Context) -> dict[str, Attack]:
     base = ctx.config.tenant_base_url
     values: dict[str, Any] = {"missing": MISSING, **url_variants(base), "path-appended": base + "/api/v1"}
     values["array"] = [base]
-    refused(ctx, {name: Attack(claims={"sub": value}) for name, value in values.items()}, ("INVALID_CLAIM",))
+    return claim_attacks("sub", values)
 
 
-@rule(
-    "WH-JWT-AUD",
-    family=FAMILY,
-    title="aud is exactly the full URL of the endpoint called",
-    text="A JWT whose aud is missing, another host, path or scheme, the URL with a trailing slash, a prefix or an "
-    "extension of it, case-folded, with whitespace, its path only, the base URL only, the URL the request was sent "
-    "to (when another), with a query string or the default port, an array without the URL, or given twice with "
-    "the last one wrong is answered 401.",
-    spec=SCHEME,
-    seed=f"{SEED} aud",
-)
-def audience(ctx: Context) -> None:
+def audience(ctx: Context) -> dict[str, Attack]:
     listener = ctx.listener("jwt")
     url = ctx.webhook_url(listener.id)
     values: dict[str, Any] = {"missing": MISSING, **url_variants(url)}
@@ -516,10 +443,111 @@ def audience(ctx: Context) -> None:
     requested = ctx.config.base_url.rstrip("/") + urlsplit(url).path
     if requested != url:  # the URL the kit sends to, when it is not the listener's (a test or a proxy in front)
         values["request-url"] = requested
-    attacks = {name: Attack(claims={"aud": value}) for name, value in values.items()}
+    attacks = claim_attacks("aud", values)
     # RFC 7519 4: a parser rejects duplicate claim names or keeps the last one; the last one here is wrong.
     attacks["duplicate-last-wrong"] = Attack(payload=lambda claims: _duplicate(claims, "aud", _other_host(url)))
-    refused(ctx, attacks, ("INVALID_CLAIM", "INVALID_TOKEN"))
+    return attacks
+
+
+variants(
+    FAMILY,
+    all_refused,
+    (
+        Variant(
+            "WH-JWT-003",
+            title="The JWT's kid must name a key of the listener's JWKS",
+            text="A JWT whose header kid is not in the JWKS is answered 401 UNKNOWN_KID.",
+            spec="spec/components/schemas/Error.yaml#/description (UNKNOWN_KID)",
+            seed=SEED_KID,
+            value=Refusals(unknown_kid, ("UNKNOWN_KID",)),
+        ),
+        Variant(
+            "WH-JWT-004",
+            title="The JWT's signature is verified",
+            text="A JWT signed by another key under the listener's kid is answered 401 INVALID_TOKEN.",
+            spec="spec/components/schemas/Error.yaml#/description (INVALID_TOKEN)",
+            seed=SEED_ERRORS,
+            value=Refusals(forged, ("INVALID_TOKEN",)),
+        ),
+        Variant(
+            "WH-JWT-005",
+            title="Only RS256, ES256 and EdDSA are accepted",
+            text="A JWT with alg none (unsigned, signed, or spelled NONE), no alg, or an algorithm the contract does "
+            "not name (PS256, ES512; validly signed where the listener's key allows it) is answered 401 "
+            "INVALID_TOKEN.",
+            spec=SCHEME,
+            seed=SEED_ALG,
+            value=Refusals(algorithms, ("INVALID_TOKEN",)),
+        ),
+        Variant(
+            "WH-JWT-CONFUSION",
+            title="HS256 keyed with the listener's public key is refused",
+            text="A JWT with alg HS256 whose HMAC key is the listener's public key material (its PEM, its JWK as "
+            "JSON, the JWK's x or n member, the raw key bytes) is answered 401 INVALID_TOKEN (RFC 8725 2.1).",
+            spec=SCHEME,
+            seed=SEED_ALG,
+            value=Refusals(key_confusion, ("INVALID_TOKEN",)),
+        ),
+        Variant(
+            "WH-JWT-ALGKEY",
+            title="The algorithm must fit the key",
+            text="A JWT signed by the listener's key whose header names one of the other two allowed algorithms "
+            "(RS256 on an Ed25519 key, ES256 on an RSA key...) is answered 401 INVALID_TOKEN: the algorithm comes "
+            "from the header and must be the key's (RFC 8725 3.1).",
+            spec=SCHEME,
+            seed=SEED_ALG,
+            value=Refusals(algorithm_fits_key, ("INVALID_TOKEN",)),
+        ),
+        Variant(
+            "WH-JWT-HDRKEY",
+            title="Keys named in the token's header are ignored",
+            text="A JWT signed by another key that the header names (an embedded jwk, a jku or x5u URL, an x5c "
+            "certificate), under the listener's kid, is answered 401: keys come only from the listener's JWKS.",
+            spec=SCHEME,
+            seed="Authentication > JWT method (JWKS)",
+            value=Refusals(header_keys, ("INVALID_TOKEN", "UNKNOWN_KID", "JWKS_UNREACHABLE")),
+        ),
+        Variant(
+            "WH-JWT-KID",
+            title="kid is matched exactly",
+            text="A JWT signed by the listener's key whose kid is missing, a prefix or an extension of the key's kid, "
+            "in other letter case, with whitespace, a path (../kid) or an injection is answered 401.",
+            spec=SCHEME,
+            seed=SEED_KID,
+            value=Refusals(kid_exact, ("UNKNOWN_KID", "INVALID_TOKEN")),
+        ),
+        Variant(
+            "WH-JWT-CRIT",
+            title="A JWT that asks for extensions is refused",
+            text="A JWT whose header has crit naming an unknown extension, an empty crit, or b64 false (RFC 7797) is "
+            "answered 401 INVALID_TOKEN: the listener implements no JWS extension (RFC 7515 4.1.11).",
+            spec=SCHEME,
+            seed=SEED_ALG,
+            value=Refusals(critical, ("INVALID_TOKEN",)),
+        ),
+        Variant(
+            "WH-JWT-SUB",
+            title="sub is exactly the tenant base URL",
+            text="A JWT whose sub is missing, another host or scheme, the base URL with a trailing slash, a prefix or "
+            "an extension of it, case-folded, with whitespace, with the default port spelled out, with a path, or an "
+            "array is answered 401 INVALID_CLAIM.",
+            spec=SCHEME,
+            seed=f"{SEED} sub",
+            value=Refusals(subject, ("INVALID_CLAIM",)),
+        ),
+        Variant(
+            "WH-JWT-AUD",
+            title="aud is exactly the full URL of the endpoint called",
+            text="A JWT whose aud is missing, another host, path or scheme, the URL with a trailing slash, a prefix "
+            "or an extension of it, case-folded, with whitespace, its path only, the base URL only, the URL the "
+            "request was sent to (when another), with a query string or the default port, an array without the URL, "
+            "or given twice with the last one wrong is answered 401.",
+            spec=SCHEME,
+            seed=f"{SEED} aud",
+            value=Refusals(audience, ("INVALID_CLAIM", "INVALID_TOKEN")),
+        ),
+    ),
+)
 
 
 def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
@@ -634,17 +662,12 @@ def token_id(ctx: Context) -> None:
     admitted(ctx, {"jti in upper case, Webhook-Event-Id in lower case": Attack(jti=str.upper)})
 
 
-@rule(
-    "WH-JWT-HTM",
-    family=FAMILY,
-    title="htm is exactly POST",
-    text="A JWT whose htm is missing, GET, or post in lower case is answered 401 INVALID_CLAIM.",
-    spec=SCHEME,
-    seed=f"{SEED} htm",
-)
-def method(ctx: Context) -> None:
+# More rules that only refuse (a table as above).
+
+
+def method(ctx: Context) -> dict[str, Attack]:
     values = {"missing": MISSING, "get": "GET", "lowercase": "post"}
-    refused(ctx, {name: Attack(claims={"htm": value}) for name, value in values.items()}, ("INVALID_CLAIM",))
+    return claim_attacks("htm", values)
 
 
 def _dashed_body() -> bytes:
@@ -672,29 +695,16 @@ def htb_variants() -> dict[str, Attack]:
     }
 
 
-@rule(
-    "WH-JWT-HTB",
-    family=FAMILY,
-    title="htb_s256 is base64url SHA-256 of the exact bytes received",
-    text="A JWT whose htb_s256 is missing, hashes another body, the body with a trailing newline added or removed "
-    "or re-serialised, or is padded, standard base64 or hex is answered 401 INVALID_CLAIM.",
-    spec=SCHEME,
-    seed=f"{SEED} htb_s256",
-)
-def body_hash(ctx: Context) -> None:
-    refused(ctx, htb_variants(), ("INVALID_CLAIM",))
+def body_hash(ctx: Context) -> dict[str, Attack]:
+    return htb_variants()
 
 
-@rule(
-    "WH-JWT-FORMAT",
-    family=FAMILY,
-    title="Only a compact JWS after 'Bearer ' is a token",
-    text="An Authorization value with two or four token segments, a stray character in the base64url, a JWS JSON "
-    "serialisation, the token without the Bearer scheme, or under another scheme is answered 401.",
-    spec="spec/components/securitySchemes/webhookJwt.yaml",
-    seed="Authentication > JWT method (Authorization: Bearer)",
-)
-def token_format(ctx: Context) -> None:
+def padded(token: str) -> str:
+    """The token with its signature segment padded with `=` to a whole base64 quantum (PyJWT reads it)."""
+    return token + "=" * (-len(token.rpartition(".")[2]) % 4 or 4)
+
+
+def token_format(ctx: Context) -> dict[str, Attack]:
     def stray(token: str) -> str:
         head, _, signature = token.rpartition(".")
         return f"{head}.{signature[:10]}!{signature[10:]}"
@@ -703,15 +713,50 @@ def token_format(ctx: Context) -> None:
         protected, payload, signature = token.split(".")
         return json.dumps({"protected": protected, "payload": payload, "signature": signature}, separators=(",", ":"))
 
-    attacks = {
+    return {
         "two-parts": Attack(token=lambda token: token.rpartition(".")[0]),
         "four-parts": Attack(token=lambda token: token + ".AAAA"),
         "bad-base64": Attack(token=stray),
+        "padded-signature": Attack(token=padded),
         "json-serialisation": Attack(token=json_serialised),
         "no-scheme": Attack(authorization=lambda token: token),
         "other-scheme": Attack(authorization=lambda token: f"JWT {token}"),
     }
-    refused(ctx, attacks, ("INVALID_TOKEN", "MISSING_AUTHENTICATION"))
+
+
+variants(
+    FAMILY,
+    all_refused,
+    (
+        Variant(
+            "WH-JWT-HTM",
+            title="htm is exactly POST",
+            text="A JWT whose htm is missing, GET, or post in lower case is answered 401 INVALID_CLAIM.",
+            spec=SCHEME,
+            seed=f"{SEED} htm",
+            value=Refusals(method, ("INVALID_CLAIM",)),
+        ),
+        Variant(
+            "WH-JWT-HTB",
+            title="htb_s256 is base64url SHA-256 of the exact bytes received",
+            text="A JWT whose htb_s256 is missing, hashes another body, the body with a trailing newline added or "
+            "removed or re-serialised, or is padded, standard base64 or hex is answered 401 INVALID_CLAIM.",
+            spec=SCHEME,
+            seed=f"{SEED} htb_s256",
+            value=Refusals(body_hash, ("INVALID_CLAIM",)),
+        ),
+        Variant(
+            "WH-JWT-FORMAT",
+            title="Only a compact JWS after 'Bearer ' is a token",
+            text="An Authorization value with two or four token segments, a stray character in the base64url, = "
+            "padding, a JWS JSON serialisation, the token without the Bearer scheme, or under another scheme is "
+            "answered 401.",
+            spec="spec/components/securitySchemes/webhookJwt.yaml",
+            seed="Authentication > JWT method (Authorization: Bearer)",
+            value=Refusals(token_format, ("INVALID_TOKEN", "MISSING_AUTHENTICATION")),
+        ),
+    ),
+)
 
 
 @rule(

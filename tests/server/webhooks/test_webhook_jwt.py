@@ -664,13 +664,15 @@ def test_redirects_are_not_followed(jwks_server: JwksServer) -> None:
 # --- compact serialization (parsed here, PyJWT's segment rules) --------------------------------------------------
 
 
-def test_a_padded_signature_segment_is_read_as_pyjwt_reads_it(
+def test_a_padded_signature_segment_is_refused(
     keys: Keys, cache: JwksCache, published: JwksServer, event_id: str
 ) -> None:
-    # Some issuers pad (AWS ALB); header and payload are signed as sent, so only the signature can be padded.
+    """RFC 7515 writes segments without `=` (the spec's `x-jwt-verification.format`), though PyJWT reads them;
+    padding the header or the payload changes the signing input, so the signature is where it would slip by."""
     header, payload, signature = sign(keys.rsa_key, claims(event_id)).split(".")
-    assert len(signature) % 4 == 2  # 256 bytes of RS256 signature: 342 characters
-    assert verify(f"{header}.{payload}.{signature}==", cache, published, event_id)["jti"] == event_id
+    assert len(signature) % 4 == 2  # 256 bytes of RS256 signature: 342 characters, so two `=` make a quantum
+    assert verify(f"{header}.{payload}.{signature}", cache, published, event_id)["jti"] == event_id
+    assert rejected(f"{header}.{payload}.{signature}==", cache, published, event_id).code == "INVALID_TOKEN"
 
 
 @pytest.mark.parametrize(

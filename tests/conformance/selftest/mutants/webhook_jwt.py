@@ -402,6 +402,17 @@ def _lenient(fixtures: Fixtures, request: Request) -> bool:
     return cleaned != text and token is not None and _verifies(fixtures, token)
 
 
+def _padded(fixtures: Fixtures, request: Request) -> bool:
+    """The segments are read as PyJWT reads them: `=` padding to a whole quantum is dropped first."""
+    scheme, text = _authorization(request)
+    head, _, signature = text.rpartition(".")
+    stripped = signature.rstrip("=")
+    if stripped == signature or len(signature) % 4:
+        return False
+    token = _read(f"{head}.{stripped}", scheme)
+    return token is not None and _verifies(fixtures, token)
+
+
 def _json_serialised(fixtures: Fixtures, request: Request) -> bool:
     _, text = _authorization(request)
     try:
@@ -763,6 +774,12 @@ MUTANTS = [
         "base64url is decoded leniently: characters outside the alphabet are dropped and the token accepted.",
         accepts_request(_lenient),
         "JWT-FORMAT/bad-base64",
+    ),
+    _mutant(
+        "webhook-jwt-padded-signature-accepted",
+        "The signature segment is read with PyJWT's padding rule: a token whose signature ends in '==' is accepted.",
+        accepts_request(_padded),
+        "JWT-FORMAT/padded-signature",
     ),
     _mutant(
         "webhook-jwt-json-serialisation-accepted",

@@ -277,6 +277,7 @@ PROBES: dict[str, Probe] = {
     "webhook-jwt-two-parts-accepted": lambda t: deliver(t, token=lambda token: token.rpartition(".")[0]),
     "webhook-jwt-four-parts-accepted": lambda t: deliver(t, token=lambda token: token + ".AAAA"),
     "webhook-jwt-lenient-base64-accepted": lambda t: deliver(t, token=_stray),
+    "webhook-jwt-padded-signature-accepted": lambda t: deliver(t, token=lambda token: token + "=="),
     "webhook-jwt-json-serialisation-accepted": lambda t: deliver(t, token=_json_serialised),
     "webhook-jwt-no-scheme-accepted": lambda t: deliver(t, authorization=lambda token: token),
     "webhook-jwt-other-scheme-accepted": lambda t: deliver(t, authorization=lambda token: f"JWT {token}"),
