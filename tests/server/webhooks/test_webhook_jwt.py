@@ -92,7 +92,8 @@ def hand_made(header: dict[str, Any], payload: dict[str, Any], signature: bytes 
 
 @pytest.fixture
 def cache(clock: FakeClock) -> JwksCache:
-    return JwksCache(clock=clock, ttl_seconds=300, refetch_interval_seconds=30, timeout_seconds=1.0)
+    # A generous timeout: a loopback fetch under a loaded CI machine took over 1 s; the timeout tests set their own.
+    return JwksCache(clock=clock, ttl_seconds=300, refetch_interval_seconds=30, timeout_seconds=10.0)
 
 
 def get_key(cache: JwksCache, url: str, kid: str) -> Any:
