@@ -30,11 +30,10 @@ def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin/ of a new venv where the SDK, then the kit, are the only installs, as conformance/README.md says
-    (made without pip, filled by the session's pip: tests/support/venvs.py)."""
+    """The bin/ of a new venv where the SDK and the kit are the only installs, by the one command the README
+    gives (made without pip, filled by the session's pip: tests/support/venvs.py)."""
     python = new_venv(tmp_path_factory.mktemp("kit-venv") / "venv")
-    pip(python, "install", "--quiet", "./generated/client", cwd=ROOT)
-    pip(python, "install", "--quiet", "./conformance", cwd=ROOT)
+    pip(python, "install", "--quiet", "./generated/client", "./conformance", cwd=ROOT)
     return python.parent
 
 
