@@ -106,6 +106,7 @@ def seal_plaintext_secrets(connection: Connection, keyring: Keyring | None = Non
     if not pending:
         return 0
     keyring = keyring or keyring_of(connection)
+    _hold_sealing_until_commit(connection, keyring)
     changed = 0
     if legacy is not None:
         document = PageKeys.first(bytes.fromhex(legacy)).to_json()
@@ -213,6 +214,15 @@ def seal_for(session: Session, plaintext: str, associated_data: bytes, keyring: 
 
 
 _SEAL_LOCKS = "accessgov.seal_locks"
+
+
+def _hold_sealing_until_commit(connection: Connection, keyring: Keyring) -> None:
+    """`Keyring.sealing` for values `connection` stores (the migration that seals an older database's plaintext):
+    held until its transaction commits or rolls back, whichever comes first."""
+    hold = contextlib.ExitStack()
+    hold.enter_context(keyring.sealing())
+    for end in ("commit", "rollback"):
+        event.listen(connection, end, lambda _connection: hold.close(), once=True)
 
 
 def _release_seal_locks(session: Session, transaction: SessionTransaction) -> None:

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import listeners, tasks
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.engine import alembic_config, create_engine, migrate, session_factory
 from accessgov.storage.schema import Listener
 from accessgov.storage.statement_steps import drive
 from tests.support.harness import copy_sqlite, sqlite_template
@@ -96,3 +97,17 @@ class DrivenTaskWrites:
             return drive(result, self._driver) if isinstance(result, Generator) else result
 
         return driven
+
+
+def plaintext_database(engine: Engine) -> None:
+    """The database as revision 0003 left it: listener `wh_old`'s secret `plain-old-secret` and the page-token
+    secret `ab` * 32 in plaintext, for the migration that seals them."""
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0003")
+        connection.exec_driver_sql(
+            "INSERT INTO listeners (id, auth_method, hmac_secret, allowed_cidrs, automation_id, automation_name,"
+            " automation_steps, automation_published, trigger_enabled, created_at, updated_at) VALUES"
+            " ('wh_old', 'HMAC', 'plain-old-secret', '[]', 'a1', 'old', '[]', true, true,"
+            " '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00')"
+        )
+        connection.exec_driver_sql(f"INSERT INTO settings (key, value) VALUES ('page_token_secret', '{'ab' * 32}')")

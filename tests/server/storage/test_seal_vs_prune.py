@@ -14,7 +14,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import key_id_of
 from accessgov.storage import listeners, sealing
-from tests.server.storage.conftest import NOW
+from accessgov.storage.engine import create_engine, migrate
+from tests.server.storage.conftest import NOW, plaintext_database
 
 SECRET = "whsec_sealed_while_keys_change"
 
@@ -104,3 +105,30 @@ def test_a_seal_during_a_rotation_waits_and_takes_the_new_key(
         assert writer.is_alive(), "a value was sealed while the key file was being changed"
     writer.join(30)
     assert [key_id_of(value) for value in sealed] == [new]
+
+
+def test_the_migration_that_seals_plaintext_waits_for_a_key_change(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The upgrade that seals an older database's plaintext holds the lock shared until it commits, like any seal."""
+    path = tmp_path / "secret.keys"
+    monkeypatch.delenv("ACCESSGOV_SECRET_KEY", raising=False)
+    monkeypatch.setenv("ACCESSGOV_SECRET_KEY_FILE", str(path))  # the migration's keyring: this database's key file
+    commands = Keyring.from_file(path, create=True)
+    engine = create_engine(db_url)
+    try:
+        plaintext_database(engine)
+        with commands.changing():
+            new = commands.add_primary()
+            migration = threading.Thread(target=migrate, args=(engine,))
+            migration.start()
+            migration.join(0.5)
+            assert migration.is_alive(), "the migration sealed while the key file was being changed"
+        migration.join(60)
+        assert not migration.is_alive()
+        with engine.connect() as connection:
+            assert sealing.referenced_key_ids(connection) == {new}
+        first = set(commands.key_ids) - {new}
+        assert first and sealing.prune_keys(engine, commands, wait=0.2) == first  # nothing needs the first key
+    finally:
+        engine.dispose()

@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.secretbox import SealedValueError, key_id_of
 from accessgov.storage import listeners, page_keys, sealing
-from accessgov.storage.engine import alembic_config, create_engine, migrate, session_factory
+from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.storage.schema import Base
-from tests.server.storage.conftest import HMAC_SECRET, NOW, MakeListener
+from tests.server.storage.conftest import HMAC_SECRET, NOW, MakeListener, plaintext_database
 
 
 def dump(engine: Engine) -> str:
@@ -82,15 +81,7 @@ def test_expired_previous_secrets_are_purged(sessions: sessionmaker[Session], ma
 def test_an_old_plaintext_database_is_sealed_by_the_migration(db_url: str) -> None:
     engine = create_engine(db_url)
     try:
-        with engine.begin() as connection:
-            command.upgrade(alembic_config(connection), "0003")
-            connection.exec_driver_sql(
-                "INSERT INTO listeners (id, auth_method, hmac_secret, allowed_cidrs, automation_id, automation_name,"
-                " automation_steps, automation_published, trigger_enabled, created_at, updated_at) VALUES"
-                " ('wh_old', 'HMAC', 'plain-old-secret', '[]', 'a1', 'old', '[]', true, true,"
-                " '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00')"
-            )
-            connection.exec_driver_sql(f"INSERT INTO settings (key, value) VALUES ('page_token_secret', '{'ab' * 32}')")
+        plaintext_database(engine)
         migrate(engine)
         text = dump(engine)
         assert "plain-old-secret" not in text and "ab" * 32 not in text
