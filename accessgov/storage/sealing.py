@@ -196,41 +196,39 @@ def unseal_secrets(connection: Connection, keyring: Keyring | None = None) -> in
 def seal_for(session: Session, plaintext: str, associated_data: bytes, keyring: Keyring | None = None) -> str:
     """`plaintext` sealed for a value `session` stores: under the key file's lock, held shared from before the
     primary key is read until the session's transaction ends (`Keyring.sealing`), so a concurrent `keys prune`
-    can never drop the key before the value is committed."""
+    can never drop the key before the value is committed. One lock a transaction, however many values it seals."""
     ring = keyring or keyring_of(session)
-    hold = contextlib.ExitStack()
-    hold.enter_context(ring.sealing())
-    try:
-        sealed = seal(ring, plaintext, associated_data)
-    except BaseException:
-        hold.close()
-        raise
-    holds = session.info.get(_SEAL_LOCKS)
-    if holds is None:
-        holds = session.info[_SEAL_LOCKS] = []
-        event.listen(session, "after_transaction_end", _release_seal_locks)
-    holds.append(hold)
-    return sealed
+    if session.info.get(_SEAL_LOCK) is None:
+        if _SEAL_LOCK not in session.info:  # the session's first seal: release at the end of each transaction
+            event.listen(session, "after_transaction_end", _release_seal_lock)
+        session.info[_SEAL_LOCK] = _sealing_lock(ring)
+    return seal(ring, plaintext, associated_data)
 
 
-_SEAL_LOCKS = "accessgov.seal_locks"
+_SEAL_LOCK = "accessgov.seal_lock"
+
+
+def _sealing_lock(keyring: Keyring) -> contextlib.ExitStack:
+    """The key file's lock taken shared (`Keyring.sealing`), held until the returned stack is closed."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(keyring.sealing())
+        return stack.pop_all()
 
 
 def _hold_sealing_until_commit(connection: Connection, keyring: Keyring) -> None:
     """`Keyring.sealing` for values `connection` stores (the migration that seals an older database's plaintext):
     held until its transaction commits or rolls back, whichever comes first."""
-    hold = contextlib.ExitStack()
-    hold.enter_context(keyring.sealing())
+    hold = _sealing_lock(keyring)
     for end in ("commit", "rollback"):
         event.listen(connection, end, lambda _connection: hold.close(), once=True)
 
 
-def _release_seal_locks(session: Session, transaction: SessionTransaction) -> None:
-    """At the end of the outermost transaction (committed or rolled back), the locks its seals took."""
-    if transaction.parent is None:
-        holds = session.info.get(_SEAL_LOCKS) or []
-        while holds:
-            holds.pop().close()
+def _release_seal_lock(session: Session, transaction: SessionTransaction) -> None:
+    """At the end of the outermost transaction (committed or rolled back), the lock its seals took."""
+    lock = session.info.get(_SEAL_LOCK)
+    if transaction.parent is None and lock is not None:
+        session.info[_SEAL_LOCK] = None
+        lock.close()
 
 
 def keyring_of(bind: Session | Connection | None) -> Keyring:
