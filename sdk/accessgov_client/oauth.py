@@ -13,14 +13,16 @@ from typing import Any
 import httpx
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuth2Client
 
-from .exceptions import error_from_response
+from .exceptions import error_from_response, json_or_none
 
 TOKEN_PATH = "/auth/v1/token"
 
 
 def _raise_for_error(response: httpx.Response) -> httpx.Response:
-    """authlib compliance hook: a refused token request raises the SDK's typed error (status, headers, body)."""
-    if response.status_code >= 400:
+    """authlib compliance hook: a refused token request raises the SDK's typed error (status, headers, body), and
+    so does an answer that is no token: a redirect (never followed: the client secret stays with the token
+    endpoint) or a body that is not a JSON object."""
+    if response.status_code >= 300 or not isinstance(json_or_none(response.content), dict):
         raise error_from_response(response.status_code, response.headers, response.content, operation="get_token")
     return response
 

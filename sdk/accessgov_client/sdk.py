@@ -1,5 +1,6 @@
-"""`AccessGov` and `AsyncAccessGov`: the generated operations behind one object with authentication, default
-timeouts, retries for idempotent calls, typed errors and paging.
+"""`AccessGov` and `AsyncAccessGov`: the generated operations behind one object with authentication, bounds on what
+the server may send (a deadline per attempt, a size cap, a page bound), retries for idempotent calls, typed errors
+and paging.
 
     api = AccessGov("http://127.0.0.1:8080", token="...")
     for item in api.paginate("list_app_entitlements", app_id="app-github"):
@@ -26,10 +27,9 @@ from .client import AuthenticatedClient
 from .exceptions import error_from_response
 from .oauth import ClientCredentials
 from .operations import CATALOG
-from .paging import aiterate, iterate
+from .paging import DEFAULT_MAX_PAGES, aiterate, iterate, page_bound
 from .retries import (
     DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
     Retry,
     RetryChooser,
     async_transport,
@@ -37,6 +37,7 @@ from .retries import (
     retry_policy,
     sync_transport,
 )
+from .transport import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, byte_cap, timeout_of
 from .types import Response
 
 Operation = str | ModuleType
@@ -61,6 +62,8 @@ class _Base:
         token: str | None = None,
         credentials: ClientCredentials | None = None,
         timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_pages: int | None = DEFAULT_MAX_PAGES,
         retry: Retry | bool | None = DEFAULT_RETRY,
         raise_errors: bool = True,
         headers: Mapping[str, str] | None = None,
@@ -72,7 +75,9 @@ class _Base:
         self.credentials = credentials
         self.raise_errors = raise_errors
         self.retry = retry_policy(retry)
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.timeout = timeout_of(timeout)
+        self.max_response_bytes = byte_cap(max_response_bytes)
+        self.max_pages = page_bound(max_pages)
         self._chooser = RetryChooser(self.retry, CATALOG)
         self._headers = {**(headers or {}), **({"Authorization": f"Bearer {token}"} if token else {})}
         self._verify = verify_ssl
@@ -86,6 +91,10 @@ class _Base:
             "transport": transport,
             "event_hooks": {"request": [hook]},
         }
+
+    def _pages(self, max_pages: int | _Default | None) -> int | None:
+        """The page bound of one walk: the call's, else the client's."""
+        return self.max_pages if max_pages is _DEFAULT else page_bound(max_pages)
 
     def _override(self, retry: Retry | bool | _Default | None) -> Retry | _Default | None:
         """The retry choice of one call: `_DEFAULT` (by idempotency), a policy, or `None` (no retry)."""
@@ -110,14 +119,18 @@ class _Base:
 class AccessGov(_Base):
     """Synchronous SDK client. Give `token=` (an API token) or `credentials=ClientCredentials(...)` (OAuth2).
 
-    `timeout`: an `httpx.Timeout` or seconds (default: 5 s to connect, 30 s to read). `retry`: the policy for
-    idempotent calls (`DEFAULT_RETRY`; `None` turns retries off). `raise_errors`: raise `ApiError` subclasses
-    for non-2xx answers (default) instead of returning the parsed `Error`.
+    `timeout`: seconds, the total deadline of each attempt from connecting to the last body byte (default 30 s,
+    connecting within 5 s; an `httpx.Timeout`'s `read` is the deadline; `None`: no limit) -> `DeadlineExceededError`.
+    `max_response_bytes`: the cap on an answer's body as received and after decompression (default 8 MiB) ->
+    `ResponseTooLargeError`. `max_pages`: the pages one `paginate()` walk may fetch (default 1,000; `None`: no
+    bound) -> `PageLimitError`. `retry`: the policy for idempotent calls (`DEFAULT_RETRY`; `None` turns retries
+    off); every attempt gets its own deadline. `raise_errors`: raise `ApiError` subclasses for non-2xx answers
+    (default) instead of returning the parsed `Error`. The OAuth2 token requests have the same bounds.
     """
 
     def __init__(self, base_url: str, **options: Any) -> None:
         super().__init__(base_url, **options)
-        httpx_options = self._httpx_options(sync_transport(self._verify), self._chooser)
+        httpx_options = self._httpx_options(sync_transport(self._verify, self.max_response_bytes), self._chooser)
         self.http: httpx.Client = (
             self.credentials.sync_client(self.base_url, **httpx_options)
             if self.credentials
@@ -136,13 +149,15 @@ class AccessGov(_Base):
         return self._result(op.name, response)
 
     def paginate(
-        self, operation: Operation, /, *args: Any, max_pages: int | None = None, **kwargs: Any
+        self, operation: Operation, /, *args: Any, max_pages: int | _Default | None = _DEFAULT, **kwargs: Any
     ) -> Iterator[Any]:
-        """Every item of a list operation, page after page (`page_size` and filters go in `kwargs`)."""
+        """Every item of a list operation, page after page (`page_size` and filters go in `kwargs`); at most
+        `max_pages` pages (the client's unless given; `None`: no bound), a token seen twice is `PagingLoopError`."""
         op = CATALOG.get(operation)
         if op.paging is None:
             raise ValueError(f"{op.name} is not a paged operation")
-        return iterate(lambda extra: self.call(op.name, *args, **kwargs, **extra), op.paging, max_pages=max_pages)
+        bound = self._pages(max_pages)
+        return iterate(lambda extra: self.call(op.name, *args, **kwargs, **extra), op.paging, max_pages=bound)
 
     def _ensure_token(self) -> None:
         if self.credentials is not None and not self.http.token:  # type: ignore[attr-defined]
@@ -164,7 +179,8 @@ class AsyncAccessGov(_Base):
 
     def __init__(self, base_url: str, **options: Any) -> None:
         super().__init__(base_url, **options)
-        httpx_options = self._httpx_options(async_transport(self._verify), self._chooser.hook_async)
+        transport = async_transport(self._verify, self.max_response_bytes)
+        httpx_options = self._httpx_options(transport, self._chooser.hook_async)
         self.http: httpx.AsyncClient = (
             self.credentials.async_client(self.base_url, **httpx_options)
             if self.credentials
@@ -183,17 +199,18 @@ class AsyncAccessGov(_Base):
         return self._result(op.name, response)
 
     def paginate(
-        self, operation: Operation, /, *args: Any, max_pages: int | None = None, **kwargs: Any
+        self, operation: Operation, /, *args: Any, max_pages: int | _Default | None = _DEFAULT, **kwargs: Any
     ) -> AsyncIterator[Any]:
         """`AccessGov.paginate` as an async iterator."""
         op = CATALOG.get(operation)
         if op.paging is None:
             raise ValueError(f"{op.name} is not a paged operation")
+        bound = self._pages(max_pages)
 
         async def fetch(extra: dict[str, Any]) -> Any:
             return await self.call(op.name, *args, **kwargs, **extra)
 
-        return aiterate(fetch, op.paging, max_pages=max_pages)
+        return aiterate(fetch, op.paging, max_pages=bound)
 
     async def _ensure_token(self) -> None:
         if self.credentials is None:

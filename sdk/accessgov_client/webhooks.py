@@ -25,7 +25,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from .exceptions import error_from_response
-from .retries import DEFAULT_RETRY, DEFAULT_TIMEOUT, NO_RETRY, Retry, async_transport, retry_policy, sync_transport
+from .retries import DEFAULT_RETRY, NO_RETRY, Retry, async_transport, retry_policy, sync_transport
+from .transport import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, byte_cap, timeout_of
 
 MAX_JWT_LIFETIME_SECONDS: Final = 600  # listeners reject a JWT whose exp is more than 10 minutes ahead
 
@@ -69,6 +70,7 @@ class WebhookSender:
     HMAC: `secret=` (the listener's signing secret). JWT: `private_key=` (PEM), `kid=` (its key id in your JWKS)
     and `tenant_base_url=` (the `sub` claim); `audience` is the `aud` claim when the listener knows its URL by
     another address than `url` (behind a proxy). `retry`: the policy for deliveries (`None`: send once).
+    `timeout` and `max_response_bytes` bound each attempt as in `AccessGov` (30 s deadline, 8 MiB).
     """
 
     url: str
@@ -79,10 +81,13 @@ class WebhookSender:
     audience: str | None = None
     jwt_lifetime_seconds: int = 300
     retry: Retry | bool | None = DEFAULT_RETRY
-    timeout: httpx.Timeout | float = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    timeout: httpx.Timeout | float | None = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
+        self.timeout = timeout_of(self.timeout)
+        self.max_response_bytes = byte_cap(self.max_response_bytes)
         if (self.secret is None) == (self.private_key is None):
             raise ValueError("give exactly one of secret= (HMAC) and private_key= (JWT)")
         self._key: Any = None
@@ -130,13 +135,15 @@ class WebhookSender:
     def send(self, body: bytes | str | Any, *, event_id: str | None = None) -> httpx.Response:
         """Sign and POST `body` (bytes as given, other values as compact JSON); raise `ApiError` if refused."""
         data, headers, retry = self._prepare(body, event_id)
-        with httpx.Client(transport=sync_transport(), timeout=self.timeout) as client:
+        transport = sync_transport(max_bytes=self.max_response_bytes)
+        with httpx.Client(transport=transport, timeout=self.timeout) as client:
             response = client.post(self.url, content=data, headers=headers, extensions={"retry": retry})
         return self._checked(response)
 
     async def asend(self, body: bytes | str | Any, *, event_id: str | None = None) -> httpx.Response:
         """`send` for asyncio."""
         data, headers, retry = self._prepare(body, event_id)
-        async with httpx.AsyncClient(transport=async_transport(), timeout=self.timeout) as client:
+        transport = async_transport(max_bytes=self.max_response_bytes)
+        async with httpx.AsyncClient(transport=transport, timeout=self.timeout) as client:
             response = await client.post(self.url, content=data, headers=headers, extensions={"retry": retry})
         return self._checked(response)

@@ -1,8 +1,8 @@
 """A wrong or hostile target gets one clear answer, fast, and never takes the kit's memory.
 
-Real loopback servers (`hostile.py`). Before any rule, the preflight stops the run with one message and exit 2;
-a target that turns hostile after the preflight gets a clear reason from every rule, the transcript stays bounded
-whatever the target sends, and no rule passes. How long each rule took and the kit's peak RSS are measured and
+Real loopback servers (tests/support/hostile.py). Before any rule, the preflight stops the run with one message and
+exit 2; a target that turns hostile after the preflight gets a clear reason from every rule, the transcript stays
+bounded whatever the target sends, and no rule passes. How long each rule took and the kit's peak RSS are measured and
 written to `build/hostile-targets/` (not asserted: the machine's load is not the kit's behaviour).
 """
 
@@ -23,7 +23,7 @@ from accessgov_conformance.rules import all_rules
 from accessgov_conformance.runner import Result, run
 from accessgov_conformance.verdicts import Verdict
 
-from tests.conformance import hostile
+from tests.support import hostile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "conformance" / "conformance.example.toml"

@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 import pytest
-from accessgov_client import AccessGov, AsyncAccessGov, PagingLoopError
+from accessgov_client import AccessGov, AsyncAccessGov, PageLimitError, PagingLoopError
 from accessgov_client.api.app_entitlements import list_app_entitlements
 from accessgov_client.operations import CATALOG
 
@@ -51,7 +51,7 @@ def test_a_repeated_token_stops_the_walk() -> None:
 def test_max_pages_bounds_the_walk() -> None:
     with ScriptedServer(page(["e1"], "t1"), page(["e2"], "t2"), page(["e3"], "t3")) as fake:
         walk = AccessGov(fake.url, token="t").paginate("list_app_entitlements", app_id="a", max_pages=2)
-        with pytest.raises(PagingLoopError, match="max_pages=2"):
+        with pytest.raises(PageLimitError, match="max_pages=2"):
             list(walk)
 
 

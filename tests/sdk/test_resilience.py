@@ -15,6 +15,7 @@ from accessgov_client import (
     AuthenticationError,
     BadRequestError,
     ConflictError,
+    DeadlineExceededError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
@@ -109,14 +110,42 @@ def test_connection_errors_are_retried(sleeps: Sleeps) -> None:
 def test_a_stalled_server_times_out() -> None:
     with ScriptedServer(Answer(200, PAGE, stall=5)) as fake:
         api = AccessGov(fake.url, token="t", timeout=httpx.Timeout(0.3, connect=1.0), retry=None)
-        with pytest.raises(httpx.ReadTimeout):
+        with pytest.raises(DeadlineExceededError) as raised:
             api.list_app_entitlements(app_id="app-1")
+    assert isinstance(raised.value, httpx.TimeoutException) and "within 0.3 s" in str(raised.value)
     assert len(fake.seen) == 1
 
 
 def test_the_default_timeout_is_finite() -> None:
     api = AccessGov("http://127.0.0.1:9", token="t")
     assert api.http.timeout.connect == 5.0 and api.http.timeout.read == 30.0
+    assert api.max_response_bytes == 8 * 1024 * 1024 and api.max_pages == 1000
+
+
+def test_seconds_are_the_deadline_and_connecting_stays_within_5_s() -> None:
+    assert AccessGov("http://127.0.0.1:9", token="t", timeout=120).http.timeout.as_dict() == {
+        "connect": 5.0, "read": 120.0, "write": 120.0, "pool": 120.0,
+    }  # fmt: skip
+    assert AccessGov("http://127.0.0.1:9", token="t", timeout=2).http.timeout.connect == 2.0
+    sender = WebhookSender("http://127.0.0.1:9/hook", secret="s" * 43, timeout=3)
+    assert isinstance(sender.timeout, httpx.Timeout) and sender.timeout.read == 3.0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"timeout": 0}, {"timeout": -1}, {"timeout": "30"}, {"max_response_bytes": 0}, {"max_response_bytes": 1.5},
+     {"max_pages": 0}, {"max_pages": True}],
+    ids=str,
+)  # fmt: skip
+def test_a_bound_out_of_range_is_refused_when_the_client_is_made(options: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match=next(iter(options))):
+        AccessGov("http://127.0.0.1:9", token="t", **options)  # type: ignore[arg-type]
+
+
+def test_only_codings_decoded_in_bounded_steps_are_asked_for() -> None:
+    with ScriptedServer(Answer(200, PAGE)) as fake:
+        AccessGov(fake.url, token="t", headers={"Accept-Encoding": "br, zstd"}).list_app_entitlements(app_id="app-1")
+    assert fake.seen[0].headers["Accept-Encoding"] == "gzip, deflate"
 
 
 def test_async_retries_a_503(sleeps: Sleeps) -> None:

@@ -1,4 +1,6 @@
-"""Typed errors: a non-2xx answer becomes an `ApiError` subclass per status carrying the parsed `Error` body."""
+"""Typed errors: a non-2xx answer becomes an `ApiError` subclass per status carrying the parsed `Error` body; an
+answer that breaks one of the SDK's bounds (deadline, size, coding) a `TransportBoundError`, an httpx transport
+error like the connection errors and timeouts httpx raises itself."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from .models.error import Error
 
 
 class ApiError(Exception):
-    """A non-2xx answer. `code`, `message`, `details` come from the `Error` body (`error`) when the server sent one
-    (the token endpoint's RFC 6749 body gives `code` = `error`, `message` = `error_description`)."""
+    """A non-2xx answer (or a token endpoint's answer that is no token). `code`, `message`, `details` come from the
+    `Error` body (`error`) when the server sent one (the token endpoint's RFC 6749 body gives `code` = `error`,
+    `message` = `error_description`)."""
 
     def __init__(
         self,
@@ -31,7 +34,7 @@ class ApiError(Exception):
         self.code = ""
         self.message = ""
         self.details: list[Any] = []
-        parsed = _json(body)
+        parsed = json_or_none(body)
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str) and isinstance(parsed.get("message"), str):
             try:
                 self.error = Error.from_dict(parsed)
@@ -99,6 +102,23 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 }
 
 
+class TransportBoundError(httpx.TransportError):
+    """The server broke one of the SDK's bounds on an answer (`transport.py`); the message says which and how."""
+
+
+class DeadlineExceededError(TransportBoundError, httpx.TimeoutException):
+    """No complete answer (connect to last body byte) within the attempt's deadline, `timeout=`: a timeout, so
+    idempotent calls are retried as the retry policy allows, each attempt with a deadline of its own."""
+
+
+class ResponseTooLargeError(TransportBoundError):
+    """The answer's body, as received or after decompression, exceeds `max_response_bytes` (never retried)."""
+
+
+class UndecodableResponseError(TransportBoundError):
+    """The answer uses a content coding the SDK did not ask for, or its gzip/deflate body does not decode."""
+
+
 def error_class(status: int) -> type[ApiError]:
     """The exception class for a status: the specific one, else the family's (`ClientError`, `ServerError`)."""
     if status in _BY_STATUS:
@@ -113,7 +133,8 @@ def error_from_response(
     return error_class(status)(status, headers, body, operation=operation)
 
 
-def _json(body: bytes) -> Any:
+def json_or_none(body: bytes) -> Any:
+    """The JSON value of a body, `None` when it is not JSON."""
     try:
         return json.loads(body)
     except ValueError:

@@ -1,4 +1,6 @@
-"""Timeouts and retries: httpx-retries' `RetryTransport` under every client, with the policy chosen per request.
+"""Retries: httpx-retries' `RetryTransport` over the bounded transport (`transport.py`) under every client, with the
+policy chosen per request. Each attempt has its own deadline (`timeout=`), so a call takes at most `1 + total`
+deadlines plus the waits between them (`max_backoff_wait` each at most).
 
 Idempotent requests (GET, and operations the contract marks `x-idempotent`, such as a webhook delivery, which is
 idempotent by its event id) get the client's policy; the others (a task restart) are sent once. A call may
@@ -16,15 +18,22 @@ import httpx
 from httpx_retries import Retry, RetryTransport
 
 from .catalog import Catalog
+from .transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TIMEOUT,
+    AsyncBoundedTransport,
+    AsyncDeadlineTransport,
+    BoundedTransport,
+    DeadlineTransport,
+)
 
 __all__ = ["DEFAULT_RETRY", "DEFAULT_TIMEOUT", "NO_RETRY", "Retry", "RetryChooser", "call_retry", "retry_policy"]
 
-# Connecting must be quick; a page or a restart may take a while, but never forever.
-DEFAULT_TIMEOUT: Final = httpx.Timeout(30.0, connect=5.0)
 # Which requests may be repeated is decided per request (RetryChooser), so the policy itself allows every method.
 ALL_METHODS: Final = ("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE", "POST", "PATCH")
 RETRY_STATUSES: Final = (429, *range(500, 600))
 RETRY_EXCEPTIONS: Final = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+# A deadline that ran out (DeadlineExceededError) is a TimeoutException: retried. An answer over the size cap is not.
 # 3 retries after the first attempt; waits of about 1, 2, 4 s (full jitter: uniformly 0..wait), or the server's
 # Retry-After (capped at 30 s).
 DEFAULT_RETRY: Final = Retry(
@@ -86,11 +95,14 @@ class RetryChooser:
         self(request)
 
 
-def sync_transport(verify: bool | str = True) -> RetryTransport:
-    """The transport of every sync SDK client: no retries unless the request's `retry` extension asks for them."""
-    return RetryTransport(transport=httpx.HTTPTransport(verify=verify), retry=NO_RETRY)
+def sync_transport(verify: bool | str = True, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> RetryTransport:
+    """The transport of every sync SDK client: bounded (deadline per attempt, `max_bytes`), no retries unless the
+    request's `retry` extension asks for them."""
+    bounded = BoundedTransport(DeadlineTransport(verify=verify), max_bytes=max_bytes)
+    return RetryTransport(transport=bounded, retry=NO_RETRY)
 
 
-def async_transport(verify: bool | str = True) -> RetryTransport:
+def async_transport(verify: bool | str = True, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> RetryTransport:
     """`sync_transport` for `httpx.AsyncClient`."""
-    return RetryTransport(transport=httpx.AsyncHTTPTransport(verify=verify), retry=NO_RETRY)
+    bounded = AsyncBoundedTransport(AsyncDeadlineTransport(verify=verify), max_bytes=max_bytes)
+    return RetryTransport(transport=bounded, retry=NO_RETRY)
