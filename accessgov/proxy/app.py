@@ -1,6 +1,7 @@
 """The validation proxy: an ASGI app forwarding every request to an implementation and checking both ways.
 
-A request is forwarded as it came (method, raw path, query, headers, body; hop-by-hop headers dropped) over a
+A request is forwarded as it came (method, raw path without its dot segments and under the upstream's base path
+(`paths.py`, else 400 `INVALID_PATH`), query, headers, body; hop-by-hop headers dropped) over a
 pool of keep-alive connections (httpcore, the transport under httpx: httpx's client layer cost ~1.5 ms a request
 here), and the response is streamed back (small ones in one piece). The request is checked against the contract
 (problems are logged with `side: "request"` — the client's fault, counted apart), the response too: an undocumented
@@ -8,7 +9,7 @@ status, a content type or required header the contract does not promise, a body 
 request the contract says is invalid. Each violation is one JSON log line (logger `accessgov.proxy`) and
 counted; `GET /__proxy/violations` reports the counts. With `errors=True` a violating response is replaced by
 a 502 whose body lists the violations (the response is then buffered instead of streamed). What the proxy answers
-itself (413, the report's 401/403, 502), always as the contract's `Error`: docs/edges.md ("Validation proxy").
+itself (400, 413, the report's 401/403, 502), always as the contract's `Error`: docs/edges.md ("Validation proxy").
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ import uuid
 import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 import httpcore
 import httpx
 
 from accessgov.config import DEFAULTS
 from accessgov.proxy.contract import Contract, OperationContract, Problem
+from accessgov.proxy.paths import PathRefused, decoded, normalised
 
 log = logging.getLogger("accessgov.proxy")
 
@@ -97,6 +99,8 @@ class ValidationProxy:
         report_token: str | None = None,
     ) -> None:
         self.upstream = httpx.URL(upstream.rstrip("/"))
+        # Every forwarded path stays under this one (paths.py): the upstream's path, without its query.
+        self.base_path = self.upstream.raw_path.partition(b"?")[0].rstrip(b"/")
         self.contract = contract
         self.errors = errors
         self.max_body = max_body
@@ -123,10 +127,19 @@ class ValidationProxy:
                     return
         if scope["type"] != "http":
             return
-        if scope["path"] == REPORT_PATH and scope["method"] == "GET":
+        try:
+            path = normalised(scope.get("raw_path") or quote(scope["path"]).encode())
+        except PathRefused as refused:
+            # Not forwarded, the body not read: a path that could leave the upstream's base path, or that
+            # upstreams read in different ways, is the client's error.
+            request_id = _request_id({"x-request-id": _header(scope, b"x-request-id")})
+            reason = str(refused)
+            await _send_error(send, 400, "INVALID_PATH", reason, location="path", close=True, request_id=request_id)
+            return
+        if path == REPORT_PATH.encode() and scope["method"] == "GET":
             await self._report(scope, send)
             return
-        await self._forward(scope, receive, send)
+        await self._forward(scope, path, receive, send)
 
     async def _report(self, scope: Scope, send: Send) -> None:
         """The counts, for loopback peers only, or for the holder of the proxy's token when it was given one."""
@@ -142,9 +155,10 @@ class ValidationProxy:
             return
         await _send_json(send, 200, self.violations.report())
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _forward(self, scope: Scope, path: bytes, receive: Receive, send: Send) -> None:
+        """Forward to the upstream's base path + `path` (normalised), the query as it came."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        found = self.contract.find(scope["method"], scope["path"])
+        found = self.contract.find(scope["method"], decoded(path))
         context: dict[str, Any] = {"method": scope["method"]}
         operation: OperationContract | None = None
         path_params: dict[str, str] = {}
@@ -168,14 +182,11 @@ class ValidationProxy:
             for problem in operation.check_request(path_params, query, headers, body):
                 invalid_request = True
                 self.violations.record("request", problem, context)
-        raw_path = scope.get("raw_path") or scope["path"].encode()
+        target = self.base_path + path
         if scope.get("query_string"):
-            raw_path += b"?" + scope["query_string"]
+            target += b"?" + scope["query_string"]
         url = httpcore.URL(
-            scheme=self.upstream.raw_scheme,
-            host=self.upstream.raw_host,
-            port=self.upstream.port,
-            target=self.upstream.raw_path.rstrip(b"/") + raw_path,
+            scheme=self.upstream.raw_scheme, host=self.upstream.raw_host, port=self.upstream.port, target=target
         )
         forwarded = [(k, v) for k, v in scope["headers"] if k.lower() not in REQUEST_DROPPED]
         forwarded.insert(0, (b"host", self.upstream.netloc))

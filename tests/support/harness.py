@@ -22,8 +22,9 @@ from accessgov.config import ServerConfig
 
 
 @contextlib.contextmanager
-def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serve `app` until the block exits; yields its base URL (`http://127.0.0.1:<port>`)."""
+def serve(app: Any, host: str = "127.0.0.1", *, edge: str | None = None) -> Iterator[str]:
+    """Serve `app` until the block exits; yields its base URL (`http://127.0.0.1:<port>`). `edge` ("h11" or
+    "httptools"): behind the repository's HTTP edge with that parser, as `accessgov serve` and `proxy` run it."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -32,6 +33,11 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
     # proxy_headers=False as in `accessgov serve`: uvicorn would otherwise trust X-Forwarded-For from loopback
     # peers itself, before the app sees the TCP peer (and the listener CIDR checks would test nothing).
     config = uvicorn.Config(app, log_level="warning", lifespan="on", proxy_headers=False, timeout_graceful_shutdown=2)
+    if edge is not None:
+        from accessgov.http.server import ServeOptions, uvicorn_config
+
+        options = ServeOptions(host=host, port=port, workers=1, http=edge, log_level="warning", access_log="off")
+        config = uvicorn_config(app, options, lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
