@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.config import ServerConfig
+from accessgov.http.edge import EdgeConfig
 
 
 @contextlib.contextmanager
@@ -33,11 +34,8 @@ def serve(app: Any, host: str = "127.0.0.1", *, edge: str | None = None) -> Iter
     # proxy_headers=False as in `accessgov serve`: uvicorn would otherwise trust X-Forwarded-For from loopback
     # peers itself, before the app sees the TCP peer (and the listener CIDR checks would test nothing).
     config = uvicorn.Config(app, log_level="warning", lifespan="on", proxy_headers=False, timeout_graceful_shutdown=2)
-    if edge is not None:
-        from accessgov.http.server import ServeOptions, uvicorn_config
-
-        options = ServeOptions(host=host, port=port, workers=1, http=edge, log_level="warning", access_log="off")
-        config = uvicorn_config(app, options, lifespan="on")
+    if edge is not None:  # the edge's default deadlines and head limits
+        config = EdgeConfig(app, http=edge, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
