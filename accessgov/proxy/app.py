@@ -8,7 +8,8 @@ here), and the response is streamed back (small ones in one piece). The request 
 status, a content type or required header the contract does not promise, a body its schema rejects, or a 2xx answer to a
 request the contract says is invalid. Each violation is one JSON log line (logger `accessgov.proxy`) and
 counted; `GET /__proxy/violations` reports the counts. With `errors=True` a violating response is replaced by
-a 502 whose body lists the violations (the response is then buffered instead of streamed). What the proxy answers
+a 502 whose body lists the violations (the response is then buffered up to what is checked, 4 MiB, instead of
+streamed). The upstream is bounded too: 5 s to connect, 30 s for any read or write. What the proxy answers
 itself (400, 413, the report's 401/403, 502), always as the contract's `Error`: docs/edges.md ("Validation proxy").
 """
 
@@ -48,6 +49,10 @@ REQUEST_DROPPED = HOP_BY_HOP | {b"host", b"content-length"}
 MAX_CHECKED_BODY = 4 * 1024 * 1024  # larger responses are streamed through with status and headers checked only
 SMALL_BODY = 256 * 1024  # buffered and sent in one piece; larger bodies are streamed
 REPORT_PATH = "/__proxy/violations"
+# The upstream is untrusted too: 5 s to connect, 30 s for any one read or write (a silent upstream is a 502), and
+# at most MAX_CHECKED_BODY of its answer is ever held in memory.
+UPSTREAM_TIMEOUT = 30.0
+UPSTREAM_CONNECT_TIMEOUT = 5.0
 RECENT = 100
 # What the proxy answers itself carries X-Request-Id as every answer of the contract does: the client's when valid.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
@@ -97,6 +102,7 @@ class ValidationProxy:
         errors: bool = False,
         max_body: int = DEFAULT_MAX_BODY,
         report_token: str | None = None,
+        upstream_timeout: float = UPSTREAM_TIMEOUT,
     ) -> None:
         self.upstream = httpx.URL(upstream.rstrip("/"))
         # Every forwarded path stays under this one (paths.py): the upstream's path, without its query.
@@ -106,6 +112,8 @@ class ValidationProxy:
         self.max_body = max_body
         self.report_token = report_token or None
         self.violations = Violations()
+        phases = dict.fromkeys(("read", "write", "pool"), upstream_timeout)
+        self.upstream_timeouts = {"connect": min(upstream_timeout, UPSTREAM_CONNECT_TIMEOUT), **phases}
         self._pool: httpcore.AsyncConnectionPool | None = None
 
     @property
@@ -192,15 +200,26 @@ class ValidationProxy:
         forwarded.insert(0, (b"host", self.upstream.netloc))
         if body or scope["method"] not in ("GET", "HEAD", "DELETE", "OPTIONS"):
             forwarded.append((b"content-length", str(len(body)).encode()))
+        started = False
+
+        async def relay(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
         try:
-            async with self.pool.stream(scope["method"], url, headers=forwarded, content=body) as response:
-                await self._relay(response, operation, invalid_request, context, send)
+            stream = self.pool.stream(
+                scope["method"], url, headers=forwarded, content=body, extensions={"timeout": self.upstream_timeouts}
+            )
+            async with stream as response:
+                await self._relay(response, operation, invalid_request, context, relay)
         except (httpcore.NetworkError, httpcore.TimeoutException, httpcore.ProtocolError) as error:
-            # Only before the response started: once it has, the connection to the client is broken anyway. The
-            # exception is the proxy's business (its log), not the client's.
+            # The exception is the proxy's business (its log), not the client's.
             log.warning(
                 "upstream %s unreachable for %s: %s: %s", self.upstream, scope["method"], type(error).__name__, error
             )
+            if started:  # the answer is under way: ending the connection is all that is left to say
+                return
             message = "the upstream server could not be reached"
             await _send_error(send, 502, "UPSTREAM_UNREACHABLE", message, request_id=_request_id(headers))
 
@@ -218,22 +237,36 @@ class ValidationProxy:
         context = {**context, "status": status}
         declared = headers.get("content-length", "")
         small = declared.isdigit() and int(declared) <= SMALL_BODY
+        stream = response.aiter_stream()
         if small or (self.errors and operation is not None):
             # One write for a small response (separate header and body segments cost a delayed-ACK round), and
-            # errors mode must see the whole body before it decides what to send.
-            body = b"".join([chunk async for chunk in response.aiter_stream()])
-            entries = self._check(operation, status, headers, body, invalid_request, context) if operation else []
+            # errors mode must see the body before it decides what to send: up to what is checked, the rest of a
+            # larger one is streamed after it (its status and headers checked, as without --errors).
+            parts, size = [], 0
+            async for chunk in stream:
+                parts.append(chunk)
+                size += len(chunk)
+                if size > MAX_CHECKED_BODY:
+                    break
+            body = b"".join(parts)
+            whole = size <= MAX_CHECKED_BODY
+            checked = body if whole else None
+            entries = self._check(operation, status, headers, checked, invalid_request, context) if operation else []
             if entries and self.errors:
                 message = "the upstream's response violates the contract"
                 await _send_json(send, 502, {"code": "CONTRACT_VIOLATION", "message": message, "violations": entries})
                 return
             await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-            await send({"type": "http.response.body", "body": body})
+            await send({"type": "http.response.body", "body": body, "more_body": not whole})
+            if not whole:
+                async for chunk in stream:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
             return
         await send({"type": "http.response.start", "status": status, "headers": raw_headers})
         buffered: list[bytes] | None = []
         size = 0
-        async for chunk in response.aiter_stream():
+        async for chunk in stream:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
             if buffered is not None:
                 size += len(chunk)

@@ -19,6 +19,8 @@ from accessgov.http.engine import load_bundle
 from accessgov.proxy import create_proxy
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 BUNDLE = load_bundle()
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
 BASE = "/tenant-a"
