@@ -17,10 +17,11 @@ decoded, without its `Content-Encoding`.
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final
@@ -94,7 +95,7 @@ class _Deadline:
         self.binding = timeout is None or left <= timeout
         if left <= 0:
             raise error("the attempt's deadline has passed")
-        return left if self.binding else timeout  # type: ignore[return-value]
+        return left if timeout is None or self.binding else timeout
 
 
 SDK_WORDING: Final = Wording()
@@ -251,6 +252,20 @@ class _Attempt:
         self.chunks: list[bytes] = []
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what is decoded here in bounded steps
 
+    @contextlib.contextmanager
+    def bounded(self) -> Iterator[None]:
+        """Within the block, sockets honour this attempt's deadline, and a timeout it caused is the deadline's."""
+        token = _DEADLINE.set(self.deadline)
+        try:
+            yield
+        except httpx.TimeoutException as error:
+            raised = self.timed_out(error)
+            if raised is error:
+                raise
+            raise raised from error
+        finally:
+            _DEADLINE.reset(token)
+
     def expired(self) -> DeadlineExceededError:
         seconds = self.deadline.seconds if self.deadline is not None else 0.0
         message = f"{self.where}: no complete answer within {seconds:g} s ({self.wording.deadline})"
@@ -345,25 +360,14 @@ class BoundedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         attempt = _Attempt(request, self.max_bytes, self.wording)
-        token = _DEADLINE.set(attempt.deadline)
-        try:
+        with attempt.bounded():
             response = self.inner.handle_request(request)
             try:
                 attempt.start(response)
-                stream = response.stream
-                if not isinstance(stream, Iterable):  # an httpx.Client's transport answers with a sync stream
-                    raise TypeError(f"{attempt.where}: the transport answered with an async stream")
-                for chunk in stream:
+                for chunk in _sync_stream(response):
                     attempt.add(chunk)
             finally:
                 response.close()
-        except httpx.TimeoutException as error:
-            raised = attempt.timed_out(error)
-            if raised is error:
-                raise
-            raise raised from error
-        finally:
-            _DEADLINE.reset(token)
         return attempt.response(response)
 
     def close(self) -> None:
@@ -386,29 +390,30 @@ class AsyncBoundedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         attempt = _Attempt(request, self.max_bytes, self.wording)
-        token = _DEADLINE.set(attempt.deadline)
-        try:
+        with attempt.bounded():  # the deadline is a context variable: it follows the awaits of this task
             response = await self.inner.handle_async_request(request)
             try:
                 attempt.start(response)
-                stream = response.stream
-                if not isinstance(stream, AsyncIterable):
-                    raise TypeError(f"{attempt.where}: the transport answered with a sync stream")
-                async for chunk in stream:
+                async for chunk in _async_stream(response):
                     attempt.add(chunk)
             finally:
                 await response.aclose()
-        except httpx.TimeoutException as error:
-            raised = attempt.timed_out(error)
-            if raised is error:
-                raise
-            raise raised from error
-        finally:
-            _DEADLINE.reset(token)
         return attempt.response(response)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _sync_stream(response: httpx.Response) -> Iterable[bytes]:
+    if not isinstance(response.stream, Iterable):  # an httpx.Client's transport answers with a sync stream
+        raise TypeError("the transport answered with an async stream")
+    return response.stream
+
+
+def _async_stream(response: httpx.Response) -> AsyncIterable[bytes]:
+    if not isinstance(response.stream, AsyncIterable):
+        raise TypeError("the transport answered with a sync stream")
+    return response.stream
 
 
 def byte_cap(value: int) -> int:
