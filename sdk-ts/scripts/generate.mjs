@@ -2,7 +2,9 @@
 // The generated part of the TypeScript SDK (src/generated/): run by `accessgov-tools generate` (make generate),
 // never by hand into a checkout. Reads the SDK variant of the contract (generated/variants/sdk.json) and writes
 //
-//   schema.ts      the contract's types (openapi-typescript, with the transforms below), and
+//   schema.ts      the contract's types (openapi-typescript, with the transforms below: `paths`, `operations`,
+//                  `components`; no top-level name is taken from the contract, so no schema name can clash),
+//   types.ts       one alias per schema (`export type Task = ...`), for `import type { Task }`, and
 //   operations.ts  the operation table the SDK runs on: method, path, idempotency, paging, credentials.
 //
 // The transforms give the types the contract states, which openapi-typescript on its own loses:
@@ -86,8 +88,7 @@ function isOpenEnum(schema) {
 async function schemaModule(doc) {
   const used = new Set();
   const ast = await openapiTS(doc, {
-    rootTypes: true,
-    rootTypesNoSchemaPrefix: true,
+    rootTypes: false,
     exportType: true,
     alphabetize: false,
     transform(schema, options) {
@@ -133,10 +134,17 @@ function resolve(doc, node) {
   return current;
 }
 
+// Members of the client class an operation's method must not replace.
+const RESERVED_METHODS = new Set([
+  "baseUrl", "call", "close", "constructor", "credentials", "limits", "maxPages", "paginate", "raw", "retry",
+  "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString", "valueOf", "__proto__",
+]);
+
 function camelCase(operationId) {
   const words = operationId.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const name = words.map((w, i) => (i === 0 ? w[0].toLowerCase() + w.slice(1) : w[0].toUpperCase() + w.slice(1))).join("");
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new GenerationError(`operationId ${operationId}: no method name`);
+  if (RESERVED_METHODS.has(name)) throw new GenerationError(`operationId ${operationId}: its method ${name}() would replace the client's own`);
   return name;
 }
 
@@ -212,6 +220,36 @@ function tokenUrl(doc) {
   return null;
 }
 
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+// Words a type alias cannot be named (TypeScript's reserved and strict-mode words, and its own type names).
+const NOT_ALIASES = new Set(
+  ("break case catch class const continue debugger default delete do else enum export extends false finally for " +
+    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
+    "implements interface let package private protected public static yield any boolean never number object string " +
+    "symbol undefined unknown bigint type components").split(" "),
+);
+
+/** `export type <Schema> = components["schemas"][<Schema>]` for every schema whose name is a usable identifier. */
+function typesModule(doc) {
+  const names = Object.keys(doc.components?.schemas ?? {}).sort();
+  const lines = [
+    'import type { components } from "./schema.js";',
+    "",
+    'export type { components, operations, paths } from "./schema.js";',
+    "",
+    "/** The contract's schemas by name. */",
+    'export type Schemas = components["schemas"];',
+    "",
+  ];
+  for (const name of names) {
+    if (IDENTIFIER.test(name) && !NOT_ALIASES.has(name) && name !== "Schemas") {
+      lines.push(`export type ${name} = components["schemas"][${JSON.stringify(name)}];`);
+    }
+  }
+  lines.push("");
+  return lines.join("\n");
+}
+
 function operationsModule(doc) {
   const entries = operationEntries(doc);
   const lines = [
@@ -263,6 +301,7 @@ async function main() {
   const imports = schema.used.length ? `import type { ${schema.used.join(", ")} } from "../unions.js";\n\n` : "";
   fs.mkdirSync(values.out, { recursive: true });
   fs.writeFileSync(path.join(values.out, "schema.ts"), header + imports + schema.text);
+  fs.writeFileSync(path.join(values.out, "types.ts"), header + typesModule(doc));
   fs.writeFileSync(path.join(values.out, "operations.ts"), header + operationsModule(doc));
 }
 

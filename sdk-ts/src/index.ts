@@ -45,7 +45,7 @@ export {
   type OAuthErrorBody,
 } from "./errors.js";
 export { CONTRACT_VERSION, TOKEN_URL } from "./generated/operations.js";
-export type { components, operations, paths } from "./generated/schema.js";
+export type { components, operations, paths, Schemas } from "./generated/types.js";
 export { ClientCredentials, type ClientCredentialsOptions } from "./oauth.js";
 export { DEFAULT_MAX_PAGES } from "./paging.js";
 export { DEFAULT_RETRY, NO_RETRY, type RetryOption, type RetryPolicy, type Sleep } from "./retry.js";
@@ -68,7 +68,3 @@ export {
   type VerifyOptions,
   type WebhookSenderOptions,
 } from "./webhooks.js";
-
-import type { components } from "./generated/schema.js";
-/** The contract's schemas by name: `Schemas["Task"]`, `Schemas["TaskState"]`, ... */
-export type Schemas = components["schemas"];

@@ -58,6 +58,8 @@ MODELS_HEADER = (
     "# Do not edit: change spec/ and run `python -m accessgov_tools.generate`."
 )
 
+# `type+format=target` mappings of datamodel-code-generator: these formats stay `str` in the models.
+STRING_FORMATS = ("string+email=string", "string+idn-email=string", "string+byte=string")
 # Flags, each for a reason:
 DATAMODEL_FLAGS = [
     "--input-file-type=openapi",
@@ -81,6 +83,11 @@ DATAMODEL_FLAGS = [
     "--allow-population-by-field-name",  # construct with python names too
     "--use-missing-sentinel",  # absent (MISSING) != null: only nullable fields admit None
     "--generate-schema-validators",  # enforce `oneOf`/`allOf` of required-only branches ("exactly one of")
+    # Formats whose generator types would need an undeclared package or refuse values the contract allows are
+    # plain strings (docs/typescript-sdk.md, "Formats"): EmailStr needs email-validator (and refuses some RFC 5321
+    # addresses); Base64Str decodes into text and refuses base64 of binary data.
+    "--type-mappings",
+    *STRING_FORMATS,
 ]
 
 
