@@ -87,6 +87,10 @@ export interface PaginateOptions extends CallOptions {
   readonly maxPages?: number;
 }
 
+/** Arguments of `paginate`: the request without its page token (optional when nothing in it is required). */
+export type PaginateArguments<K extends PagedOperationId> =
+  {} extends PagedRequestOf<K> ? [request?: PagedRequestOf<K>, options?: PaginateOptions] : [request: PagedRequestOf<K>, options?: PaginateOptions];
+
 interface SendContext {
   readonly operation: string | undefined;
   readonly info: OperationInfo | undefined;
@@ -189,7 +193,8 @@ export class AccessGov {
    * `page_size` go in `request.query`; the page token is set by the walk. A token the server repeats is a
    * `PagingLoopError`; more than `maxPages` pages a `PageLimitError`.
    */
-  paginate<K extends PagedOperationId>(operation: K, request?: PagedRequestOf<K>, options: PaginateOptions = {}): AsyncGenerator<ItemOf<K>, void, undefined> {
+  paginate<K extends PagedOperationId>(operation: K, ...args: PaginateArguments<K>): AsyncGenerator<ItemOf<K>, void, undefined> {
+    const [request, options = {}] = args as [PagedRequestOf<K> | undefined, PaginateOptions | undefined];
     const info = lookup(operation);
     if (info.paging === null) throw new TypeError(`${operation} is not a paged operation`);
     const paging = info.paging;

@@ -7,7 +7,7 @@
  * - the contract's types: `Schemas["Task"]`, or `import type { Task } from "@accessgov/client/schema"`.
  */
 
-export { AccessGov, type AccessGovOptions, type CallOptions, type PaginateOptions } from "./client.js";
+export { AccessGov, type AccessGovOptions, type CallOptions, type PaginateArguments, type PaginateOptions } from "./client.js";
 export {
   METHOD_NAMES,
   OPERATIONS,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { OPERATIONS, type ExactlyOne, type ItemOf, type RequestOf, type ResultOf, type Schemas } from "@accessgov/client";
+import { AccessGov, OPERATIONS, type ExactlyOne, type ItemOf, type RequestOf, type ResultOf, type Schemas } from "@accessgov/client";
 import type { Task, TaskState } from "@accessgov/client/schema";
 
 test("open enumerations: the known values, and any other string", () => {
@@ -60,4 +60,18 @@ test("requests and results by operation", () => {
   const item: ItemOf<"list_app_entitlements"> = { appEntitlement: { id: "e" } };
   assert.equal(OPERATIONS.list_app_entitlements.paging.items, "list");
   assert.ok(restart && noPath && item);
+});
+
+test("a walk needs what its operation needs, and sets the page token itself", () => {
+  const api = new AccessGov({ baseUrl: "http://127.0.0.1:1", token: "t" });
+  const walk = api.paginate("list_app_entitlements", { path: { app_id: "a" }, query: { page_size: 50 } });
+  // @ts-expect-error the app id is required
+  const noPath = () => api.paginate("list_app_entitlements");
+  // @ts-expect-error the walk owns the page token
+  const token = () => api.paginate("list_app_entitlements", { path: { app_id: "a" }, query: { page_token: "x" } });
+  // @ts-expect-error restart_task does not page
+  const notPaged = () => api.paginate("restart_task", { path: { task_id: "1" } });
+  assert.equal(typeof walk.next, "function");
+  assert.deepEqual([typeof noPath, typeof token, typeof notPaged], ["function", "function", "function"]);
+  api.close();
 });
