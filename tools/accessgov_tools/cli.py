@@ -28,7 +28,8 @@ def _tool(module: str, *prefix: str) -> Callable[[list[str]], int]:
 
 def _generate(args: list[str]) -> int:
     """Regenerate generated/ from spec/: the bundle, the overlay variants (validated), the models and the client,
-    the stub server; skipped when nothing changed since the last generate or check-generated (`--force`)."""
+    the stub server, the TypeScript SDK's generated part (sdk-ts/src/generated) and its version; skipped when
+    nothing changed since the last generate or check-generated (`--force`)."""
     parser = argparse.ArgumentParser(prog="accessgov-tools generate", description=_generate.__doc__)
     parser.add_argument("--force", action="store_true", help="regenerate even when nothing changed")
     options = parser.parse_args(args)
@@ -41,7 +42,7 @@ def _generate(args: list[str]) -> int:
         )
         return 0
     # Imported once there is work: the generators and the validator take about a second to import.
-    from accessgov_tools import bundle, generate, generate_stub, overlay, validate
+    from accessgov_tools import bundle, generate, generate_stub, generate_ts, overlay, validate
 
     steps: list[Callable[[], int | None]] = [
         lambda: bundle.main([]),
@@ -49,6 +50,7 @@ def _generate(args: list[str]) -> int:
         lambda: validate.main([str(path) for path in sorted((REPO / "generated" / "variants").glob("*.yaml"))]),
         lambda: generate.main([]),
         lambda: generate_stub.main([]),
+        lambda: generate_ts.main([]),
         lambda: generation_cache.main(["record"]),
     ]
     for step in steps:

@@ -58,6 +58,8 @@ MODELS_HEADER = (
     "# Do not edit: change spec/ and run `python -m accessgov_tools.generate`."
 )
 
+# `type+format=target` mappings of datamodel-code-generator: these formats stay `str` in the models.
+STRING_FORMATS = ("string+email=string", "string+idn-email=string", "string+byte=string")
 # Flags, each for a reason:
 DATAMODEL_FLAGS = [
     "--input-file-type=openapi",
@@ -81,6 +83,11 @@ DATAMODEL_FLAGS = [
     "--allow-population-by-field-name",  # construct with python names too
     "--use-missing-sentinel",  # absent (MISSING) != null: only nullable fields admit None
     "--generate-schema-validators",  # enforce `oneOf`/`allOf` of required-only branches ("exactly one of")
+    # Formats whose generator types would need an undeclared package or refuse values the contract allows are
+    # plain strings (docs/typescript-sdk.md, "Formats"): EmailStr needs email-validator (and refuses some RFC 5321
+    # addresses); Base64Str decodes into text and refuses base64 of binary data.
+    "--type-mappings",
+    *STRING_FORMATS,
 ]
 
 
@@ -192,17 +199,33 @@ def extra_template_data(doc: dict[str, Any], input_name: str) -> dict[str, dict[
     return data
 
 
+def _text_for_binary(node: Any) -> None:
+    """`format: binary` dropped from string schemas below `node`: in a JSON document a string is text, and
+    openapi-python-client would wrap it in `File(BytesIO(value))`, which fails on every str (docs/typescript-sdk.md,
+    "Formats")."""
+    if isinstance(node, dict):
+        if node.get("format") == "binary" and (node.get("type") == "string" or "string" in (node.get("type") or [])):
+            del node["format"]
+        for value in node.values():
+            _text_for_binary(value)
+    elif isinstance(node, list):
+        for value in node:
+            _text_for_binary(value)
+
+
 def client_document(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The document openapi-python-client is given, and the schemas changed for it.
 
     openapi-python-client reads a `oneOf` of required-only branches as a union of untyped schemas and types the
     whole object as `Any`; without those constraints (and the `not` of TaskTypeAction) it generates a class with
-    every member optional. The constraints are validation only, so dropping them changes no wire shape.
+    every member optional. The constraints are validation only, so dropping them changes no wire shape. The named
+    schemas are JSON, where `format: binary` is text: it is dropped too (`_text_for_binary`).
     """
     result = copy.deepcopy(doc)
     changed = []
     for name, schema in schemas_of(result).items():
         before = json.dumps(schema, sort_keys=True)
+        _text_for_binary(schema)
         if schema.get("oneOf") and all(_is_required_only(b) for b in schema["oneOf"]):
             del schema["oneOf"]
         if "allOf" in schema:

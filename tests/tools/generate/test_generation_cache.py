@@ -47,3 +47,17 @@ def test_a_corrupt_stamp_is_not_fresh(tmp_path: Path) -> None:
     generation_cache.record(root)
     (root / generation_cache.STAMP).write_text("{not json")
     assert not generation_cache.fresh(root)
+
+
+def test_a_generate_does_not_vouch_for_check_generateds_client_checks(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "sdk-ts" / "src").mkdir(parents=True)
+    (root / "sdk-ts" / "src" / "client.ts").write_text("export {};\n")
+    generation_cache.record(root)  # what make generate records
+    assert generation_cache.fresh(root) and not generation_cache.fresh(root, verified=True)
+    generation_cache.record(root, verified=True)  # what a passing check-generated records
+    assert generation_cache.fresh(root, verified=True)
+    generation_cache.record(root)  # a generate with nothing to do keeps the verification of the same tree
+    assert generation_cache.fresh(root, verified=True)
+    (root / "sdk-ts" / "src" / "client.ts").write_text("export const x = 1;\n")  # the TypeScript SDK is an input
+    assert not generation_cache.fresh(root)

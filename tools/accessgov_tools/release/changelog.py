@@ -214,16 +214,21 @@ def render(change: Change, heading: str, base_label: str) -> str:
 
 HEADER = """# Changelog
 
-All notable changes to the Access Governance API contract (`spec/`) and its Python SDK (`generated/client`) are
-documented in this file. The format is based on [Keep a Changelog](https://keepachangelog.com/en/1.1.0/), and the
-contract follows [Semantic Versioning](https://semver.org/spec/v2.0.0.html) as `make release-check` enforces it
-(see `docs/release.md`). Sections are written by `make changelog`; ⚠️ marks what breaks a typed client.
+All notable changes to the Access Governance API contract (`spec/`) and its SDKs (Python: `generated/client`,
+TypeScript: `sdk-ts/`, both at the contract's version) are documented in this file. The format is based on
+[Keep a Changelog](https://keepachangelog.com/en/1.1.0/), and the contract follows
+[Semantic Versioning](https://semver.org/spec/v2.0.0.html) as `make release-check` enforces it (see
+`docs/release.md`). Sections are written by `make changelog`, except their hand-written `### SDKs` notes (changes
+of the SDKs' own code, which a rewrite of the section keeps); ⚠️ marks what breaks a typed client.
 """
 _SECTION = re.compile(r"^## \[(?P<name>[^\]]+)\]", re.MULTILINE)
+# The hand-written notes of a section: kept when `make changelog` writes the section again.
+_SDK_NOTES = re.compile(r"^### SDKs\n.*?(?=^### |^## |\Z)", re.MULTILINE | re.DOTALL)
 
 
 def insert(document: str, section: str) -> str:
-    """`document` with `section` in place: replacing the section of the same name, else placed after Unreleased.
+    """`document` with `section` in place: replacing the section of the same name (its `### SDKs` notes kept),
+    else placed after Unreleased.
 
     Writing the same section twice gives the same file; a new version goes above the older ones.
     """
@@ -239,6 +244,9 @@ def insert(document: str, section: str) -> str:
     body = section.rstrip("\n") + "\n\n"
     for start, end, existing in bounds:
         if existing == name:
+            notes = _SDK_NOTES.search(document, start, end)
+            if notes and not _SDK_NOTES.search(body):
+                body += notes.group(0).rstrip("\n") + "\n\n"
             return document[:start] + body + document[end:].lstrip("\n")
     after_unreleased = [end for _start, end, n in bounds if n == "Unreleased"]
     at = after_unreleased[0] if after_unreleased else (bounds[0][0] if bounds else len(document))

@@ -8,7 +8,8 @@ contract without operations). The head is the working tree's `spec/` unless `--h
 `--config FILE` (the grading table, `make diff`'s) and `--accepted FILE`.
 `check` exits 1 when `info.version` did not move as the version scheme requires for the findings (the grades of
 `tools/accessgov_tools/diffcheck/severities.yaml`, which `make diff` gates on; semver unless `versioning.scheme` or
-`--scheme` says calver or integer), 2 on a version the scheme cannot read or a document that cannot be loaded.
+`--scheme` says calver or integer), or, for the working tree, when an SDK does not carry the contract's version
+(`release.sdk_versions`); 2 on a version the scheme cannot read or a document that cannot be loaded.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError
 from accessgov_tools.loader import LoadError
+from accessgov_tools.release import sdk_versions
 from accessgov_tools.release.changelog import HEADER, insert, render
 from accessgov_tools.release.classify import Kind, kind, relevant, required_bump
 from accessgov_tools.release.contract import Change, change
@@ -76,14 +78,15 @@ def verdict(found: Change, scheme: Scheme | None = None) -> tuple[bool, str]:
     return judged.ok, "\n".join(lines)
 
 
-def _check(found: Change, scheme: Scheme | None) -> int:
+def _check(found: Change, scheme: Scheme | None, with_sdks: bool) -> int:
     try:
         ok, text = verdict(found, scheme)
+        sdks_ok, sdk_lines = sdk_versions.report(found.head_version) if with_sdks else (True, [])
     except VersionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(text)
-    return 0 if ok else 1
+    print("\n".join([text, *sdk_lines]))
+    return 0 if ok and sdks_ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,4 +115,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "changelog":
         return _changelog(args, found)
-    return _check(found, Scheme(args.scheme) if args.scheme else None)
+    # The SDKs of the working tree carry its contract's version; another head has no SDKs to hold.
+    return _check(found, Scheme(args.scheme) if args.scheme else None, with_sdks=args.head is None)

@@ -1,0 +1,147 @@
+"""The TypeScript SDK as a downstream team gets it: built, packed, installed from its tarball into an empty project,
+and compiled there with its tests, its examples and its README's programs.
+
+One `build()` per test session (tests/sdk_ts/conftest.py): `npm ci` in a copy of `sdk-ts/` (so the checkout's
+`node_modules` and `dist` are never touched while other tests use them), `npm pack` (whose `prepack` compiles the
+package with `tsc --strict`), then a new project that installs only the tarball and the TypeScript toolchain the
+package pins, and one `tsc --strict` over everything that imports `@accessgov/client` there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SDK = REPO / "sdk-ts"
+DOCUMENTED_URL = "http://127.0.0.1:8080"
+TS_BLOCK = re.compile(r"^```ts\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+NPM_FLAGS = ("--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error")
+# The consumer's compiler settings: strict, and stricter than most projects, so the package's declarations hold
+# wherever they are used.
+CONSUMER_TSCONFIG = {
+    "compilerOptions": {
+        "target": "ES2022",
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "lib": ["ES2022"],
+        "types": ["node"],
+        "strict": True,
+        "noUncheckedIndexedAccess": True,
+        "exactOptionalPropertyTypes": True,
+        "skipLibCheck": False,
+        "outDir": "build",
+        "rootDir": ".",
+    },
+    "include": ["test/*.ts", "examples/*.ts", "readme/*.ts"],
+}
+
+
+def ts_blocks(markdown: str) -> list[str]:
+    """The ```ts fenced blocks of a Markdown text, in order."""
+    return [match.group(1) for match in TS_BLOCK.finditer(markdown)]
+
+
+def readme_programs() -> dict[str, str]:
+    """The TypeScript programs of the documentation, by the module name they are compiled as: the repository
+    README's first ```ts block, and every ```ts block of the package's README."""
+    programs = {"readme/repository.ts": ts_blocks((REPO / "README.md").read_text(encoding="utf-8"))[0]}
+    for index, block in enumerate(ts_blocks((SDK / "README.md").read_text(encoding="utf-8")), start=1):
+        programs[f"readme/package-{index}.ts"] = block
+    return programs
+
+
+def run(command: list[str], cwd: Path, timeout: float = 600, env: dict[str, str] | None = None) -> str:
+    """Run a command; fail the test with its output when it fails."""
+    done = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env or os.environ.copy()
+    )
+    assert done.returncode == 0, f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@dataclass
+class Built:
+    """Where the package was built and installed, and what it took."""
+
+    package: Path  # the copy of sdk-ts/ it was built in
+    tarball: Path
+    consumer: Path  # the project that installed it
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def node(self) -> str:
+        node = shutil.which("node")
+        assert node, "node is not on PATH"
+        return node
+
+    def tarball_members(self) -> list[str]:
+        with tarfile.open(self.tarball) as archive:
+            return sorted(archive.getnames())
+
+
+def _timed(seconds: dict[str, float], name: str, command: list[str], cwd: Path) -> str:
+    started = time.perf_counter()
+    output = run(command, cwd)
+    seconds[name] = round(time.perf_counter() - started, 1)
+    return output
+
+
+def build(root: Path, server_url: str) -> Built:
+    """Build, pack and install the package under `root`; compile the consumer project with the documentation's
+    programs pointed at `server_url` instead of the documented `http://127.0.0.1:8080`."""
+    seconds: dict[str, float] = {}
+    package = root / "sdk-ts"
+    shutil.copytree(SDK, package, ignore=shutil.ignore_patterns("node_modules", "dist", "build"))
+    _timed(seconds, "npm ci", ["npm", "ci", *NPM_FLAGS], package)
+    dist = root / "dist"
+    dist.mkdir()
+    _timed(seconds, "npm pack (tsc)", ["npm", "pack", "--pack-destination", str(dist), *NPM_FLAGS], package)
+    (tarball,) = dist.glob("*.tgz")
+
+    consumer = root / "consumer"
+    consumer.mkdir()
+    (consumer / "package.json").write_text(
+        json.dumps({"name": "downstream", "private": True, "type": "module"}, indent=2) + "\n", encoding="utf-8"
+    )
+    pins = json.loads((SDK / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+    toolchain = [f"{name}@{pins[name]}" for name in ("typescript", "@types/node")]
+    _timed(seconds, "npm install (consumer)", ["npm", "install", *NPM_FLAGS, str(tarball), *toolchain], consumer)
+    for folder in ("test", "examples"):
+        shutil.copytree(SDK / folder, consumer / folder)
+    (consumer / "readme").mkdir()
+    for name, program in readme_programs().items():
+        (consumer / name).write_text(program.replace(DOCUMENTED_URL, server_url), encoding="utf-8")
+    (consumer / "tsconfig.json").write_text(json.dumps(CONSUMER_TSCONFIG, indent=2) + "\n", encoding="utf-8")
+    tsc = consumer / "node_modules" / "typescript" / "bin" / "tsc"
+    _timed(seconds, "tsc (consumer)", [shutil.which("node") or "node", str(tsc), "-p", "tsconfig.json"], consumer)
+    return Built(package, tarball, consumer, seconds)
+
+
+@dataclass(frozen=True)
+class NodeRun:
+    """The outcome of `node --test` over some test files: TAP's summary counts, and the output."""
+
+    returncode: int
+    counts: dict[str, int]
+    output: str
+
+
+def node_test(built: Built, files: list[str], env: dict[str, str], timeout: float = 300) -> NodeRun:
+    """Run compiled test files (`build/test/<name>.test.js`) with `node --test` in the consumer project."""
+    command = [built.node, "--test", "--test-reporter=tap", *[f"build/test/{name}" for name in files]]
+    done = subprocess.run(
+        command, cwd=built.consumer, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env}
+    )
+    counts = {
+        key: int(value)
+        for key, value in re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", done.stdout, re.MULTILINE)
+    }
+    return NodeRun(done.returncode, counts, done.stdout + done.stderr)
