@@ -1,0 +1,164 @@
+"""How big a document is once its aliases are expanded, counted without expanding them.
+
+A YAML alias (or a value an engine shares between places) makes one node appear wherever it is referenced, so a
+kilobyte can stand for billions of nodes. Like yaml.v3's alias budget, each shared node is measured once and its
+size added at every reference: the walk costs one visit per distinct node and one addition per reference, however
+large the expansion. The same walk measures the nesting depth as it would be expanded, refuses a node that contains
+itself (a recursive alias) and the mappings with too many keys.
+
+`measure` works on any graph given a function that lists a node's children: the loader's YAML node trees (with
+their marks) and plain Python values (the JSON reader's, an overlay's results, the bundler's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from accessgov_tools.limits import Limits
+
+# A node's children in document order (a mapping's as key, value, key, value, ...), or None for a scalar.
+Children = Callable[[Any], Sequence[Any] | None]
+
+
+@dataclass
+class Exceeded(Exception):
+    """A limit hit at the node `path` leads to: (container, index among its children) from the root down."""
+
+    limit: str
+    detail: str
+    path: list[tuple[Any, int]]
+    sizes: dict[int, int] = field(default_factory=dict)  # id -> expanded size, of the collections measured
+    shared: set[int] = field(default_factory=set)  # ids of the collections referenced more than once
+
+    def size(self, node: Any, children: Children) -> int:
+        """The expanded size of `node` (1 for a scalar)."""
+        return self.sizes.get(id(node), 1) if children(node) is not None else 1
+
+
+def value_children(value: Any) -> Sequence[Any] | None:
+    """The children of a plain value: a dict's keys and values interleaved, a list's items; None for a scalar."""
+    if isinstance(value, dict):
+        return [part for item in value.items() for part in item]
+    if isinstance(value, list):
+        return value
+    return None
+
+
+def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[Any], int] | None = None) -> int:
+    """The expanded size of `root` (nodes, keys included); raises `Exceeded` on a limit or a recursive node.
+
+    `keys(node)` is the number of entries of a mapping (0 for anything else); by default a dict's length."""
+    count_keys = keys or (lambda node: len(node) if isinstance(node, dict) else 0)
+    sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    parents: dict[int, int] = {}
+    path_ids: list[int] = []  # the collections being measured, root first (their ids)
+    on_path: set[int] = set()
+    # (node, its children once they are pushed, else None)
+    stack: list[tuple[Any, Sequence[Any] | None]] = [(root, None)]
+    positions: dict[int, tuple[Any, int]] = {}  # id -> (container, index) where it is being measured
+
+    def fail(limit: str, detail: str, node_path: list[tuple[Any, int]]) -> Exceeded:
+        shared = {node_id for node_id, count in parents.items() if count > 1}
+        return Exceeded(limit, detail, node_path, sizes, shared)
+
+    if children(root) is None:
+        return 1
+    while stack:
+        node, kids = stack[-1]
+        node_id = id(node)
+        if kids is None and node_id in sizes:  # pushed twice, measured under its other parent meanwhile
+            stack.pop()
+            if len(path_ids) + heights[node_id] > limits.max_depth:
+                raise fail(
+                    "max-depth",
+                    f"nested deeper than {limits.max_depth} levels once its aliases are expanded",
+                    [*_trail(positions, path_ids), positions[node_id]],
+                )
+            continue
+        if kids is None:
+            kids = children(node) or ()
+            stack[-1] = (node, kids)
+            on_path.add(node_id)
+            path_ids.append(node_id)
+            if len(path_ids) > limits.max_depth:
+                raise fail("max-depth", f"nested deeper than {limits.max_depth} levels", _trail(positions, path_ids))
+            entries = count_keys(node)
+            if entries > limits.max_keys:
+                raise fail(
+                    "max-keys",
+                    f"a mapping with more than {limits.max_keys:,} keys ({entries:,})",
+                    [*_trail(positions, path_ids), (node, 2 * limits.max_keys)],
+                )
+            pushed = False
+            for index in range(len(kids) - 1, -1, -1):
+                child = kids[index]
+                if children(child) is None:
+                    continue
+                child_id = id(child)
+                parents[child_id] = parents.get(child_id, 0) + 1
+                if child_id in on_path:
+                    raise fail(
+                        "recursive-alias",
+                        "a node that contains itself (a recursive alias)",
+                        [*_trail(positions, path_ids), (node, index)],
+                    )
+                if child_id in sizes:
+                    if len(path_ids) + heights[child_id] > limits.max_depth:
+                        raise fail(
+                            "max-depth",
+                            f"nested deeper than {limits.max_depth} levels once its aliases are expanded",
+                            [*_trail(positions, path_ids), (node, index)],
+                        )
+                    continue
+                positions[child_id] = (node, index)  # the last push is the first popped
+                stack.append((child, None))
+                pushed = True
+            if pushed:
+                continue
+        stack.pop()
+        size, height = 1, 0
+        for child in kids:
+            if children(child) is None:
+                size += 1
+            else:
+                size += sizes[id(child)]
+                height = max(height, heights[id(child)])
+        sizes[node_id] = size
+        heights[node_id] = height + 1
+        if size > limits.max_nodes:
+            raise fail(
+                "max-nodes",
+                f"more than {limits.max_nodes:,} nodes once its aliases are expanded",
+                _trail(positions, path_ids) + _budget_path(node, children, limits.max_nodes, sizes),
+            )
+        on_path.discard(node_id)
+        path_ids.pop()
+    return sizes[id(root)]
+
+
+def _trail(positions: dict[int, tuple[Any, int]], path_ids: list[int]) -> list[tuple[Any, int]]:
+    """The (container, index) steps from the root to the innermost node being measured."""
+    return [positions[node_id] for node_id in path_ids[1:] if node_id in positions]
+
+
+def _budget_path(root: Any, children: Children, budget: int, sizes: dict[int, int]) -> list[tuple[Any, int]]:
+    """The steps to the node where a walk in document order, counting expanded nodes, passes `budget`."""
+    path: list[tuple[Any, int]] = []
+    node, remaining = root, budget
+    while True:
+        kids = children(node)
+        if kids is None:
+            return path
+        counted = 1
+        for index, child in enumerate(kids):
+            size = sizes.get(id(child), 1) if children(child) is not None else 1
+            if counted + size > remaining:
+                path.append((node, index))
+                node, remaining = child, remaining - counted
+                break
+            counted += size
+        else:
+            return path
