@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from accessgov_tools.limits import Limits
+from accessgov_tools.limits import DEPTH_CEILING, Limits
 
 # A node's children in document order (a mapping's as key, value, key, value, ...), or None for a scalar.
 Children = Callable[[Any], Sequence[Any] | None]
@@ -46,8 +46,24 @@ def value_children(value: Any) -> Sequence[Any] | None:
     return None
 
 
-def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[Any], int] | None = None) -> int:
-    """The expanded size of `root` (nodes, keys included); raises `Exceeded` on a limit or a recursive node.
+@dataclass(frozen=True)
+class Extent:
+    """How big a value is expanded: its nodes (keys included) and how deep its collections nest (0: a scalar)."""
+
+    nodes: int
+    depth: int
+
+
+UNBOUNDED = Limits(max_depth=DEPTH_CEILING, max_nodes=2**62, max_keys=2**62)
+
+
+def extent(value: Any) -> Extent:
+    """The extent of a plain value (no limit but the depth ceiling)."""
+    return measure(value, value_children, UNBOUNDED)
+
+
+def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[Any], int] | None = None) -> Extent:
+    """The expanded extent of `root`; raises `Exceeded` on a limit or a recursive node.
 
     `keys(node)` is the number of entries of a mapping (0 for anything else); by default a dict's length."""
     count_keys = keys or (lambda node: len(node) if isinstance(node, dict) else 0)
@@ -65,7 +81,7 @@ def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[An
         return Exceeded(limit, detail, node_path, sizes, shared)
 
     if children(root) is None:
-        return 1
+        return Extent(1, 0)
     while stack:
         node, kids = stack[-1]
         node_id = id(node)
@@ -136,7 +152,7 @@ def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[An
             )
         on_path.discard(node_id)
         path_ids.pop()
-    return sizes[id(root)]
+    return Extent(sizes[id(root)], heights[id(root)])
 
 
 def _trail(positions: dict[int, tuple[Any, int]], path_ids: list[int]) -> list[tuple[Any, int]]:
