@@ -92,6 +92,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "diff-score": ("score the diff engine on oasdiff's checker test pairs", _tool("diffcheck.score")),
     "changelog": ("contract changes since a revision as a changelog section", _tool("release.cli", "changelog")),
     "release-check": ("fail unless info.version is bumped as the changes need", _tool("release.cli", "check")),
+    "summary": ("a pull request's job summary: report, changelog preview, version verdict", _tool("summary")),
     "generate": ("regenerate generated/ from spec/ (skipped when nothing changed)", _generate),
     "check-generated": ("fail with a diff when generated/ is not what spec/ produces", _tool("check_generated")),
     "docs": ("static HTML reference of the bundle (Redocly CLI)", _tool("build_docs")),
