@@ -244,6 +244,7 @@ def operation_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
             if operation is None:
                 continue
             name = _python_name(operation["operationId"])
+            module = _python_name(name)  # openapi-python-client names the file so: the identifier of the identifier
             tag = _python_name_tag(operation)
             where = f"{method.upper()} {path} ({name})"
             paging = None
@@ -266,7 +267,7 @@ def operation_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
             entries.append(
                 {
                     "name": name,
-                    "module": f"{CLIENT_PACKAGE}.api.{tag}.{name}",
+                    "module": f"{CLIENT_PACKAGE}.api.{tag}.{module}",
                     "method": method.upper(),
                     "path": path,
                     "idempotent": bool(operation.get("x-idempotent", idempotent)),
@@ -425,6 +426,8 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
             f"--model-name-map={stage / 'name-map.json'}",
             f"--custom-file-header={MODELS_HEADER.format(version=PINNED['datamodel-code-generator'])}",
         ]
+        if template_data:  # the template's member checks use it, whatever else the generator imports
+            models_cmd.append("--additional-imports=pydantic.model_validator")
         client_cmd = [
             str(BIN / "openapi-python-client"),
             "generate",
