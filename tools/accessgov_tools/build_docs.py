@@ -39,7 +39,9 @@ def build_docs(source: Path = DEFAULT_INPUT, output: Path = DEFAULT_OUTPUT, redo
     """Build `output` from `source`; raise `DocsError` when the tooling is missing or the build fails, a
     `LoadError` when the document is over a limit or holds a reference other than a local one (Redocly would
     resolve it itself: the one resolver reads it first, `accessgov_tools/refs.py`)."""
-    References(source.resolve().parent).self_contained(source)
+    references = References(source.resolve().parent)
+    references.self_contained(source)
+    references.check_chains(source)
     if not redocly.exists():
         raise DocsError(f"{redocly} is missing: run `npm ci --prefix {DOCS_TOOLING.relative_to(REPO)}`")
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -270,7 +270,7 @@ def preflight(config: Path = REPO / "redocly.yaml", targets: list[str] | None = 
     for root in roots:
         if not root.resolve().is_relative_to(REPO):
             raise LoadError(f"{shown(config)}: API root {root} is outside the repository {REPO}")
-        References(root.resolve().parent).document_tree(root)
+        References(root.resolve().parent).check_chains(root)
 
 
 def redocly_lint(

@@ -170,6 +170,51 @@ class References:
             pending.extend(target for _, _, target in self._targets[current] if target is not None)
         return read
 
+    def check_chains(self, path: Path) -> None:
+        """Refuse a chain of references that never reaches a value (`A: {$ref: B}`, `B: {$ref: A}`), within one
+        file or through several, among the files `path` leads to. (A schema that refers to itself from inside,
+        `Node: {properties: {next: {$ref: Node}}}`, is recursive, not a cycle: only references all the way round.)"""
+        files = self.document_tree(path)
+        done: set[tuple[Path, Pointer]] = set()
+        for file in files:
+            for start, _ref, _target in self._targets[file]:
+                chain: list[tuple[Path, Pointer]] = []
+                key: tuple[Path, Pointer] | None = (file, start)
+                while key is not None and key not in done:
+                    if key in chain:
+                        first = chain[chain.index(key)]
+                        shown_chain = " -> ".join(
+                            f"{shown(f)}#/{'/'.join(p)}" for f, p in [*chain[chain.index(key) :], key]
+                        )
+                        raise _refused(
+                            first[0], first[1], "ref-cycle", f"references that lead back to themselves: {shown_chain}"
+                        )
+                    chain.append(key)
+                    key = self._next_in_chain(*key)
+                done.update(chain)
+
+    def _next_in_chain(self, file: Path, pointer: Pointer) -> tuple[Path, Pointer] | None:
+        """Where the reference at `pointer` of `file` leads, when that is another reference; else None."""
+        node = _at(self._documents[file], pointer)
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if not isinstance(ref, str):
+            return None
+        address, _, fragment = ref.partition("#")
+        if address:
+            target = self.file_of(address, file.parent)
+            if target is None or target.resolve() not in self._documents:
+                return None  # a network reference, or one refused already
+            file = target.resolve()
+        if fragment and not fragment.startswith("/"):
+            return None  # an anchor: names a schema, not a place to follow
+        target_pointer = (
+            tuple(t.replace("~1", "/").replace("~0", "~") for t in unquote(fragment[1:]).split("/")) if fragment else ()
+        )
+        target_node = _at(self._documents[file], target_pointer)
+        if isinstance(target_node, dict) and isinstance(target_node.get("$ref"), str):
+            return file, target_pointer
+        return None
+
     def self_contained(self, path: Path) -> Any:
         """The document at `path`, refused unless every `$ref` in it is local (`#...`): for readers that would
         resolve any other one themselves (the generators, Redocly's build-docs)."""
@@ -276,6 +321,18 @@ def fetch(url: str, limits: Limits) -> Any:
     return loader.loads(text, url, json_only=url.partition("?")[0].endswith(".json"), limits=limits)
 
 
+def _at(document: Any, pointer: Pointer) -> Any:
+    node = document
+    for token in pointer:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
 def check_local_cycles(document: Any, path: Path | None = None, source: str = "<document>") -> None:
     """Refuse a chain of local references that never reaches a schema: `A: {$ref: B}`, `B: {$ref: A}`.
 
@@ -287,17 +344,6 @@ def check_local_cycles(document: Any, path: Path | None = None, source: str = "<
         if not ref.startswith("#/") and ref != "#":
             return None
         return tuple(t.replace("~1", "/").replace("~0", "~") for t in unquote(ref[2:]).split("/")) if ref != "#" else ()
-
-    def at(pointer: Pointer) -> Any:
-        node = document
-        for token in pointer:
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
 
     for start, _ref in references_in(document):
         chain: list[Pointer] = []
@@ -312,7 +358,7 @@ def check_local_cycles(document: Any, path: Path | None = None, source: str = "<
                 )
             state[pointer] = 1
             chain.append(pointer)
-            node = at(pointer)
+            node = _at(document, pointer)
             next_ref = node.get("$ref") if isinstance(node, dict) else None
             pointer = target(next_ref) if isinstance(next_ref, str) else None
         for done in chain:

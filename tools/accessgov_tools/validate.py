@@ -18,7 +18,7 @@ from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from accessgov_tools.loader import LoadError
 from accessgov_tools.paths import REPO, shown
-from accessgov_tools.refs import References, RefError, check_local_cycles
+from accessgov_tools.refs import References, RefError
 
 
 def validate_document(path: Path) -> None:
@@ -35,7 +35,7 @@ def validate_document(path: Path) -> None:
 
     references = References(path.resolve().parent)
     spec: Any = references.document(path)
-    check_local_cycles(spec, path)
+    references.check_chains(path)
     base_uri = path.resolve().as_uri()
     registry: Registry[Any] = Registry(retrieve=references.retrieve)  # type: ignore[call-arg]
     registry = registry.with_resource(base_uri, DRAFT202012.create_resource(spec))
