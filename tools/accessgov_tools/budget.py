@@ -37,6 +37,44 @@ class Exceeded(Exception):
         return self.sizes.get(id(node), 1) if children(node) is not None else 1
 
 
+def value_leaf(value: Any) -> bool:
+    """Whether a plain value is a scalar."""
+    return not isinstance(value, (dict, list))
+
+
+def tree_within(value: Any, limits: Limits) -> bool:
+    """Whether a tree (no shared parts: what a JSON reader makes) is within `limits`: a quick walk that stops at
+    the first limit passed (`measure` then says which and where). Counts as `measure` does."""
+    if not isinstance(value, (dict, list)):
+        return True
+    max_depth, max_keys, max_nodes = limits.max_depth, limits.max_keys, limits.max_nodes
+    nodes, stack = 1, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        if isinstance(node, dict):
+            if len(node) > max_keys:
+                return False
+            nodes += 2 * len(node)
+            kids: Any = node.values()
+        else:
+            nodes += len(node)
+            kids = node
+        if nodes > max_nodes:
+            return False
+        deeper = depth + 1
+        for kid in kids:
+            if isinstance(kid, (dict, list)):
+                stack.append((kid, deeper))
+    return True
+
+
+def measure_value(value: Any, limits: Limits) -> Extent:
+    """`measure` of a plain value (shared parts counted at every place they are)."""
+    return measure(value, value_children, limits, leaf=value_leaf)
+
+
 def value_children(value: Any) -> Sequence[Any] | None:
     """The children of a plain value: a dict's keys and values interleaved, a list's items; None for a scalar."""
     if isinstance(value, dict):
@@ -59,48 +97,57 @@ UNBOUNDED = Limits(max_depth=DEPTH_CEILING, max_nodes=2**62, max_keys=2**62)
 
 def extent(value: Any) -> Extent:
     """The extent of a plain value (no limit but the depth ceiling)."""
-    return measure(value, value_children, UNBOUNDED)
+    return measure_value(value, UNBOUNDED)
 
 
-def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[Any], int] | None = None) -> Extent:
+def measure(
+    root: Any,
+    children: Children,
+    limits: Limits,
+    *,
+    keys: Callable[[Any], int] | None = None,
+    leaf: Callable[[Any], bool] | None = None,
+) -> Extent:
     """The expanded extent of `root`; raises `Exceeded` on a limit or a recursive node.
 
-    `keys(node)` is the number of entries of a mapping (0 for anything else); by default a dict's length."""
+    `keys(node)` is the number of entries of a mapping (0 for anything else), a dict's length by default; `leaf(node)`
+    whether a node is a scalar (cheaper than asking for its children), `children(node) is None` by default."""
     count_keys = keys or (lambda node: len(node) if isinstance(node, dict) else 0)
+    is_leaf = leaf or (lambda node: children(node) is None)
     sizes: dict[int, int] = {}
     heights: dict[int, int] = {}
     parents: dict[int, int] = {}
     path_ids: list[int] = []  # the collections being measured, root first (their ids)
     on_path: set[int] = set()
-    # (node, its children once they are pushed, else None)
-    stack: list[tuple[Any, Sequence[Any] | None]] = [(root, None)]
+    # (node, its children once they are pushed, else None; the ids of those that are collections; its scalars)
+    stack: list[tuple[Any, Sequence[Any] | None, list[int], int]] = [(root, None, [], 0)]
     positions: dict[int, tuple[Any, int]] = {}  # id -> (container, index) where it is being measured
+    max_depth = limits.max_depth
 
     def fail(limit: str, detail: str, node_path: list[tuple[Any, int]]) -> Exceeded:
         shared = {node_id for node_id, count in parents.items() if count > 1}
         return Exceeded(limit, detail, node_path, sizes, shared)
 
-    if children(root) is None:
+    if is_leaf(root):
         return Extent(1, 0)
     while stack:
-        node, kids = stack[-1]
+        node, kids, collections, scalars = stack[-1]
         node_id = id(node)
-        if kids is None and node_id in sizes:  # pushed twice, measured under its other parent meanwhile
-            stack.pop()
-            if len(path_ids) + heights[node_id] > limits.max_depth:
-                raise fail(
-                    "max-depth",
-                    f"nested deeper than {limits.max_depth} levels once its aliases are expanded",
-                    [*_trail(positions, path_ids), positions[node_id]],
-                )
-            continue
         if kids is None:
+            if node_id in sizes:  # pushed twice, measured under its other parent meanwhile
+                stack.pop()
+                if len(path_ids) + heights[node_id] > max_depth:
+                    raise fail(
+                        "max-depth",
+                        f"nested deeper than {max_depth} levels once its aliases are expanded",
+                        [*_trail(positions, path_ids), positions[node_id]],
+                    )
+                continue
             kids = children(node) or ()
-            stack[-1] = (node, kids)
             on_path.add(node_id)
             path_ids.append(node_id)
-            if len(path_ids) > limits.max_depth:
-                raise fail("max-depth", f"nested deeper than {limits.max_depth} levels", _trail(positions, path_ids))
+            if len(path_ids) > max_depth:
+                raise fail("max-depth", f"nested deeper than {max_depth} levels", _trail(positions, path_ids))
             entries = count_keys(node)
             if entries > limits.max_keys:
                 raise fail(
@@ -108,12 +155,15 @@ def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[An
                     f"a mapping with more than {limits.max_keys:,} keys ({entries:,})",
                     [*_trail(positions, path_ids), (node, 2 * limits.max_keys)],
                 )
-            pushed = False
+            at = len(stack) - 1
+            collections, scalars, pushed = [], 0, False
             for index in range(len(kids) - 1, -1, -1):
                 child = kids[index]
-                if children(child) is None:
+                if is_leaf(child):
+                    scalars += 1
                     continue
                 child_id = id(child)
+                collections.append(child_id)
                 parents[child_id] = parents.get(child_id, 0) + 1
                 if child_id in on_path:
                     raise fail(
@@ -122,26 +172,25 @@ def measure(root: Any, children: Children, limits: Limits, *, keys: Callable[[An
                         [*_trail(positions, path_ids), (node, index)],
                     )
                 if child_id in sizes:
-                    if len(path_ids) + heights[child_id] > limits.max_depth:
+                    if len(path_ids) + heights[child_id] > max_depth:
                         raise fail(
                             "max-depth",
-                            f"nested deeper than {limits.max_depth} levels once its aliases are expanded",
+                            f"nested deeper than {max_depth} levels once its aliases are expanded",
                             [*_trail(positions, path_ids), (node, index)],
                         )
                     continue
                 positions[child_id] = (node, index)  # the last push is the first popped
-                stack.append((child, None))
+                stack.append((child, None, [], 0))
                 pushed = True
+            stack[at] = (node, kids, collections, scalars)
             if pushed:
                 continue
         stack.pop()
-        size, height = 1, 0
-        for child in kids:
-            if children(child) is None:
-                size += 1
-            else:
-                size += sizes[id(child)]
-                height = max(height, heights[id(child)])
+        size, height = 1 + scalars, 0
+        for child_id in collections:
+            size += sizes[child_id]
+            if heights[child_id] > height:
+                height = heights[child_id]
         sizes[node_id] = size
         heights[node_id] = height + 1
         if size > limits.max_nodes:

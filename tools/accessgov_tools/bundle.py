@@ -23,7 +23,7 @@ import yaml
 from prance.util.resolver import RESOLVE_FILES, RefResolver
 from prance.util.url import ResolutionError, absurl
 
-from accessgov_tools.budget import Exceeded, measure, value_children
+from accessgov_tools.budget import Exceeded, measure_value
 from accessgov_tools.limits import current as current_limits
 from accessgov_tools.loader import CORE_SCHEMA, LimitError, LoadError
 from accessgov_tools.paths import REPO, shown
@@ -127,7 +127,7 @@ def bundle(root: Path = DEFAULT_ROOT) -> dict[str, Any]:
     resolved = resolve_files(root)
     limits = current_limits()
     try:
-        measure(resolved, value_children, limits)
+        measure_value(resolved, limits)
     except Exceeded as exceeded:
         raise LimitError(
             f"{shown(root)}:1:1: document limit {exceeded.limit}: the bundle, its file references inlined, has "

@@ -31,7 +31,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import BaseResolver
 
-from accessgov_tools.budget import Exceeded, measure, value_children
+from accessgov_tools.budget import Exceeded, measure, measure_value, tree_within, value_children
 from accessgov_tools.limits import Limits, hint
 from accessgov_tools.limits import current as current_limits
 
@@ -182,9 +182,9 @@ def _compose(text: str, source: str, limits: Limits | None = None) -> yaml.Node 
             node = _run(_RedefiningLoader, text, compose=True)
     except yaml.YAMLError as error:
         raise _yaml_error(source, error) from None
-    if node is not None:
+    if node is not None and not (not _has_anchor(text) and _tree_within(node, limits)):
         try:
-            measure(node, _node_children, limits, keys=_node_keys)
+            measure(node, _node_children, limits, keys=_node_keys, leaf=_node_leaf)
         except Exceeded as exceeded:
             raise _limit_error(source, _node_mark(node, exceeded), exceeded) from None
     return node  # type: ignore[no-any-return]
@@ -197,15 +197,60 @@ _COMPOSER_SAFE_DEPTH = 5_000
 _BLOCK_START = re.compile(r"^(?:---[ \t]+)?[ ]*(?:[-?:][ \t]+)*", re.MULTILINE)
 
 
+# An anchor (`&name`) where a node can start: after whitespace, a line's start or a flow indicator. Without one a
+# document has no alias, so its node tree is a tree.
+_AMPERSAND = re.compile(r"&(?=\S)")
+
+
+def _has_anchor(text: str) -> bool:
+    return any(at == 0 or text[at - 1] in " \t\r\n[{," for at in (m.start() for m in _AMPERSAND.finditer(text)))
+
+
+def _tree_within(root: yaml.Node, limits: Limits) -> bool:
+    """Whether a node tree with no alias (no anchor in its text) is within `limits`: one quick walk, counting as
+    `measure` does; `measure` is run when it is not, to say where."""
+    max_depth, max_keys, max_nodes = limits.max_depth, limits.max_keys, limits.max_nodes
+    nodes, stack = 1, [(root, 1)]
+    scalar = yaml.ScalarNode
+    while stack:
+        node, depth = stack.pop()
+        if node.__class__ is scalar:
+            continue
+        if depth > max_depth:
+            return False
+        kids = node.value
+        if node.__class__ is yaml.MappingNode:
+            if len(kids) > max_keys:
+                return False
+            nodes += 2 * len(kids)
+            deeper = depth + 1
+            for key, value in kids:
+                if key.__class__ is not scalar:
+                    stack.append((key, deeper))
+                if value.__class__ is not scalar:
+                    stack.append((value, deeper))
+        else:
+            nodes += len(kids)
+            deeper = depth + 1
+            stack.extend((kid, deeper) for kid in kids if kid.__class__ is not scalar)
+        if nodes > max_nodes:
+            return False
+    return True
+
+
+def _nesting_bound(text: str) -> int:
+    """At least as deep as the text nests: flow collections at most as deep as there are `[` and `{`, block
+    collections two levels per column of indentation (compact `- `, `? `, `: ` counted as indentation)."""
+    return text.count("[") + text.count("{") + 2 * (max(map(len, _BLOCK_START.findall(text)), default=0) + 1)
+
+
 def _check_nesting(text: str, source: str, limits: Limits) -> None:
     """Refuse text nested deeper than `limits.max_depth` before libyaml's composer recurses into it.
 
     A cheap bound first: flow collections nest at most as deep as there are `[` and `{`, block collections two
     levels per column of indentation. Only text whose bound is high (100,000 `[` in a row, or a real document
     with many flow collections) is measured exactly, by libyaml's parser alone (its events, no recursion)."""
-    flow = text.count("[") + text.count("{")
-    block = 2 * (max(map(len, _BLOCK_START.findall(text)), default=0) + 1)
-    if flow + block <= _COMPOSER_SAFE_DEPTH:
+    if _nesting_bound(text) <= _COMPOSER_SAFE_DEPTH:
         return  # composed, then measured exactly (aliases expanded) by `measure`
     if _Parser is None:  # pragma: no cover - PyYAML's pure-Python composer fails with a RecursionError instead
         return
@@ -237,6 +282,10 @@ def _node_children(node: yaml.Node) -> list[yaml.Node] | None:
     if isinstance(node, yaml.SequenceNode):
         return node.value  # type: ignore[no-any-return]
     return None
+
+
+def _node_leaf(node: yaml.Node) -> bool:
+    return node.__class__ is yaml.ScalarNode
 
 
 def _node_keys(node: yaml.Node) -> int:
@@ -350,8 +399,10 @@ def _json(text: str, source: str, limits: Limits | None = None) -> Any:
         raise _json_depth_error(text, source, limits) from None
     except ValueError as error:
         raise LoadError(f"{source}: {error}") from None
+    if tree_within(value, limits):
+        return value
     try:
-        measure(value, value_children, limits)
+        measure_value(value, limits)
     except Exceeded as exceeded:
         raise _limit_error(source, _json_mark(text, _preorder_index(exceeded)), exceeded) from None
     return value
