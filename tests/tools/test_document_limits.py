@@ -132,3 +132,22 @@ def test_validate_answers_2_for_a_refused_reference_and_fetches_nothing(
     spec.write_text(spec.read_text(encoding="utf-8").replace("http://127.0.0.1:9/schema.json", "./ok.yaml"))
     (spec.parent / "ok.yaml").write_text("type: string\n", encoding="utf-8")
     assert validate_main([str(spec)]) == 0
+
+
+def test_lint_reads_what_redocly_will_lint_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from accessgov_tools import lint
+    from accessgov_tools.loader import LoadError
+
+    monkeypatch.setattr(lint, "REPO", tmp_path)
+    spec = _split_spec(tmp_path, "../outside.yaml")
+    (tmp_path / "outside.yaml").write_text("type: string\n", encoding="utf-8")
+    config = tmp_path / "redocly.yaml"
+    config.write_text(f"apis:\n  a:\n    root: {spec.relative_to(tmp_path)}\n", encoding="utf-8")
+    with pytest.raises(RefError, match="spec-root"):
+        lint.preflight(config)
+    config.write_text("plugins: ['./run-me.js']\n", encoding="utf-8")
+    with pytest.raises(LoadError, match="plugins"):
+        lint.preflight(config)
+    config.write_text("extends: ['https://example.invalid/redocly.yaml']\n", encoding="utf-8")
+    with pytest.raises(LoadError, match="network"):
+        lint.preflight(config)
