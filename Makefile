@@ -122,8 +122,12 @@ diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=pa
 changelog: $(STAMP) ## Contract changes since BASE as a changelog section by operation (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
 	$(TOOLS) changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
 
-release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied
-	$(TOOLS) release-check $(BASE) $(if $(SCHEME),--scheme $(SCHEME))
+release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied (FORMAT=markdown for a job summary)
+	$(TOOLS) release-check $(BASE) $(if $(SCHEME),--scheme $(SCHEME)) $(if $(filter markdown,$(FORMAT)),--format markdown)
+
+.PHONY: review-summary
+review-summary: $(STAMP) ## A pull request's job summary vs BASE (markdown on stdout): the breaking-change report, the changelog preview and the version verdict, document text shown as data
+	@$(TOOLS) summary $(BASE)
 
 sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
 	$(TOOLS) sdk --out dist

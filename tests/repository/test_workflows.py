@@ -67,5 +67,6 @@ def test_the_pull_request_workflow_runs_what_ci_runs_and_the_action() -> None:
     uses = [step.get("uses", "") for job in workflow["jobs"].values() for step in job["steps"]]
     for command in ("make check", "make check-generated", "bash .ci/run"):
         assert any(command in run for run in runs), command
-    assert any("GITHUB_STEP_SUMMARY" in run and "diff" in run and "changelog" in run for run in runs)
+    # The job summary: report, changelog preview and version verdict in one page (accessgov-tools summary).
+    assert any("GITHUB_STEP_SUMMARY" in run and "make --no-print-directory review-summary" in run for run in runs)
     assert "./conformance" in uses

@@ -17,7 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from accessgov_tools.loader import LoadError
 from accessgov_tools.paths import REPO, shown
+from accessgov_tools.refs import References
 
 DOCS_TOOLING = REPO / "tools" / "redocly"
 REDOCLY = DOCS_TOOLING / "node_modules" / ".bin" / "redocly"
@@ -34,7 +36,12 @@ class DocsError(Exception):
 
 
 def build_docs(source: Path = DEFAULT_INPUT, output: Path = DEFAULT_OUTPUT, redocly: Path = REDOCLY) -> Path:
-    """Build `output` from `source`; raise `DocsError` when the tooling is missing or the build fails."""
+    """Build `output` from `source`; raise `DocsError` when the tooling is missing or the build fails, a
+    `LoadError` when the document is over a limit or holds a reference other than a local one (Redocly would
+    resolve it itself: the one resolver reads it first, `accessgov_tools/refs.py`)."""
+    references = References(source.resolve().parent)
+    references.self_contained(source)
+    references.check_chains(source)
     if not redocly.exists():
         raise DocsError(f"{redocly} is missing: run `npm ci --prefix {DOCS_TOOLING.relative_to(REPO)}`")
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -67,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         path = build_docs(args.input, args.output)
-    except DocsError as error:
+    except (DocsError, LoadError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
+        return 2
     print(f"built {shown(path)}")
     return 0
 

@@ -1,7 +1,8 @@
 """Bundle the split spec (`spec/openapi.yaml` and the files it references) into one document.
 
-prance resolves every file reference; each file is read by `accessgov_tools/loader.py` (JSON or YAML 1.2, errors with
-file, line and column) and handed to prance through its reference cache. Its resolver shares one Python object
+prance resolves every file reference; each file is read by the one resolver (`accessgov_tools/refs.py`: inside the
+spec root, no network, the loader's limits and errors with file, line and column) and handed to prance through its
+reference cache, so prance reads no file of its own. Its resolver shares one Python object
 per reference target, so every place that referenced a component file holds the very object stored under
 `components`; the hoisting step turns those places back into `#/components/...` references. The bundle
 therefore keeps components as components instead of inlining them everywhere.
@@ -20,33 +21,65 @@ from urllib.request import url2pathname
 
 import yaml
 from prance.util.resolver import RESOLVE_FILES, RefResolver
-from prance.util.url import absurl
+from prance.util.url import ResolutionError, absurl
 
-from accessgov_tools.loader import CORE_SCHEMA, LoadError, load_document
+from accessgov_tools.budget import Exceeded, measure_value
+from accessgov_tools.limits import current as current_limits
+from accessgov_tools.loader import CORE_SCHEMA, LimitError, LoadError
 from accessgov_tools.paths import REPO, shown
+from accessgov_tools.refs import References, RefError, check_local_cycles, is_local, references_in
 
 DEFAULT_ROOT = REPO / "spec" / "openapi.yaml"
 DEFAULT_OUT = REPO / "generated" / "openapi"
 
 
 class _LoadedFiles(dict[Any, Any]):
-    """prance's reference cache, filled on first use by our loader: prance looks a parsed file up as
-    `(file URL, strict)` before it would read and parse the file itself (with another YAML reader)."""
+    """prance's reference cache, filled on first use by the one resolver: prance looks a parsed file up as
+    `(file URL, strict)` before it would read and parse the file itself; every look-up is answered here (or
+    refused), so it never does."""
+
+    def __init__(self, references: References) -> None:
+        super().__init__()
+        self.references = references
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if key not in self and isinstance(key, tuple) and len(key) == 2 and str(key[0]).startswith("file:"):
-            path = Path(url2pathname(urlparse(str(key[0])).path))
-            if path.is_file():
-                self[key] = load_document(path)
-        return super().get(key, default)
+        if key in self:
+            return super().get(key, default)
+        if isinstance(key, tuple) and len(key) == 2 and str(key[0]).startswith("file:"):
+            self[key] = self.references.document(Path(url2pathname(urlparse(str(key[0])).path)))
+            return self[key]
+        raise RefError(f"{key!r}: reference rule network: prance asked for a document that is not a file", "network")
+
+
+def _cycle(references: References) -> Any:
+    """prance's recursion handler: a file reference that leads back to itself is refused, never unrolled."""
+
+    def refuse(limit: int, parsed_url: Any, recursions: Any = ()) -> Any:
+        target = Path(url2pathname(parsed_url.path))
+        parent = Path(url2pathname(urlparse(str(recursions[0][0])).path)) if recursions else target
+        raise references.cycle_error(parent, target)
+
+    return refuse
 
 
 def resolve_files(root: Path) -> dict[str, Any]:
-    """Inline every file `$ref` below `root` with prance, keeping internal refs as they are."""
+    """Inline every file `$ref` below `root`'s directory with prance, keeping internal refs as they are."""
     root = root.resolve()
-    spec = load_document(root)
-    resolver = RefResolver(spec, absurl(str(root)), resolve_types=RESOLVE_FILES, reference_cache=_LoadedFiles())
-    resolver.resolve_references()
+    references = References(root.parent)
+    spec = references.document(root)
+    resolver = RefResolver(
+        spec,
+        absurl(str(root)),
+        resolve_types=RESOLVE_FILES,
+        reference_cache=_LoadedFiles(references),
+        recursion_limit_handler=_cycle(references),
+    )
+    try:
+        resolver.resolve_references()
+    except ResolutionError as error:  # a fragment naming nothing in its file
+        raise RefError(
+            f"{shown(root)}:1:1: reference rule unresolvable: {' '.join(str(error).split())}", "unresolvable"
+        ) from None
     specs: dict[str, Any] = resolver.specs
     return specs
 
@@ -88,8 +121,30 @@ def hoist_components(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def bundle(root: Path = DEFAULT_ROOT) -> dict[str, Any]:
-    """The bundled document for the split spec at `root`."""
-    return hoist_components(resolve_files(root))
+    """The bundled document for the split spec at `root`, held to the node budget once its shared parts are
+    written out (files that each reference the next twice would double at every step), its local references
+    free of cycles."""
+    resolved = resolve_files(root)
+    limits = current_limits()
+    try:
+        measure_value(resolved, limits)
+    except Exceeded as exceeded:
+        raise LimitError(
+            f"{shown(root)}:1:1: document limit {exceeded.limit}: the bundle, its file references inlined, has "
+            f"{exceeded.detail}",
+            exceeded.limit,
+        ) from None
+    document = hoist_components(resolved)
+    for pointer, ref in references_in(document):
+        if References.file_of(ref, root.parent) is not None and not is_local(ref):  # what prance left: a cycle
+            where = "/".join(pointer)
+            raise RefError(
+                f"{shown(root)}:1:1: reference rule ref-cycle: $ref {ref!r} (at /{where} of the bundle) leads back "
+                "to itself: a file reference cycle",
+                "ref-cycle",
+            )
+    check_local_cycles(document, source=f"{shown(root)} (bundled)")
+    return document
 
 
 class _NoAliasDumper(yaml.SafeDumper):

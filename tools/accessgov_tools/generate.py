@@ -38,9 +38,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from accessgov_tools.loader import LoadError, load_document
 from accessgov_tools.paths import PACKAGE, REPO, shown
+from accessgov_tools.refs import References
 from accessgov_tools.release.versions import pep440
 
 DEFAULT_OUT = REPO / "generated"
@@ -180,7 +180,7 @@ def client_config(doc: dict[str, Any]) -> dict[str, Any]:
     schema's name (openapi-python-client names the enum branch of the `anyOf` `<Name>Type0`)."""
     from openapi_python_client.strings import snake_case
 
-    config: dict[str, Any] = yaml.safe_load(CLIENT_CONFIG.read_text(encoding="utf-8"))
+    config: dict[str, Any] = load_document(CLIENT_CONFIG)
     # The SDK's version is the contract's, spelled for PEP 440 (pip and indexes refuse `0.1.0-alpha` as written).
     config["package_version_override"] = pep440(str(doc["info"]["version"]))
     overrides = config.setdefault("class_overrides", {})
@@ -267,6 +267,7 @@ def operation_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
             if operation is None:
                 continue
             name = _python_name(operation["operationId"])
+            module = _python_name(name)  # openapi-python-client names the file so: the identifier of the identifier
             tag = _python_name_tag(operation)
             where = f"{method.upper()} {path} ({name})"
             paging = None
@@ -289,7 +290,7 @@ def operation_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
             entries.append(
                 {
                     "name": name,
-                    "module": f"{CLIENT_PACKAGE}.api.{tag}.{name}",
+                    "module": f"{CLIENT_PACKAGE}.api.{tag}.{module}",
                     "method": method.upper(),
                     "path": path,
                     "idempotent": bool(operation.get("x-idempotent", idempotent)),
@@ -369,11 +370,12 @@ def load_inputs(out_dir: Path) -> Inputs:
     bundle_path = out_dir / "openapi.json"
     if not bundle_path.is_file():
         raise GenerationError(f"{bundle_path} is missing: run `python -m accessgov_tools.bundle` first")
-    bundle = json.loads(bundle_path.read_text(encoding="utf-8"))
+    # Read by the one loader and resolver, and self-contained: the generators resolve any other `$ref` themselves.
+    references = References(out_dir)
+    bundle = references.self_contained(bundle_path)
     sdk = out_dir / "variants" / "sdk.yaml"
     if sdk.is_file():
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return Inputs(bundle_path, bundle, sdk, yaml.load(sdk.read_text(encoding="utf-8"), Loader=loader))
+        return Inputs(bundle_path, bundle, sdk, references.self_contained(sdk))
     return Inputs(bundle_path, bundle, out_dir / "openapi.yaml", bundle)
 
 
@@ -447,6 +449,8 @@ def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, floa
             f"--model-name-map={stage / 'name-map.json'}",
             f"--custom-file-header={MODELS_HEADER.format(version=PINNED['datamodel-code-generator'])}",
         ]
+        if template_data:  # the template's member checks use it, whatever else the generator imports
+            models_cmd.append("--additional-imports=pydantic.model_validator")
         client_cmd = [
             str(BIN / "openapi-python-client"),
             "generate",
@@ -486,9 +490,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         timings = generate(args.out)
-    except GenerationError as error:
+    except (GenerationError, LoadError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
+        return 2
     print("timings: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in timings.items()))
     return 0
 

@@ -14,13 +14,13 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
-import json
 import pprint
 import sys
 from pathlib import Path
 from typing import Any
 
 from accessgov_tools.paths import PACKAGE, REPO
+from accessgov_tools.refs import References
 
 TEMPLATE = PACKAGE / "stub_template"
 READER = REPO / "accessgov" / "bundle"
@@ -123,7 +123,7 @@ def operations_from_bundle(bundle: dict[str, Any]) -> Any:
 
 def render(bundle_json: Path) -> dict[str, str]:
     """File name -> content of the generated package."""
-    table = operations_from_bundle(json.loads(bundle_json.read_text(encoding="utf-8")))
+    table = operations_from_bundle(References(bundle_json.parent).self_contained(bundle_json))
     operations = HEADER + "\nOPERATIONS = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n"
     files = {
         "__init__.py": HEADER + '\nfrom .app import create_app\n\n__all__ = ["create_app"]\n',

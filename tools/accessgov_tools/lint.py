@@ -23,6 +23,7 @@ from typing import Any
 
 from accessgov_tools.loader import LoadError, load_document
 from accessgov_tools.paths import REPO, shown
+from accessgov_tools.refs import References
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 CAMEL_CASE = re.compile(r"^(@type|[a-z][a-zA-Z0-9]*)$")
@@ -248,11 +249,37 @@ def lint(doc: dict[str, Any], spec_root: Path = REPO / "spec") -> list[Finding]:
     return [finding for rule in RULES for finding in rule(ctx)]
 
 
+def preflight(config: Path = REPO / "redocly.yaml", targets: list[str] | None = None) -> None:
+    """Read every document Redocly CLI will lint with the one loader and resolver first (`accessgov_tools/refs.py`):
+    Redocly follows `$ref`s itself, so a file outside an API's directory, a network reference or a document over a
+    limit is refused here (a `LoadError`) before it runs. A configuration that would make Redocly run code
+    (`plugins`) or read a configuration from the network (`extends` with a URL) is refused too."""
+    settings = load_document(config) or {}
+    if not isinstance(settings, dict):
+        raise LoadError(f"{shown(config)}:1:1: a Redocly configuration is a mapping")
+    if settings.get("plugins"):
+        raise LoadError(f"{shown(config)}: `plugins` would run code named by the configuration; not allowed here")
+    for entry in settings.get("extends") or []:
+        if "://" in str(entry):
+            raise LoadError(f"{shown(config)}: `extends: {entry}` would read a configuration from the network")
+    roots = [REPO / target for target in targets or []] or [
+        config.parent / str(api.get("root", ""))
+        for api in (settings.get("apis") or {}).values()
+        if isinstance(api, dict)
+    ]
+    for root in roots:
+        if not root.resolve().is_relative_to(REPO):
+            raise LoadError(f"{shown(config)}: API root {root} is outside the repository {REPO}")
+        References(root.resolve().parent).check_chains(root)
+
+
 def redocly_lint(
     targets: list[str] | None = None, config: Path = REPO / "redocly.yaml", capture: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """Run Redocly CLI's lint with `config` on every API it names (or on `targets`)."""
+    """Run Redocly CLI's lint with `config` on every API it names (or on `targets`), once `preflight` passed."""
     from accessgov_tools.build_docs import DOCS_TOOLING, REDOCLY
+
+    preflight(config, targets)
 
     if not REDOCLY.exists():
         raise SystemExit(
@@ -293,12 +320,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redocly", action="store_true", help="first run Redocly CLI's lint (redocly.yaml)")
     args = parser.parse_args(argv)
     redocly_status, redocly = 0, None
-    if args.redocly:
-        result = redocly_lint(capture=True)
-        sys.stdout.write(result.stdout)
-        sys.stderr.write(result.stderr)
-        redocly_status, redocly = result.returncode, redocly_counts(result.stdout)
     try:
+        if args.redocly:
+            result = redocly_lint(capture=True)
+            sys.stdout.write(result.stdout)
+            sys.stderr.write(result.stderr)
+            redocly_status, redocly = result.returncode, redocly_counts(result.stdout)
         findings = lint(load_document(args.bundle), args.spec_root)
     except LoadError as error:
         print(f"error: {error}", file=sys.stderr)

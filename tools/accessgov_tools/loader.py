@@ -31,12 +31,24 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import BaseResolver
 
+from accessgov_tools.budget import Exceeded, measure, measure_value, tree_within, value_children
+from accessgov_tools.limits import Limits, hint
+from accessgov_tools.limits import current as current_limits
+
 # libyaml's parser and composer (PyYAML's C extension); None when PyYAML was built without it.
 _Parser: Any = importlib.import_module("yaml.cyaml").CParser if yaml.__with_libyaml__ else None
 
 
 class LoadError(ValueError):
     """A document that is not valid JSON or YAML; the message starts with `file:line:column:`."""
+
+
+class LimitError(LoadError):
+    """A document over one of its limits (`accessgov_tools/limits.py`); the message names the limit."""
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class _Resolver12(BaseResolver):
@@ -157,16 +169,156 @@ def _redefines_anchor(error: yaml.YAMLError) -> bool:
     return isinstance(error, yaml.composer.ComposerError) and "duplicate anchor" in str(error.context or "")
 
 
-def _compose(text: str, source: str) -> yaml.Node | None:
+def _compose(text: str, source: str, limits: Limits | None = None) -> yaml.Node | None:
+    """The node tree of `text`, held to `limits` (the current ones by default) before and after composing."""
+    limits = limits or current_limits()
+    _check_nesting(text, source, limits)
     try:
         try:
-            return _run(_FastLoader, text, compose=True)  # type: ignore[no-any-return]
+            node = _run(_FastLoader, text, compose=True)
         except yaml.YAMLError as error:
             if not _redefines_anchor(error):
                 raise
-            return _run(_RedefiningLoader, text, compose=True)  # type: ignore[no-any-return]
+            node = _run(_RedefiningLoader, text, compose=True)
     except yaml.YAMLError as error:
         raise _yaml_error(source, error) from None
+    if node is not None and not (not _has_anchor(text) and _tree_within(node, limits)):
+        try:
+            measure(node, _node_children, limits, keys=_node_keys, leaf=_node_leaf)
+        except Exceeded as exceeded:
+            raise _limit_error(source, _node_mark(node, exceeded), exceeded) from None
+    return node  # type: ignore[no-any-return]
+
+
+# libyaml's composer recurses in C once per level of nesting, so text nested deeper than this never reaches it
+# unchecked (it overflows the C stack somewhere past 20,000 levels): well below, and far above any real document.
+_COMPOSER_SAFE_DEPTH = 5_000
+# Where a line's block collections start: after its indentation and any compact `- `, `? `, `: ` indicators.
+_BLOCK_START = re.compile(r"^(?:---[ \t]+)?[ ]*(?:[-?:][ \t]+)*", re.MULTILINE)
+
+
+# An anchor (`&name`) where a node can start: after whitespace, a line's start or a flow indicator. Without one a
+# document has no alias, so its node tree is a tree.
+_AMPERSAND = re.compile(r"&(?=\S)")
+
+
+def _has_anchor(text: str) -> bool:
+    return any(at == 0 or text[at - 1] in " \t\r\n[{," for at in (m.start() for m in _AMPERSAND.finditer(text)))
+
+
+def _tree_within(root: yaml.Node, limits: Limits) -> bool:
+    """Whether a node tree with no alias (no anchor in its text) is within `limits`: one quick walk, counting as
+    `measure` does; `measure` is run when it is not, to say where."""
+    max_depth, max_keys, max_nodes = limits.max_depth, limits.max_keys, limits.max_nodes
+    nodes, stack = 1, [(root, 1)]
+    scalar = yaml.ScalarNode
+    while stack:
+        node, depth = stack.pop()
+        if node.__class__ is scalar:
+            continue
+        if depth > max_depth:
+            return False
+        kids = node.value
+        if node.__class__ is yaml.MappingNode:
+            if len(kids) > max_keys:
+                return False
+            nodes += 2 * len(kids)
+            deeper = depth + 1
+            for key, value in kids:
+                if key.__class__ is not scalar:
+                    stack.append((key, deeper))
+                if value.__class__ is not scalar:
+                    stack.append((value, deeper))
+        else:
+            nodes += len(kids)
+            deeper = depth + 1
+            stack.extend((kid, deeper) for kid in kids if kid.__class__ is not scalar)
+        if nodes > max_nodes:
+            return False
+    return True
+
+
+def _nesting_bound(text: str) -> int:
+    """At least as deep as the text nests: flow collections at most as deep as there are `[` and `{`, block
+    collections two levels per column of indentation (compact `- `, `? `, `: ` counted as indentation)."""
+    return text.count("[") + text.count("{") + 2 * (max(map(len, _BLOCK_START.findall(text)), default=0) + 1)
+
+
+def _check_nesting(text: str, source: str, limits: Limits) -> None:
+    """Refuse text nested deeper than `limits.max_depth` before libyaml's composer recurses into it.
+
+    A cheap bound first: flow collections nest at most as deep as there are `[` and `{`, block collections two
+    levels per column of indentation. Only text whose bound is high (100,000 `[` in a row, or a real document
+    with many flow collections) is measured exactly, by libyaml's parser alone (its events, no recursion)."""
+    if _nesting_bound(text) <= _COMPOSER_SAFE_DEPTH:
+        return  # composed, then measured exactly (aliases expanded) by `measure`
+    if _Parser is None:  # pragma: no cover - PyYAML's pure-Python composer fails with a RecursionError instead
+        return
+    parser = _Parser(text)
+    depth = 0
+    try:
+        while (event := parser.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > limits.max_depth:
+                    mark = event.start_mark
+                    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+                    raise LimitError(
+                        f"{source}:{line}:{column}: document limit max-depth: nested deeper than "
+                        f"{limits.max_depth} levels{hint('max-depth')}",
+                        "max-depth",
+                    )
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as error:
+        raise _yaml_error(source, error) from None
+    finally:
+        parser.dispose()
+
+
+def _node_children(node: yaml.Node) -> list[yaml.Node] | None:
+    if isinstance(node, yaml.MappingNode):
+        return [part for entry in node.value for part in entry]
+    if isinstance(node, yaml.SequenceNode):
+        return node.value  # type: ignore[no-any-return]
+    return None
+
+
+def _node_leaf(node: yaml.Node) -> bool:
+    return node.__class__ is yaml.ScalarNode
+
+
+def _node_keys(node: yaml.Node) -> int:
+    return len(node.value) if isinstance(node, yaml.MappingNode) else 0
+
+
+def _node_mark(root: yaml.Node, exceeded: Exceeded) -> tuple[int, int]:
+    """(line, column), 1-based, of the place a limit was hit: a mapping entry's key, a sequence's item (the
+    sequence itself when the item is an alias: an alias keeps no position of its own)."""
+    if not exceeded.path:
+        mark = root.start_mark
+        return mark.line + 1, mark.column + 1
+    container, index = exceeded.path[-1]
+    for step, (outer, at) in enumerate(exceeded.path):  # the outermost alias on the way: where it expands
+        kids = _node_children(outer) or []
+        if at < len(kids) and id(kids[at]) in exceeded.shared and step < len(exceeded.path) - 1:
+            container, index = outer, at
+            break
+    if isinstance(container, yaml.MappingNode):
+        entries = container.value
+        node = entries[min(index // 2, len(entries) - 1)][0]
+    else:
+        item = container.value[min(index, len(container.value) - 1)]
+        node = container if id(item) in exceeded.shared else item
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _limit_error(source: str, where: tuple[int, int], exceeded: Exceeded) -> LimitError:
+    line, column = where
+    return LimitError(
+        f"{source}:{line}:{column}: document limit {exceeded.limit}: {exceeded.detail}{hint(exceeded.limit)}",
+        exceeded.limit,
+    )
 
 
 class _Unusual(Exception):
@@ -229,43 +381,124 @@ def construct(node: yaml.Node | None, source: str = "<string>") -> Any:
         raise LoadError(f"{source}: {error}") from None
 
 
-def _yaml(text: str, source: str) -> Any:
-    return construct(_compose(text, source), source)
+def _yaml(text: str, source: str, limits: Limits | None = None) -> Any:
+    return construct(_compose(text, source, limits), source)
 
 
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def _json(text: str, source: str) -> Any:
+def _json(text: str, source: str, limits: Limits | None = None) -> Any:
+    limits = limits or current_limits()
     try:
-        return json.loads(text, parse_constant=_not_json)
+        value = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as error:
         raise LoadError(f"{source}:{error.lineno}:{error.colno}: {error.msg}") from None
+    except RecursionError:  # nested deeper than Python's JSON reader goes: always deeper than max-depth
+        raise _json_depth_error(text, source, limits) from None
     except ValueError as error:
         raise LoadError(f"{source}: {error}") from None
+    if tree_within(value, limits):
+        return value
+    try:
+        measure_value(value, limits)
+    except Exceeded as exceeded:
+        raise _limit_error(source, _json_mark(text, _preorder_index(exceeded)), exceeded) from None
+    return value
+
+
+# A JSON value's first character: a string (a key too), a collection, or a scalar literal (number, true, ...).
+_JSON_NODE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[^\s,:\[\]{}"]+')
+_JSON_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _preorder_index(exceeded: Exceeded) -> int:
+    """The position, in document order (keys counted), of the node a limit was hit at."""
+    index = 0
+    for container, position in exceeded.path:
+        kids = value_children(container) or []
+        index += 1 + sum(exceeded.size(kid, value_children) for kid in kids[:position])
+    return index
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _json_mark(text: str, index: int) -> tuple[int, int]:
+    """(line, column) of the `index`-th node of a JSON text in document order."""
+    for count, match in enumerate(_JSON_NODE.finditer(text)):
+        if count == index:
+            return _position(text, match.start())
+    return 1, 1
+
+
+def _json_depth_error(text: str, source: str, limits: Limits) -> LimitError:
+    depth = 0
+    for match in _JSON_BRACKET.finditer(text):
+        bracket = match.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > limits.max_depth:
+                line, column = _position(text, match.start())
+                break
+        elif bracket in "]}":
+            depth -= 1
+    else:
+        line, column = 1, 1
+    return LimitError(
+        f"{source}:{line}:{column}: document limit max-depth: nested deeper than {limits.max_depth} levels"
+        f"{hint('max-depth')}",
+        "max-depth",
+    )
 
 
 def _looks_like_json(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
-def loads(text: str, source: str = "<string>", *, json_only: bool = False) -> Any:
-    """The document in `text`: JSON when `json_only` or when it reads as JSON, else YAML 1.2."""
+def loads(text: str, source: str = "<string>", *, json_only: bool = False, limits: Limits | None = None) -> Any:
+    """The document in `text`: JSON when `json_only` or when it reads as JSON, else YAML 1.2; held to `limits`
+    (the current ones, `accessgov_tools/limits.py`, by default)."""
+    limits = limits or current_limits()
+    if len(text) > limits.max_bytes:  # characters: at most as many as the bytes they were read from
+        raise _size_error(source, len(text), limits)
     text = text.removeprefix("\ufeff")
     if json_only:
-        return _json(text, source)
+        return _json(text, source, limits)
     if _looks_like_json(text):
         try:
-            return _json(text, source)
+            return _json(text, source, limits)
+        except LimitError:
+            raise
         except LoadError:
             pass  # a YAML flow collection, or broken JSON: YAML's error says where
-    return _yaml(text, source)
+    return _yaml(text, source, limits)
 
 
-def read_text(path: Path) -> str:
-    """The file's UTF-8 text; a file that is not UTF-8 is a `LoadError` naming the line of the first bad byte."""
-    data = path.read_bytes()
+def _size_error(source: str, size: int, limits: Limits) -> LimitError:
+    return LimitError(
+        f"{source}:1:1: document limit max-bytes: {size:,} bytes, more than {limits.max_bytes:,}{hint('max-bytes')}",
+        "max-bytes",
+    )
+
+
+def read_text(path: Path, limits: Limits | None = None) -> str:
+    """The file's UTF-8 text; a file that is not UTF-8 is a `LoadError` naming the line of the first bad byte, one
+    larger than `limits.max_bytes` a `LimitError` (its size is looked at before it is read)."""
+    limits = limits or current_limits()
+    try:
+        with path.open("rb") as stream:
+            size = path.stat().st_size
+            if size > limits.max_bytes:
+                raise _size_error(str(path), size, limits)
+            data = stream.read(limits.max_bytes + 1)  # not a regular file (a pipe, a device): read no further
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(data) > limits.max_bytes:
+        raise _size_error(str(path), len(data), limits)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -273,20 +506,20 @@ def read_text(path: Path) -> str:
         raise LoadError(f"{path}:{line}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
-def load_document(path: Path) -> Any:
+def load_document(path: Path, limits: Limits | None = None) -> Any:
     """A JSON (`.json`) or YAML file as plain Python values (dict, list, str, int, float, bool, None)."""
-    return loads(read_text(path), str(path), json_only=path.suffix.lower() == ".json")
+    return loads(read_text(path, limits), str(path), json_only=path.suffix.lower() == ".json", limits=limits)
 
 
-def load_with_nodes(path: Path) -> tuple[Any, yaml.Node | None]:
+def load_with_nodes(path: Path, limits: Limits | None = None) -> tuple[Any, yaml.Node | None]:
     """`load_document(path)` and, for YAML, the node tree it was built from (each node's line, as `compose`
     gives), so a tool that points at lines reads the file once. JSON gives None: it is read by the JSON
     parser, and `compose` reads its lines only if they are asked for. A tree with merge keys has them merged
     in (PyYAML's constructor flattens them in place)."""
-    text = read_text(path).removeprefix("\ufeff")
+    text = read_text(path, limits).removeprefix("\ufeff")
     if path.suffix.lower() == ".json" or _looks_like_json(text):
-        return loads(text, str(path), json_only=path.suffix.lower() == ".json"), None
-    node = _compose(text, str(path))
+        return loads(text, str(path), json_only=path.suffix.lower() == ".json", limits=limits), None
+    node = _compose(text, str(path), limits)
     return construct(node, str(path)), node
 
 

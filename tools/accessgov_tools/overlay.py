@@ -14,6 +14,12 @@ that declare `overlay: 1.0.x`, 1.0.0. See docs/overlays.md for the full list and
 - `copy` (1.1) is a query that must select exactly one node; its value is applied like an `update` value.
   `update` and `copy` are mutually exclusive. The selected nodes of an update/copy must all be of one kind.
 
+Untrusted overlays are bounded (docs/document-limits.md): `match()` and `search()` run on RE2, linear in the text
+(`accessgov_tools/iregexp.py`, I-Regexp as RFC 9535 asks); a query visits at most `max-nodes` nodes; and an action
+whose result would pass the node budget (`max-nodes`, counted as the loader counts: shared values once per place)
+is refused before it is applied, an `update` carrying an alias bomb or `copy` actions that double an array alike.
+Each refusal is a `LimitError` naming the overlay, the action and the limit (exit 2).
+
 Strict mode (`--strict`; what `make overlays` uses for our own overlays) adds the house rules:
 
 - A target that selects nothing is an error naming the overlay file, the action and the target: it almost
@@ -34,18 +40,70 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jsonpath import JSONPathEnvironment, JSONPathError
+from jsonpath.function_extensions import ExpressionType, FilterFunction
 
-from accessgov_tools import loader
+from accessgov_tools import iregexp, loader
+from accessgov_tools.budget import Exceeded, Extent, extent
 from accessgov_tools.bundle import dump_json, dump_yaml
-from accessgov_tools.loader import LoadError
+from accessgov_tools.limits import DEPTH_CEILING, Limits, hint
+from accessgov_tools.limits import current as current_limits
+from accessgov_tools.loader import LimitError, LoadError
 from accessgov_tools.paths import REPO, shown
+from accessgov_tools.refs import locate
 
 OVERLAYS_DIR = REPO / "overlays"
 BASE_DOCUMENT = REPO / "generated" / "openapi.yaml"
 VARIANTS_DIR = REPO / "generated" / "variants"
 
-# strict=True: RFC 9535 only (leading `$`, no python-jsonpath extensions such as `|`, `&` or `~`).
-JSONPATH = JSONPathEnvironment(strict=True)
+
+class _RegexFunction(FilterFunction):
+    """RFC 9535's `match()` (`whole`) or `search()`, on RE2 (`accessgov_tools/iregexp.py`)."""
+
+    @property
+    def arg_types(self) -> list[ExpressionType]:
+        return [ExpressionType.VALUE, ExpressionType.VALUE]
+
+    @property
+    def return_type(self) -> ExpressionType:
+        return ExpressionType.LOGICAL
+
+    def __init__(self, *, whole: bool) -> None:
+        self.whole = whole
+
+    def __call__(self, value: object, pattern: object) -> bool:
+        return iregexp.matches(value, pattern, whole=self.whole)
+
+
+class QueryBudgetExceeded(JSONPathError):
+    """A query visited more nodes than its budget."""
+
+
+class _BoundedEnvironment(JSONPathEnvironment):
+    """RFC 9535 JSONPath (strict: a leading `$`, no python-jsonpath extensions such as `|`, `&` or `~`), with
+    `match()`/`search()` on RE2 and a budget of nodes visited by the descendant segment (`..`) per query.
+
+    The descendant segment reads `max_recursion_depth` once per node it visits: that read is where the visits are
+    counted (python-jsonpath has no other hook), the depth it allows being the loader's ceiling."""
+
+    def __init__(self) -> None:
+        super().__init__(strict=True)
+        self.visits = 0
+        self.budget: int | None = None
+
+    def setup_function_extensions(self) -> None:
+        super().setup_function_extensions()
+        self.function_extensions["match"] = _RegexFunction(whole=True)
+        self.function_extensions["search"] = _RegexFunction(whole=False)
+
+    @property
+    def max_recursion_depth(self) -> int:  # type: ignore[override]
+        self.visits += 1
+        if self.budget is not None and self.visits > self.budget:
+            raise QueryBudgetExceeded(f"the query visits more than {self.budget:,} nodes", token=None)
+        return DEPTH_CEILING + 1
+
+
+JSONPATH = _BoundedEnvironment()
 # The patch version names no feature (Overlay 1.1.0, "Versions"), so only major.minor selects the rules.
 OVERLAY_VERSION = re.compile(r"^(?P<feature_set>1\.[01])\.\d+$")
 ROOT_FIELDS = {"overlay", "info", "extends", "actions"}
@@ -108,6 +166,7 @@ class Overlay:
     actions: tuple[Action, ...]
     strict: bool = False
     one_entry_arrays: bool = False  # 1.0 documents: an array `update` of an array is one entry (1.0's letter)
+    path: Path | None = None  # the file it was read from, for line numbers in limit errors
 
 
 def _fail(message: str) -> OverlayDocumentError:
@@ -123,12 +182,17 @@ def _check_fields(where: str, raw: dict[Any, Any], known: set[str], feature_set:
         raise _fail(f"{where}: unknown field {key!r}{hint} (allowed: {', '.join(sorted(known))} or x-*)")
 
 
-def _canonical(value: Any) -> Any:
-    """A hashable form in which two values are equal exactly when they are equal JSON (1 == 1.0, true != 1)."""
-    if isinstance(value, dict):
-        return ("object", frozenset((str(k), _canonical(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return ("array", tuple(_canonical(v) for v in value))
+def _canonical(value: Any, made: dict[int, Any] | None = None) -> Any:
+    """A hashable form in which two values are equal exactly when they are equal JSON (1 == 1.0, true != 1); a
+    shared (aliased) value is made once."""
+    made = {} if made is None else made
+    if isinstance(value, (dict, list)):
+        if id(value) not in made:
+            if isinstance(value, dict):
+                made[id(value)] = ("object", frozenset((str(k), _canonical(v, made)) for k, v in value.items()))
+            else:
+                made[id(value)] = ("array", tuple(_canonical(v, made) for v in value))
+        return made[id(value)]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return (type(value).__name__, value)
     if isinstance(value, (int, float)):
@@ -136,7 +200,9 @@ def _canonical(value: Any) -> Any:
     return ("other", repr(value))
 
 
-def parse_overlay(doc: Any, source: str, *, strict: bool = False, one_entry_arrays: bool = False) -> Overlay:
+def parse_overlay(
+    doc: Any, source: str, *, strict: bool = False, one_entry_arrays: bool = False, path: Path | None = None
+) -> Overlay:
     """Validate an overlay document (1.0.x or 1.1.x) and return it as an `Overlay`; `strict` adds the house rules,
     `one_entry_arrays` reads a 1.0 document's array `update` of an array as one entry (docs/overlays.md)."""
     if not isinstance(doc, dict):
@@ -182,6 +248,7 @@ def parse_overlay(doc: Any, source: str, *, strict: bool = False, one_entry_arra
         actions,
         strict,
         one_entry_arrays and feature_set == "1.0",
+        path,
     )
 
 
@@ -228,10 +295,12 @@ def _parse_action(raw: Any, index: int, source: str, feature_set: str, strict: b
 def load_overlay(path: Path, *, strict: bool = False, one_entry_arrays: bool = False) -> Overlay:
     """Read and validate the overlay document at `path` (JSON or YAML 1.2, `tools/accessgov_tools/loader.py`)."""
     try:
-        doc = load_document(path)
+        doc = loader.load_document(path)
+    except LimitError:
+        raise
     except LoadError as error:
         raise _fail(f"not valid YAML/JSON: {error}") from error
-    return parse_overlay(doc, shown(path), strict=strict, one_entry_arrays=one_entry_arrays)
+    return parse_overlay(doc, shown(path), strict=strict, one_entry_arrays=one_entry_arrays, path=path)
 
 
 def _kind(value: Any) -> Kind:
@@ -265,10 +334,27 @@ class _Node:
     container: Any
     key: Any
     value: Any
+    depth: int = 0  # how many collections hold it
 
 
-def _select(document: Any, query: str) -> list[_Node]:
-    """Each distinct node `query` selects, in document order (a node selected twice is changed once)."""
+def _select(document: Any, query: str, label: str = "", limits: Limits | None = None) -> list[_Node]:
+    """Each distinct node `query` selects, in document order (a node selected twice is changed once); the query
+    visits at most `limits.max_nodes` nodes."""
+    limits = limits or current_limits()
+    JSONPATH.visits, JSONPATH.budget = 0, limits.max_nodes
+    try:
+        return _selected(document, query)
+    except QueryBudgetExceeded as error:
+        raise LimitError(
+            f"{label}: document limit max-nodes: query {query!r}: {error.args[0]}{hint('max-nodes')}", "max-nodes"
+        ) from None
+    except JSONPathError as error:
+        raise OverlayApplyError(f"{label}: query {query!r} cannot be evaluated: {error.args[0]}") from None
+    finally:
+        JSONPATH.budget = None
+
+
+def _selected(document: Any, query: str) -> list[_Node]:
     selected: list[_Node] = []
     seen: set[str] = set()
     for match in JSONPATH.finditer(query, document):
@@ -281,7 +367,7 @@ def _select(document: Any, query: str) -> list[_Node]:
         container = document
         for part in match.parts[:-1]:
             container = container[part]
-        selected.append(_Node(container, match.parts[-1], match.obj))
+        selected.append(_Node(container, match.parts[-1], match.obj, len(match.parts)))
     return selected
 
 
@@ -302,7 +388,7 @@ def _modifier_value(document: Any, action: Action, label: str) -> tuple[str, Any
     """('update', value) or ('copy', a private copy of the one node the copy query selects)."""
     if action.copy is None:
         return "update", action.update
-    sources = _select(document, action.copy)
+    sources = _select(document, action.copy, label)
     if len(sources) != 1:
         raise OverlayApplyError(
             f"{label}: copy {action.copy!r} selects {len(sources)} nodes; it must select exactly one"
@@ -340,10 +426,53 @@ def _apply_value(node: _Node, field: str, value: Any, action: Action, overlay: O
         node.container[node.key] = value
 
 
-def apply_action(document: Any, action: Action, overlay: Overlay) -> Any:
-    """Apply one action in place; return the (possibly new) document root."""
+def _extent(value: Any, label: str) -> Extent:
+    """The expanded extent of a value, as the loader counts it (a shared value once per place it is at)."""
+    try:
+        return extent(value)
+    except Exceeded as exceeded:
+        raise LimitError(f"{label}: document limit {exceeded.limit}: {exceeded.detail}", exceeded.limit) from None
+
+
+class _Budget:
+    """The node count of the document being changed and the limits its result must stay within."""
+
+    def __init__(self, document: Any, limits: Limits) -> None:
+        self.limits = limits
+        self.nodes = _extent(document, "the document").nodes
+
+    def _where(self, action: Action, overlay: Overlay, label: str) -> str:
+        if overlay.path is None:
+            return label
+        line, column = locate(overlay.path, ("actions", str(action.index)), "target")
+        return f"{shown(overlay.path)}:{line}:{column}: actions[{action.index}]"
+
+    def grow(self, value: Any, nodes: list[_Node], action: Action, overlay: Overlay, label: str) -> None:
+        """Refuse an update or copy of `value` at `nodes` whose result could pass the node or depth limit."""
+        size = _extent(value, label)
+        added = size.nodes * len(nodes)
+        if self.nodes + added > self.limits.max_nodes:
+            raise LimitError(
+                f"{self._where(action, overlay, label)}: document limit max-nodes: the result would have more than "
+                f"{self.limits.max_nodes:,} nodes ({self.nodes:,} before the action, which adds up to {added:,})"
+                f"{hint('max-nodes')}",
+                "max-nodes",
+            )
+        deepest = max(node.depth for node in nodes) + size.depth
+        if deepest > self.limits.max_depth:
+            raise LimitError(
+                f"{self._where(action, overlay, label)}: document limit max-depth: the result would nest "
+                f"{deepest} levels, more than {self.limits.max_depth}{hint('max-depth')}",
+                "max-depth",
+            )
+        self.nodes += added
+
+
+def apply_action(document: Any, action: Action, overlay: Overlay, budget: _Budget | None = None) -> Any:
+    """Apply one action in place; return the (possibly new) document root. With a `budget`, an action whose
+    result could pass it is refused before anything changes."""
     label = action.label(overlay.source)
-    nodes = _select(document, action.target)
+    nodes = _select(document, action.target, label, budget.limits if budget else None)
     if not nodes:
         if overlay.strict and not action.allow_empty:
             raise OverlayApplyError(
@@ -352,6 +481,8 @@ def apply_action(document: Any, action: Action, overlay: Overlay) -> Any:
             )
         return document
     if action.remove:
+        if budget is not None:
+            budget.nodes -= sum(_extent(node.value, label).nodes for node in nodes if node.container is not None)
         _remove(nodes, action, label)
         return document
     if action.does_nothing:
@@ -363,16 +494,20 @@ def apply_action(document: Any, action: Action, overlay: Overlay) -> Any:
             f"{label}: target {action.target!r} selects a mix of {' and '.join(kinds)} nodes; "
             "an update or copy needs them all of one kind"
         )
+    if budget is not None:  # at most the value's nodes at every target (a merge may add fewer)
+        budget.grow(value, nodes, action, overlay, label)
     for node in nodes:
         _apply_value(node, field, value, action, overlay, label)
     return document
 
 
-def apply_overlay(overlay: Overlay, document: Any) -> Any:
-    """The result of applying every action of `overlay`, in order, to a copy of `document`."""
+def apply_overlay(overlay: Overlay, document: Any, limits: Limits | None = None) -> Any:
+    """The result of applying every action of `overlay`, in order, to a copy of `document`; each action's result
+    within `limits.max_nodes` (the current limits by default)."""
     result = copy.deepcopy(document)
+    budget = _Budget(result, limits or current_limits())
     for action in overlay.actions:
-        result = apply_action(result, action, overlay)
+        result = apply_action(result, action, overlay, budget)
     return result
 
 
@@ -381,6 +516,8 @@ def load_document(path: Path) -> Any:
     `OverlayDocumentError`."""
     try:
         return loader.load_document(path)
+    except LimitError:
+        raise
     except LoadError as error:
         raise OverlayDocumentError(str(error)) from error
 
@@ -469,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "apply":
             return _apply_command(args)
         return _write_or_check(variant_outputs(args.overlays, args.base, args.out), args.check, "run `make overlays`")
-    except OverlayError as error:
+    except (OverlayError, LimitError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

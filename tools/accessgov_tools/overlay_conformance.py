@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 import yaml
 
+from accessgov_tools import loader
 from accessgov_tools.bundle import dump_yaml
 from accessgov_tools.overlay import OverlayDocumentError, OverlayError, apply_overlay, parse_overlay
 from accessgov_tools.paths import REPO
@@ -79,7 +80,8 @@ class Engine:
 
 
 def _load(path: Path) -> Any:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    """A document of the material, read as every tool reads documents (the one loader, its limits)."""
+    return loader.load_document(path)
 
 
 # --- the material ----------------------------------------------------------------------------------------------
@@ -117,7 +119,7 @@ def text_examples(repo: Path) -> Iterator[Case]:
     sections: list[tuple[str, list[Any]]] = []
     for part in re.split(r"(?m)^(?=#{1,5} )", text_path.read_text(encoding="utf-8")):
         heading = HEADING.match(part)
-        blocks = [yaml.safe_load(block) for block in YAML_BLOCK.findall(part)]
+        blocks = [loader.loads(block, str(text_path)) for block in YAML_BLOCK.findall(part)]
         if heading:
             sections.append((heading.group(2), blocks))
         elif sections:

@@ -1,5 +1,6 @@
 import sys
 
+from accessgov_tools.cli import guarded
 from accessgov_tools.diffcheck.cli import main
 
-sys.exit(main())
+sys.exit(guarded(main, "python -m accessgov_tools.diffcheck"))

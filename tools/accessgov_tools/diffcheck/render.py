@@ -1,4 +1,9 @@
-"""The report in four formats: text (terminal), markdown (pull-request comment), JSON, GitHub annotations."""
+"""The report in four formats: text (terminal), markdown (pull-request comment), JSON, GitHub annotations.
+
+Every piece of a finding can come from the document under review, so each format shows it as data
+(`accessgov_tools/display.py`): visible characters only in text and annotations, escaped text and fenced code in
+markdown. JSON carries the values as they are (a JSON string cannot break out of itself).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from accessgov_tools import display
 from accessgov_tools.diffcheck.accepted import Acceptance
 from accessgov_tools.diffcheck.model import Finding, Severity
 
@@ -42,26 +48,28 @@ def _source(finding: Finding) -> str:
 
 
 def render_text(findings: list[Finding], stale: Sequence[Acceptance] = ()) -> str:
+    show = display.visible
     lines = [summary(findings), ""] if findings else [NO_CHANGES]
     for f in findings:
-        lines.append(f"{_LABEL[f.severity]:<8} {f.check}  {_source(f)}")
-        lines.append(f"  {f.message}")
+        lines.append(f"{_LABEL[f.severity]:<8} {show(f.check)}  {show(_source(f))}")
+        lines.append(f"  {show(f.message)}")
         if f.status:
-            lines.append(f"  {f.status}")
+            lines.append(f"  {show(f.status)}")
         for op in f.operations:
-            lines.append(f"  reaches {op}")
+            lines.append(f"  reaches {show(op)}")
         lines.append("")
-    lines += [_stale(entry) for entry in stale]
+    lines += [show(_stale(entry)) for entry in stale]
     return "\n".join(lines) + ("\n" if not findings or stale else "")
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell's markdown for a message (values in backticks): nothing in it can be markup."""
+    return display.text(text, table=True)
 
 
 def render_markdown(findings: list[Finding], stale: Sequence[Acceptance] = ()) -> str:
     lines = ["## Contract changes", ""]
-    tail = [f"- {_md(_stale(entry))}" for entry in stale]
+    tail = [f"- {display.text(_stale(entry))}" for entry in stale]
     if not findings:
         return "\n".join([*lines, NO_CHANGES, "", *tail, *([""] if tail else [])])
     lines += [f"**{summary(findings)}**", ""]
@@ -73,9 +81,10 @@ def render_markdown(findings: list[Finding], stale: Sequence[Acceptance] = ()) -
         Severity.INFO: "🟢 info",
     }
     for f in findings:
-        ops = "<br>".join(f"`{_md(op)}`" for op in f.operations) or "—"
+        ops = "<br>".join(display.code(op, table=True) for op in f.operations) or "—"
         severity = icon[f.severity] + (f" ({_md(f.status)})" if f.status else "")
-        lines.append(f"| {severity} | `{f.check}` | {_md(f.message)} | `{_source(f)}` | {ops} |")
+        cells = [severity, display.code(f.check, table=True), _md(f.message), display.code(_source(f), table=True), ops]
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     if tail:
         lines += [*tail, ""]
@@ -119,12 +128,8 @@ def render_json(findings: list[Finding], stale: Sequence[Acceptance] = ()) -> st
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+_escape_data = display.annotation
+_escape_property = display.annotation_property
 
 
 def render_github(findings: list[Finding], stale: Sequence[Acceptance] = ()) -> str:

@@ -65,7 +65,10 @@ class SourceMap:
             if ref is None or ref.startswith("#"):
                 return node, path
             file_part, _, fragment = ref.partition("#")
-            path = (path.parent / file_part).resolve()
+            target = (path.parent / file_part).resolve()
+            if not target.is_relative_to(self.root.parent) or not target.is_file():
+                return node, path  # only files of the spec root are read (accessgov_tools/refs.py): stay here
+            path = target
             node = self._load(path)
             for token in [t for t in fragment.split("/") if t]:
                 child = _child(node, token.replace("~1", "/").replace("~0", "~"))

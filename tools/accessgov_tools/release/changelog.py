@@ -6,6 +6,10 @@ operations it reaches. Breaking changes come first in each group, marked ⚠️ 
 (the grade is the one `make diff` gates on: `accessgov_tools/diffcheck/severities.yaml`). Descriptions, summaries and
 examples, which no check reports, have a section of their own. The file follows Keep a Changelog 1.1.0:
 `## [Unreleased]` on top, then `## [version] - date` sections.
+
+Names, values and reasons come from the documents (and the review files) under review: each line is rendered by
+`accessgov_tools/display.py`, values as fenced code, everything else as escaped text, so no entry can add a line,
+a heading or a comment of its own.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from accessgov_tools import display
 from accessgov_tools.diffcheck.config import DiffConfig
 from accessgov_tools.diffcheck.model import Finding
 from accessgov_tools.release.classify import Kind, kind, relevant
@@ -69,8 +74,8 @@ _SLOT = "\x00"  # where the merged tokens go in an entry's template
 
 
 def _sent(value: Any) -> str:
-    """An enum value as it travels: a string as itself, anything else as JSON (`true`, `null`, `3`)."""
-    return f"`{value}`" if isinstance(value, str) else f"`{json.dumps(value, ensure_ascii=False)}`"
+    """An enum value as it travels: a string as itself, anything else as JSON (`true`, `null`, `3`), quoted."""
+    return display.quote(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
 
 @dataclass
@@ -92,14 +97,14 @@ class Entry:
             tokens = sorted(dict.fromkeys(self.tokens), key=_natural)
             shown = ", ".join(tokens[:-1]) + f" and {tokens[-1]}" if len(tokens) > 1 else tokens[0]
             text = text.replace(_SLOT, (self.merge.many if len(tokens) > 1 else self.merge.one).format(shown))
-        line = f"- {_LABEL.get(self.kind, '')}{text}"
+        line = f"- {_LABEL.get(self.kind, '')}{display.text(text)}"
         if self.kind in (Kind.BREAKING, Kind.CLIENT_BREAKING):
-            line += f" ({'; '.join(dict.fromkeys(self.why))})" if self.why else ""
-            line += " — " + ", ".join(f"`{c}`" for c in dict.fromkeys(self.checks))
+            line += f" ({display.text('; '.join(dict.fromkeys(self.why)))})" if self.why else ""
+            line += " — " + ", ".join(display.code(c) for c in dict.fromkeys(self.checks))
             if self.accepted:
-                line += f" (accepted: {'; '.join(dict.fromkeys(self.accepted))})"
+                line += f" (accepted: {display.text('; '.join(dict.fromkeys(self.accepted)))})"
         if reach and self.operations:
-            line += "; reaches " + ", ".join(f"`{op}`" for op in self.operations)
+            line += "; reaches " + ", ".join(display.code(op) for op in self.operations)
         return line + ("" if line.endswith(".") else ".")
 
 
@@ -193,7 +198,7 @@ def documentation_lines(changes: list[DocChange]) -> list[str]:
         shown = list(dict.fromkeys(where))
         more = f" and {len(shown) - _DOC_PLACES} more" if len(shown) > _DOC_PLACES else ""
         noun = _DOC_NOUNS.get(what, what.capitalize())
-        lines.append(f"- {noun} changed: {', '.join(shown[:_DOC_PLACES])}{more}.")
+        lines.append(f"- {noun} changed: {display.text(', '.join(shown[:_DOC_PLACES]))}{more}.")
     return lines
 
 
@@ -202,10 +207,10 @@ def render(change: Change, heading: str, base_label: str) -> str:
     documentation that changed."""
     documentation = change.documentation
     text = summary(change.findings, change.contract_changed, len(documentation))
-    lines = [f"## {heading}", "", f"{text} Compared with `{base_label}`."]
+    lines = [f"## {heading}", "", f"{text} Compared with {display.code(base_label)}."]
     for title, findings in group(change.findings).items():
         shared = title in (SHARED, DOCUMENT)
-        lines += ["", f"### {title}" if shared else f"### `{title}`", ""]
+        lines += ["", f"### {title}" if shared else f"### {display.code(title)}", ""]
         lines += [entry.render(reach=shared) for entry in _entries(findings, change.config, shared=shared)]
     if documentation:
         lines += ["", f"### {DOCUMENTATION}", "", *documentation_lines(documentation)]

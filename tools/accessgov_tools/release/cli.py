@@ -1,7 +1,7 @@
 """`make changelog` and `make release-check`: the contract's changes since a base, as Markdown or as a verdict.
 
     python -m accessgov_tools.release changelog BASE [--head DIR|FILE] [--out CHANGELOG.md] [--version V] [--date D]
-    python -m accessgov_tools.release check BASE [--head DIR|FILE] [--scheme semver|calver|integer]
+    python -m accessgov_tools.release check BASE [--head DIR|FILE] [--scheme semver|calver|integer] [--format markdown]
 
 BASE is a git ref, a directory holding a split spec (`openapi.yaml` at its root), a bundled file, or `none` (a
 contract without operations). The head is the working tree's `spec/` unless `--head` names another. Both take
@@ -19,6 +19,7 @@ import datetime
 import sys
 from pathlib import Path
 
+from accessgov_tools import display
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError
 from accessgov_tools.loader import LoadError
@@ -43,9 +44,11 @@ def _changelog(args: argparse.Namespace, found: Change) -> int:
     return 0
 
 
-def verdict(found: Change, scheme: Scheme | None = None) -> tuple[bool, str]:
+def verdict(found: Change, scheme: Scheme | None = None, *, markdown: bool = False) -> tuple[bool, str]:
     """(passes, the explanation) of the release rule for this change: the findings' grades (the table `make diff`
-    gates on), the bump they need and the version scheme's rule, in one sentence, then the outcome."""
+    gates on), the bump they need and the version scheme's rule, in one sentence, then the outcome. The text of
+    the documents (versions, messages) is shown as data (`accessgov_tools/display.py`): visible characters only,
+    or with `markdown` a list whose values are fenced code, the outcome in bold."""
     scheme = scheme or Scheme(found.config.version_scheme)
     findings = relevant(found.findings)
     needed = required_bump(findings, found.contract_changed)
@@ -61,27 +64,47 @@ def verdict(found: Change, scheme: Scheme | None = None) -> tuple[bool, str]:
         Bump.NONE: "the contract did not change",
     }[needed]
     judged = judge(scheme, found.base_version, found.head_version, needed)
-    lines = [
-        f"info.version: {found.base_version} -> {found.head_version} ({scheme.value} versions)",
-        f"changes: {found_text}",
-        f"rule: {judged.rule}",
-    ]
     breaking = [f for f in findings if kind(f) in (Kind.BREAKING, Kind.CLIENT_BREAKING)]
+    accepted = " (accepted in make diff; still needs the bump)"
+    more = len(breaking) - 20
+    if markdown:
+        lines = [
+            f"- info.version: {display.code(found.base_version)} → {display.code(found.head_version)} "
+            f"({scheme.value} versions)",
+            f"- changes: {display.escape(found_text, line_start=False)}",
+            f"- rule: {display.escape(judged.rule, line_start=False)}",
+            *(
+                f"  - {f.severity.value}: {display.code(f.check)}: {display.text(f.message)}"
+                + (accepted if f.acceptance else "")
+                for f in breaking[:20]
+            ),
+            *([f"  - ... and {more} more (make changelog lists them all)"] if more > 0 else []),
+            "",
+            f"**{display.escape(judged.outcome)}**",
+        ]
+        return judged.ok, "\n".join(lines)
+    show = display.visible
+    lines = [
+        f"info.version: {show(found.base_version)} -> {show(found.head_version)} ({scheme.value} versions)",
+        f"changes: {found_text}",
+        f"rule: {show(judged.rule)}",
+    ]
     lines += [
-        f"  {f.severity.value}: {f.check}: {f.message}"
-        + (" (accepted in make diff; still needs the bump)" if f.acceptance else "")
+        f"  {f.severity.value}: {show(f.check)}: {show(f.message)}" + (accepted if f.acceptance else "")
         for f in breaking[:20]
     ]
-    if len(breaking) > 20:
-        lines.append(f"  ... and {len(breaking) - 20} more (make changelog lists them all)")
-    lines.append(judged.outcome)
+    if more > 0:
+        lines.append(f"  ... and {more} more (make changelog lists them all)")
+    lines.append(show(judged.outcome))
     return judged.ok, "\n".join(lines)
 
 
-def _check(found: Change, scheme: Scheme | None, with_sdks: bool) -> int:
+def _check(found: Change, scheme: Scheme | None, *, with_sdks: bool, markdown: bool = False) -> int:
     try:
-        ok, text = verdict(found, scheme)
-        sdks_ok, sdk_lines = sdk_versions.report(found.head_version) if with_sdks else (True, [])
+        ok, text = verdict(found, scheme, markdown=markdown)
+        sdks_ok, sdk_lines = (
+            sdk_versions.report(found.head_version, markdown=markdown) if with_sdks else (True, [])
+        )
     except VersionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -103,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         choices=[s.value for s in Scheme],
         help="version scheme (default: versioning.scheme in tools/accessgov_tools/diffcheck/severities.yaml, semver)",
     )
+    sub.choices["check"].add_argument(
+        "--format", choices=["text", "markdown"], default="text", help="markdown: for a pull request's job summary"
+    )
     changelog = sub.choices["changelog"]
     changelog.add_argument("--out", type=Path, help="prepend the section to this file (Keep a Changelog)")
     changelog.add_argument("--version", help="section heading [VERSION] - DATE instead of [Unreleased]")
@@ -116,4 +142,5 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "changelog":
         return _changelog(args, found)
     # The SDKs of the working tree carry its contract's version; another head has no SDKs to hold.
-    return _check(found, Scheme(args.scheme) if args.scheme else None, with_sdks=args.head is None)
+    scheme = Scheme(args.scheme) if args.scheme else None
+    return _check(found, scheme, with_sdks=args.head is None, markdown=args.format == "markdown")

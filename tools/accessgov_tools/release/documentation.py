@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from accessgov_tools.display import quote
+
 # Keywords that only document; `examples` is a keyword everywhere but directly under `components`.
 DOC_KEYWORDS = {
     "description": "description",
@@ -57,23 +59,23 @@ class DocChange:
 def _where(pointer: tuple[str, ...]) -> str:
     """A reader's name for a place: `GET /tasks`, `Task.state`, `GET /tasks` parameter `limit`, or the pointer."""
     if len(pointer) >= 3 and pointer[0] in ("paths", "webhooks") and pointer[2] in _METHODS:
-        operation = f"{pointer[2].upper()} {pointer[1]}"
+        operation = quote(f"{pointer[2].upper()} {pointer[1]}")
         rest = pointer[3:]
         if len(rest) >= 2 and rest[0] == "parameters" and rest[1].isdigit():
-            return f"`{operation}` parameter {int(rest[1]) + 1}"
+            return f"{operation} parameter {int(rest[1]) + 1}"
         if rest[:1] == ("responses",) and len(rest) >= 2:
-            return f"`{operation}` response {rest[1]}"
+            return f"{operation} response {rest[1]}"
         if rest[:1] == ("requestBody",):
-            return f"`{operation}` request body"
-        return f"`{operation}`"
+            return f"{operation} request body"
+        return operation
     if len(pointer) >= 3 and pointer[:2] == ("components", "schemas"):
         fields = [pointer[i + 1] for i in range(2, len(pointer) - 1) if pointer[i] == "properties"]
-        return "`" + ".".join([pointer[2], *fields]) + "`"
+        return quote(".".join([pointer[2], *fields]))
     if len(pointer) >= 3 and pointer[0] == "components":
-        return f"`{pointer[1]}/{pointer[2]}`"
+        return quote(f"{pointer[1]}/{pointer[2]}")
     if pointer[:1] == ("info",) or not pointer:
         return "the contract's `info`"
-    return "`/" + "/".join(pointer) + "`"
+    return quote("/" + "/".join(pointer))
 
 
 def documentation_changes(base: Any, head: Any) -> list[DocChange]:

@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from accessgov_tools import display
 from accessgov_tools.paths import REPO
 from accessgov_tools.release.versions import pep440
 
@@ -46,15 +47,18 @@ def sdk_versions(contract_version: str, repo: Path = REPO) -> list[SdkVersion]:
     return found
 
 
-def report(contract_version: str, repo: Path = REPO) -> tuple[bool, list[str]]:
-    """(all agree, the lines release-check prints about the SDKs' versions)."""
+def report(contract_version: str, repo: Path = REPO, *, markdown: bool = False) -> tuple[bool, list[str]]:
+    """(all agree, the lines release-check prints about the SDKs' versions). The versions are document text, shown
+    as data (`accessgov_tools/display.py`): visible characters, or fenced code with `markdown`."""
+    show = display.code if markdown else display.visible
+    prefix = "- " if markdown else ""
     versions = sdk_versions(contract_version, repo)
     if all(version.ok for version in versions):
-        shown = ", ".join(f"{v.package} {v.expected}" for v in versions if v.file != "sdk-ts/package-lock.json")
-        return True, [f"SDKs: {shown}: the contract's version"]
+        shown = ", ".join(f"{v.package} {show(v.expected)}" for v in versions if v.file != "sdk-ts/package-lock.json")
+        return True, [f"{prefix}SDKs: {shown}: the contract's version"]
     lines = [
-        f"FAIL: {v.file} says {v.package} {v.found or '(none)'}; the contract's {contract_version} makes it"
-        f" {v.expected}: run make generate"
+        f"{prefix}FAIL: {v.file} says {v.package} {show(v.found) if v.found else '(none)'}; the contract's"
+        f" {show(contract_version)} makes it {show(v.expected)}: run make generate"
         for v in versions
         if not v.ok
     ]

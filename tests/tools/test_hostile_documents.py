@@ -1,0 +1,339 @@
+"""The hostile-document corpus against every tool command: each answers exit 2 with one line naming the limit (or the
+reference rule) and `file:line:column`, in bounded memory and time, never a traceback or a signal.
+
+Every document class runs in a forked child (no interpreter start-up: the tools are imported once) whose address
+space is capped (RLIMIT_AS: what the child already maps plus 1.5 GiB), so an input that exhausts memory or crashes the
+C parser shows as a failed child, not as a slow test; the parent's timeout is a safety net, not an assertion. A
+loopback listener stands where an `http://` reference points, and must never have been connected to.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import multiprocessing
+import os
+import re
+import resource
+import socket
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accessgov_tools import cli, limits, refs
+from accessgov_tools.paths import REPO
+
+# Imported here, once: every forked child has them (each child would otherwise import them again).
+for _module in (
+    "accessgov_tools.bundle",
+    "accessgov_tools.build_docs",
+    "accessgov_tools.check_generated",
+    "accessgov_tools.diffcheck.cli",
+    "accessgov_tools.generate",
+    "accessgov_tools.lint",
+    "accessgov_tools.overlay",
+    "accessgov_tools.release.cli",
+    "accessgov_tools.summary",
+    "accessgov_tools.validate",
+    "jsonschema_path",
+    "openapi_spec_validator",
+    "referencing.jsonschema",
+):
+    importlib.import_module(_module)
+
+pytestmark = pytest.mark.slow
+
+MINIMAL = "openapi: 3.1.0\ninfo: {title: t, version: '1.0.0'}\npaths: {}\n"
+WHERE = re.compile(r"(?m)^error: .*?:\d+:\d+: ")
+CHILD_TIMEOUT = 300.0  # seconds: a safety net for a child that hangs, far above what a run takes
+
+
+def _alias_bomb() -> str:
+    levels = "".join(
+        f"    {name}: &{name} [{', '.join([f'*{prior}'] * 10)}]\n"
+        for prior, name in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    return MINIMAL + "components:\n  schemas:\n    a: &a [x, x, x, x, x, x, x, x, x, x]\n" + levels
+
+
+def _alias_chain() -> str:
+    """A schema whose levels each use the one below twice: 2**40 schemas once expanded."""
+    levels = "".join(
+        f"    L{i}: &L{i} {{type: object, properties: {{a: *L{i - 1}, b: *L{i - 1}}}}}\n" for i in range(1, 41)
+    )
+    return MINIMAL + "components:\n  schemas:\n    L0: &L0 {type: string}\n" + levels
+
+
+def _keys(count: int) -> str:
+    properties = "".join(f"        p{i}: x\n" for i in range(count))
+    return MINIMAL + "components:\n  schemas:\n    Big:\n      type: object\n      properties:\n" + properties
+
+
+# name -> (file name, text, the limit its refusal names)
+DOCUMENTS: dict[str, tuple[str, str, str]] = {
+    "alias-bomb": ("bomb.yaml", _alias_bomb(), "max-nodes"),
+    "alias-chain": ("chain.yaml", _alias_chain(), "max-nodes"),
+    "recursive-alias": (
+        "recursive.yaml",
+        MINIMAL + "components:\n  schemas:\n    A: &a {items: [*a]}\n",
+        "recursive-alias",
+    ),
+    "deep-yaml-flow": ("deep.yaml", MINIMAL + "x-deep: " + "[" * 100_000 + "]" * 100_000 + "\n", "max-depth"),
+    "deep-yaml-block": ("block.yaml", MINIMAL + "x-deep:\n" + "- " * 100_000 + "x\n", "max-depth"),
+    "deep-json": (
+        "deep.json",
+        '{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}, "x": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}",
+        "max-depth",
+    ),
+    "many-keys-yaml": ("keys.yaml", _keys(20_500), "max-keys"),
+    "many-keys-json": (
+        "keys.json",
+        json.dumps(
+            {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {f"/p{i}": {} for i in range(20_500)}}
+        ),
+        "max-keys",
+    ),
+}
+
+
+def _document_commands(path: Path, ok: Path, work: Path) -> list[list[str]]:
+    """Every command that reads one document, `path` in each place it can take."""
+    generate_dir = work / f"generate-{path.stem}"
+    (generate_dir / "variants").mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".json":
+        (generate_dir / "openapi.json").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    else:
+        (generate_dir / "openapi.json").write_text(json.dumps({"openapi": "3.1.0", "paths": {}}), encoding="utf-8")
+        (generate_dir / "variants" / "sdk.yaml").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    overlay = work / "ok-overlay.yaml"
+    return [
+        ["validate", str(path)],
+        ["lint", str(path), "--spec-root", str(work / "spec-ok")],
+        ["overlay", "apply", str(overlay), str(path)],
+        ["overlay", "apply", str(path), str(ok)],
+        ["diff", "--base-file", str(ok), "--head-file", str(path)],
+        ["diff", "--base-file", str(path), "--head-file", str(ok)],
+        ["changelog", str(ok), "--head", str(path)],
+        ["release-check", str(path), "--head", str(ok)],
+        ["summary", str(ok), "--head", str(path)],
+        ["docs", "--input", str(path), "--output", str(work / "docs.html")],
+        # `accessgov-tools generate` regenerates the checkout's generated/; its generator reads any directory:
+        ["-m", "accessgov_tools.generate", "--out", str(generate_dir)],
+    ]
+
+
+def _spec_commands(root: Path, ok: Path, work: Path) -> list[list[str]]:
+    """Every command that reads a split spec rooted at `root`."""
+    return [
+        ["bundle", "--root", str(root), "--out", str(work / "bundled" / "openapi")],
+        ["validate", str(root)],
+        ["diff", "--base-file", str(ok), "--root", str(root)],
+        ["changelog", str(ok), "--head", str(root.parent)],
+        ["release-check", str(ok), "--head", str(root.parent)],
+        ["summary", str(ok), "--head", str(root.parent)],
+        ["check-generated", "--spec-root", str(root), "--generated", str(work / "generated")],
+        ["docs", "--input", str(root), "--output", str(work / "docs.html")],
+    ]
+
+
+def _vm_bytes() -> int:
+    for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _child(commands: list[list[str]], cwd: str, writer: Any) -> None:
+    os.chdir(cwd)
+    cap = _vm_bytes() + 3 * 2**29  # what the child maps already, and 1.5 GiB
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    results = []
+    for command in commands:
+        out, err = io.StringIO(), io.StringIO()
+        limits.configure(None)
+        refs.configure_allowed(None)
+        with redirect_stdout(out), redirect_stderr(err):
+            if command[0] == "-m":  # a tool's own entry point, under the same guard as accessgov-tools
+                main = importlib.import_module(command[1]).main
+                code = cli.guarded(lambda main=main, args=command[2:]: main(args))
+            else:
+                code = cli.main(command)
+        results.append({"command": command, "code": code, "out": out.getvalue()[-1000:], "err": err.getvalue()[-2000:]})
+    writer.send(results)
+    writer.close()
+    os._exit(0)
+
+
+def run_bounded(commands: list[list[str]], cwd: Path) -> list[dict[str, Any]]:
+    """Each command's exit status and output, run by `accessgov-tools` in a forked, memory-capped child."""
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(commands, str(cwd), writer))
+    child.start()
+    writer.close()
+    results: list[dict[str, Any]] | None = None
+    try:
+        if reader.poll(CHILD_TIMEOUT):
+            results = reader.recv()
+    except EOFError:
+        results = None
+    child.join(10)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail(f"still running after {CHILD_TIMEOUT:.0f} s: {commands}")
+    assert child.exitcode == 0, f"the child ended with {child.exitcode} (a negative status is a signal)"
+    assert results is not None
+    return results
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "ok.yaml").write_text(MINIMAL, encoding="utf-8")
+    (root / "spec-ok").mkdir()
+    (root / "spec-ok" / "openapi.yaml").write_text(MINIMAL, encoding="utf-8")
+    (root / "ok-overlay.yaml").write_text(
+        "overlay: 1.1.0\ninfo: {title: t, version: '1'}\nactions:\n  - target: $.info\n    update: {x-a: 1}\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def _assert_refused(results: list[dict[str, Any]], rule: str) -> None:
+    for result in results:
+        command, err = " ".join(result["command"][:2]), result["err"]
+        assert result["code"] == 2, (command, result)
+        assert "Traceback" not in err and "internal error" not in err and "out of memory" not in err, (command, err)
+        # docs hands its input to Redocly, which resolves references itself: any file reference is refused there
+        rules = f"{re.escape(rule)}|self-contained" if result["command"][0] == "docs" else re.escape(rule)
+        assert re.search(rf"\b(limit|rule) ({rules})\b", err), (command, err)
+        assert WHERE.search(err), (command, err)
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_every_command_refuses_a_document_over_a_limit(work: Path, name: str) -> None:
+    file_name, text, limit = DOCUMENTS[name]
+    path = work / file_name
+    path.write_text(text, encoding="utf-8")
+    _assert_refused(run_bounded(_document_commands(path, work / "ok.yaml", work), work), limit)
+
+
+def test_a_document_larger_than_max_bytes_is_refused_unread(work: Path) -> None:
+    path = work / "huge.yaml"
+    with path.open("wb") as sparse:
+        sparse.truncate(33 * 2**20)
+    _assert_refused(run_bounded(_document_commands(path, work / "ok.yaml", work)[:4], work), "max-bytes")
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A loopback port that records whether anyone connected (its backlog is read after the run)."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.setblocking(False)
+    yield server.getsockname()[1]
+    try:
+        connection, _ = server.accept()
+    except BlockingIOError:
+        pass
+    else:
+        connection.close()
+        pytest.fail("a tool connected to the loopback listener an http:// reference names")
+    finally:
+        server.close()
+
+
+def _split_spec(root: Path, ref: str, files: dict[str, str] | None = None) -> Path:
+    (root / "spec").mkdir(parents=True)
+    spec = root / "spec" / "openapi.yaml"
+    spec.write_text(MINIMAL + f"components:\n  schemas:\n    X:\n      $ref: '{ref}'\n", encoding="utf-8")
+    for name, text in (files or {}).items():
+        (root / "spec" / name).write_text(text, encoding="utf-8")
+    return spec
+
+
+REFERENCES = {
+    "dot-dot": ("../secret.yaml", "spec-root"),
+    "absolute": ("{secret}", "spec-root"),
+    "file-url": ("file://{secret}", "spec-root"),
+    "symlink": ("./link.yaml", "spec-root"),
+    "http": ("http://127.0.0.1:{port}/schema.yaml", "network"),
+    "file-cycle": ("./a.yaml", "ref-cycle"),
+    "local-cycle": ("#/components/schemas/X", "ref-cycle"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_every_command_keeps_references_at_home(tmp_path: Path, work: Path, listener: int, name: str) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("type: string\ndescription: SECRET-CONTENT\n", encoding="utf-8")
+    ref, rule = REFERENCES[name]
+    spec = _split_spec(
+        tmp_path,
+        ref.format(secret=secret, port=listener),
+        {"a.yaml": "$ref: './b.yaml'\n", "b.yaml": "$ref: './a.yaml#'\n"},
+    )
+    (spec.parent / "link.yaml").symlink_to(secret)
+    results = run_bounded(_spec_commands(spec, work / "ok.yaml", tmp_path), tmp_path)
+    _assert_refused(results, rule)
+    assert not any("SECRET-CONTENT" in result["out"] + result["err"] for result in results)
+    assert not (tmp_path / "bundled").exists()
+
+
+def test_hostile_overlays_are_bounded(work: Path) -> None:
+    regex = work / "regex.yaml"
+    regex.write_text(
+        "overlay: 1.1.0\ninfo: {title: t, version: '1'}\nactions:\n"
+        "  - target: '$..[?search(@.description, \"(a|aa)*(a|aa)*(a|aa)*(a|aa)*c\")]'\n    update: {x-hit: true}\n"
+        "  - target: '$..[?match(@.summary, \"(.*)*(.*)*(.*)*(.*)*z\")]'\n    update: {x-hit: true}\n",
+        encoding="utf-8",
+    )
+    doubling = work / "doubling.yaml"
+    copies = "".join(f"  - target: $.tags\n    copy: $.tags\n    description: c{i}\n" for i in range(40))
+    doubling.write_text(f"overlay: 1.1.0\ninfo: {{title: t, version: '1'}}\nactions:\n{copies}", encoding="utf-8")
+    bomb = work / "update-bomb.yaml"
+    levels = "".join(
+        f"        {n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcde", "bcdef", strict=True)
+    )
+    bomb.write_text(
+        "overlay: 1.1.0\ninfo: {title: t, version: '1'}\nactions:\n  - target: $.components.schemas.*\n    update:\n"
+        f"      x-bomb:\n        a: &a [x, x, x, x, x, x, x, x, x, x]\n{levels}",
+        encoding="utf-8",
+    )
+    bundle = str(REPO / "generated" / "openapi.yaml")
+    out = str(work / "variant.yaml")
+    regex_run, doubling_run, bomb_run = run_bounded(
+        [
+            ["overlay", "apply", str(regex), bundle, "-o", out],
+            # A lower budget than the default (the option under test too): the same refusal, sooner.
+            ["--max-document-nodes", "300000", "overlay", "apply", str(doubling), bundle, "-o", out],
+            ["overlay", "apply", str(bomb), bundle, "-o", out],
+        ],
+        work,
+    )
+    assert regex_run["code"] == 0, regex_run
+    _assert_refused([doubling_run, bomb_run], "max-nodes")
+
+
+def test_the_contract_itself_passes_every_command(work: Path) -> None:
+    """The control: the real bundle and spec are judged (0 or 1), never refused."""
+    bundle = REPO / "generated" / "openapi.yaml"
+    results = run_bounded(
+        [
+            ["validate", str(bundle)],
+            ["bundle", "--root", str(REPO / "spec" / "openapi.yaml"), "--out", str(work / "control" / "openapi")],
+            ["diff", "--base-file", str(bundle), "--head-file", str(REPO / "generated" / "openapi.json")],
+            ["overlay", "apply", str(work / "ok-overlay.yaml"), str(bundle), "-o", str(work / "control.yaml")],
+        ],
+        work,
+    )
+    assert [result["code"] for result in results] == [0, 0, 0, 0], results
