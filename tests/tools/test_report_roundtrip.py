@@ -300,3 +300,19 @@ def test_the_diff_command_prints_the_same_page(pair: dict[str, Path], capsys: py
     assert code == 1
     page = _render(capsys.readouterr().out)
     assert page.foreign == [] and page.texts("h2") == ["Contract changes"]
+
+
+@pytest.mark.parametrize("version", HOSTILE)
+def test_the_sdk_version_lines_show_the_versions_as_data(version: str, tmp_path: Path) -> None:
+    """release-check's lines about the SDKs' versions quote the contract's and the files' versions (document
+    text) as data: one list item per line, nothing hidden, every version read back whole."""
+    from accessgov_tools.release import sdk_versions
+
+    (tmp_path / "sdk-ts").mkdir()
+    (tmp_path / "sdk-ts" / "package.json").write_text(json.dumps({"version": version}), encoding="utf-8")
+    ok, lines = sdk_versions.report("1.0.0", tmp_path, markdown=True)
+    page = _render("\n".join(lines))
+    assert not ok and page.foreign == []
+    items = page.texts("li")
+    assert len(items) == len(lines) == 3  # the Python SDK's file is missing, the lock file too, package.json differs
+    assert display.visible(version, display.MAX_VALUE) in items[1]

@@ -102,9 +102,7 @@ def verdict(found: Change, scheme: Scheme | None = None, *, markdown: bool = Fal
 def _check(found: Change, scheme: Scheme | None, *, with_sdks: bool, markdown: bool = False) -> int:
     try:
         ok, text = verdict(found, scheme, markdown=markdown)
-        sdks_ok, sdk_lines = (
-            sdk_versions.report(found.head_version, markdown=markdown) if with_sdks else (True, [])
-        )
+        sdks_ok, sdk_lines = sdk_versions.report(found.head_version, markdown=markdown) if with_sdks else (True, [])
     except VersionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
