@@ -35,7 +35,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-diff bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := tools/redocly/node_modules/.installed
@@ -162,6 +162,9 @@ conformance-coverage: $(STAMP) ## The conformance kit's traceability table: each
 
 conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)
+
+bench-diff: $(STAMP) ## The diff's CPU per finding at N and 4 x N findings, as a ratio (1: linear; ARGS=--findings N --repeat R)
+	$(PY) -m benchmarks.bench_diff $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
 	$(PY) -m benchmarks.bench_paging $(ARGS)

@@ -24,7 +24,15 @@ from typing import Any
 import yaml
 
 from accessgov_tools.bundle import DEFAULT_ROOT, bundle
-from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, apply_accepted, failing, load_accepted
+from accessgov_tools.diffcheck import collector
+from accessgov_tools.diffcheck.accepted import (
+    DEFAULT_ACCEPTED,
+    Acceptance,
+    AcceptedError,
+    apply_accepted,
+    failing,
+    load_accepted,
+)
 from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.compare import compare
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError, DiffConfig, load_config
@@ -102,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
         accepted = load_accepted(args.accepted)
     except (ConfigError, AcceptedError) as error:
         parser.error(str(error))
-    severities = config.severities
     today = args.date or dt.datetime.now(dt.UTC).date()
     if args.list_checks:
         for check in CHECKS.values():
@@ -110,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if (args.base_ref is None) == (args.base_file is None):
         parser.error("give exactly one of BASE_REF or --base-file")
+    with collector.paused():
+        return _diff(args, config, accepted, today)
+
+
+def _diff(args: argparse.Namespace, config: DiffConfig, accepted: list[Acceptance], today: dt.date) -> int:
     try:
         base = load_file(args.base_file) if args.base_file else bundle_at_ref(args.base_ref)
         head, head_node = load_file_with_nodes(args.head_file) if args.head_file else (bundle(args.root), None)
@@ -117,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     head_root = args.head_file or args.root
-    findings = report(base, head, head_root, severities, Path.cwd().resolve(), config, today, head_node)
+    findings = report(base, head, head_root, config.severities, Path.cwd().resolve(), config, today, head_node)
     stale = apply_accepted(findings, accepted, today)
     sys.stdout.write(RENDERERS[args.format](findings, stale))
     failed = failing(findings)

@@ -25,6 +25,7 @@ from accessgov_tools.diffcheck.model import REQUEST, RESPONSE, Finding, Pointer,
 from accessgov_tools.diffcheck.resolve import (
     Document,
     Member,
+    Values,
     View,
     component_name,
     flag,
@@ -105,6 +106,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self._level: str | None = None  # the stability of the operation being compared
         self.severities = {cid: check.severity for cid, check in CHECKS.items()} | (severities or {})
         self.findings: dict[FindingKey, Finding] = {}
+        self._reached: dict[FindingKey, set[str]] = {}  # the operations each finding lists, for a look-up
         self._memo: PairMemo[MemoKey, FindingKey] = PairMemo()
         self._views: dict[tuple[int, int, Pointer], tuple[Any, View]] = {}
 
@@ -130,9 +132,15 @@ class Comparison(KeywordChecks, LifecycleChecks):
             action(*args)
         finally:
             for key in reach:
-                if label not in self.findings[key].operations:
-                    self.findings[key].operations.append(label)
+                self._reaches(key, label)
             self._memo.sink = None
+
+    def _reaches(self, key: FindingKey, label: str) -> None:
+        """The finding `key` reaches the operation `label` (listed once, in the order first reached)."""
+        listed = self._reached.setdefault(key, set())
+        if label not in listed:
+            listed.add(label)
+            self.findings[key].operations.append(label)
 
     # --- the document -----------------------------------------------------------------------------------------
 
@@ -210,8 +218,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 self._security_scheme(name, b, h, pointer)
             for key in reach:
                 for label in users:
-                    if label not in self.findings[key].operations:
-                        self.findings[key].operations.append(label)
+                    self._reaches(key, label)
             self._memo.sink = None
 
     def _scheme_users(self, name: str, ops: dict[Any, Any], doc: Document) -> list[str]:
@@ -666,12 +673,13 @@ class Comparison(KeywordChecks, LifecycleChecks):
         if h.enum is None:
             self._say(f"{prefix}-enum-removed", where, "enumeration lifted", h.pointer)
             return
+        b_values, h_values = Values(b.enum), Values(h.enum)
         for value in b.enum:
-            if value not in h.enum:
+            if value not in h_values:
                 text = f"enum value {show(value)} removed"
                 self._say(f"{prefix}-enum-value-removed", where, text, h.at("enum"), (value,))
         for value in h.enum:
-            if value not in b.enum:
+            if value not in b_values:
                 check = f"{prefix}-open-enum-value-added" if h.open_enum else f"{prefix}-enum-value-added"
                 self._say(check, where, f"enum value {show(value)} added", h.at("enum"), (value,))
         if b.open_enum != h.open_enum:
@@ -730,17 +738,17 @@ class Comparison(KeywordChecks, LifecycleChecks):
         removed: list[Member] = []
         if gone and new:
             wider, narrower = Subsumption(self.head, self.base), Subsumption(self.base, self.head)
-            taken: list[Member] = []  # new members that replace one
+            taken: set[int] = set()  # new members that replace one (by identity)
             for old in gone:
                 match = next((m for m in new if wider.accepts(m.node, old.node)), None) or next(
-                    (m for m in new if m not in taken and narrower.accepts(old.node, m.node)), None
+                    (m for m in new if id(m) not in taken and narrower.accepts(old.node, m.node)), None
                 )
                 if match is None:
                     removed.append(old)
                 else:
-                    taken.append(match)
+                    taken.add(id(match))
                     pairs.append((old, match))
-            new = [m for m in new if m not in taken]
+            new = [m for m in new if id(m) not in taken]
         else:
             removed = gone
         for old in removed:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from accessgov_tools.diffcheck.checks import ENTRIES, PRESENCE
 from accessgov_tools.diffcheck.model import show
-from accessgov_tools.diffcheck.resolve import ANNOTATIONS, View, member_key, reference, strip, view
+from accessgov_tools.diffcheck.resolve import ANNOTATIONS, Values, View, member_key, reference, strip, view
 
 if TYPE_CHECKING:
     from accessgov_tools.diffcheck.compare import Where
@@ -171,11 +171,12 @@ class KeywordChecks:
         if not isinstance(bx, list) and not isinstance(hx, list):
             return
         bx, hx = bx if isinstance(bx, list) else [], hx if isinstance(hx, list) else []
+        b_values, h_values = Values(bx), Values(hx)
         for value in bx:
-            if value not in hx:
+            if value not in h_values:
                 check = f"{prefix}-x-extensible-enum-value-removed"
                 self._say(check, where, f"x-extensible-enum value {show(value)} removed", h.at("x-extensible-enum"))
         for value in hx:
-            if value not in bx:
+            if value not in b_values:
                 check = f"{prefix}-x-extensible-enum-value-added"
                 self._say(check, where, f"x-extensible-enum value {show(value)} added", h.at("x-extensible-enum"))

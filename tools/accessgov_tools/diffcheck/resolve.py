@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,6 +165,30 @@ class View:
         return self.where.get(keyword, self.pointer)
 
 
+class Values:
+    """JSON values, with `in` answered as a list's `in` answers it (`1`, `1.0` and `True` are one value; mappings
+    and lists compare by content) but in constant time for the hashable ones: an enumeration of 10,000 values
+    is not scanned once per value."""
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        self._hashable: set[Any] = set()
+        self._other: list[Any] = []  # mappings and lists: equal only to mappings and lists
+        for value in values:
+            self.add(value)
+
+    def add(self, value: Any) -> None:
+        try:
+            self._hashable.add(value)
+        except TypeError:
+            self._other.append(value)
+
+    def __contains__(self, value: Any) -> bool:
+        try:
+            return value in self._hashable
+        except TypeError:
+            return value in self._other
+
+
 def member_key(doc: Document, node: Any) -> str:
     """How union members are matched between base and head."""
     name = component_name(node)
@@ -210,6 +235,7 @@ def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, fro
     `type` and other annotations beside), and at most one plain `{type: string}`, which makes it open (the
     `anyOf: [{enum}, {type: string}]` of `x-open-enum`). -> (the values sent, open, their types); else None."""
     values: list[Any] = []
+    listed_before = Values()
     types: set[str] = set()
     plain: list[dict[Any, Any]] = []
     for member in members:
@@ -233,7 +259,10 @@ def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, fro
             types.update(map(str, declared))
         else:
             types.update(json_type(v) for v in listed)
-        values += [v for v in listed if v not in values]
+        fresh = [v for v in listed if v not in listed_before]
+        values += fresh
+        for value in fresh:
+            listed_before.add(value)
     if not values or len(plain) > 1 or (plain and plain[0]["type"] != "string"):
         return None
     if plain:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from accessgov_tools.diffcheck.checks import BOUNDS
-from accessgov_tools.diffcheck.resolve import ANNOTATIONS, Document, View, json_type, only_union, strip, view
+from accessgov_tools.diffcheck.resolve import ANNOTATIONS, Document, Values, View, json_type, only_union, strip, view
 
 # Keywords that never refuse an instance (the ones `View` interprets are handled apart).
 _INERT = frozenset({*ANNOTATIONS, "default", "deprecated", "readOnly", "writeOnly", "discriminator", "xml"})
@@ -81,7 +81,8 @@ class Subsumption:
         if w.enum is not None and not w.open_enum:
             if n.enum is None or n.open_enum:
                 return "const" in n.keywords and n.keywords["const"] in w.enum
-            if any(v not in w.enum for v in n.enum):
+            listed = Values(w.enum)
+            if any(v not in listed for v in n.enum):
                 return False
         if w.types is None:
             return True

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from accessgov_tools.bundle import DEFAULT_ROOT, bundle
+from accessgov_tools.diffcheck import collector
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, apply_accepted, load_accepted
 from accessgov_tools.diffcheck.cli import bundle_at_ref, load_file
 from accessgov_tools.diffcheck.compare import compare
@@ -80,7 +81,8 @@ def change(
     """Compare `base` with `head` (the working tree's `spec/` when None) as `make diff` does: the same config
     (severities, policies, deprecation periods) and the accepted findings marked (they still count as breaking)."""
     settings, today = load_config(config), today or dt.datetime.now(dt.UTC).date()  # make diff's "today"
-    base_doc, head_doc = load(base), load_head(head)
-    findings = compare(base_doc, head_doc, settings.severities, settings, today)
+    with collector.paused():
+        base_doc, head_doc = load(base), load_head(head)
+        findings = compare(base_doc, head_doc, settings.severities, settings, today)
     apply_accepted(findings, load_accepted(accepted), today)
     return Change(base_doc, head_doc, findings, settings)
