@@ -109,6 +109,7 @@ class Comparison(KeywordChecks, LifecycleChecks):
         self._reached: dict[FindingKey, set[str]] = {}  # the operations each finding lists, for a look-up
         self._memo: PairMemo[MemoKey, FindingKey] = PairMemo()
         self._views: dict[tuple[int, int, Pointer], tuple[Any, View]] = {}
+        self._met: dict[tuple[int, int], tuple[Any, Pointer]] = {}  # (document, schema object) -> first pointer
 
     # --- plumbing ---------------------------------------------------------------------------------------------
 
@@ -579,12 +580,19 @@ class Comparison(KeywordChecks, LifecycleChecks):
                 f"{where.context}`{where.path}`: `null` {'now' if h_null else 'no longer'} allowed ({where.direction})",
                 h_view.where.get("nullable", h_view.at("type")) if h_null else h_at,
             )
-        b_key = ("components", "schemas", b_name) if b_name else b_at
-        h_key = ("components", "schemas", h_name) if h_name else h_at
+        b_key = ("components", "schemas", b_name) if b_name else self._first_met(self.base, b, b_at)
+        h_key = ("components", "schemas", h_name) if h_name else self._first_met(self.head, h, h_at)
         key: MemoKey = (b_key, h_key, where.direction, where.location, where.loose)
         if self._memo.enter(key):
             self._schema_body(b_view, h_view, where)
             self._memo.leave()
+
+    def _first_met(self, doc: Document, node: Any, pointer: Pointer) -> Pointer:
+        """Where the schema object `node` was first met: one object under many pointers (a YAML alias, written
+        once and met again at every path through it) is one schema, compared once per pair like a component."""
+        if not isinstance(node, (dict, list)):
+            return pointer  # `true`, `false`: one object for every place they are written
+        return self._met.setdefault((id(doc), id(node)), (node, pointer))[1]
 
     def _view(self, doc: Document, node: Any, pointer: Pointer) -> View:
         """`view()`, once per node and pointer: a schema reached by many edges is merged once."""

@@ -2,7 +2,9 @@
 
 Sound and incomplete: True only when every value `narrow` accepts is shown to be accepted by `wide`; any keyword
 it cannot reason about must be written the same on both sides. Schemas that refer to each other are compared
-co-inductively (a pair under comparison is assumed to hold), as recursive types are.
+co-inductively (a pair under comparison is assumed to hold), as recursive types are. Each pair's answer is kept
+once it is known for sure (not resting on an assumption, not cut short by the depth bound), so a schema graph
+whose levels each reach the one below twice costs one comparison per pair, not one per path.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ class Subsumption:
     def __init__(self, wide: Document, narrow: Document) -> None:
         self.wide, self.narrow = wide, narrow
         self._assumed: set[tuple[int, int]] = set()
+        # (id wide, id narrow) -> (wide, narrow, answer): the nodes are kept so that their ids stay theirs.
+        self._known: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+        self._unsure = False  # the answer being computed rests on an assumption or on the depth bound
 
     def accepts(self, wide: Any, narrow: Any, depth: int = 0) -> bool:
         """Every instance `narrow` (a node of the narrow document) accepts, `wide` accepts too."""
@@ -38,15 +43,24 @@ class Subsumption:
         if not isinstance(w_node, dict) or not isinstance(n_node, dict):
             return n_node is False
         pair = (id(w_node), id(n_node))
+        if (known := self._known.get(pair)) is not None:
+            return known[2]
         if pair in self._assumed:
+            self._unsure = True
             return True
         if depth > _DEPTH:
+            self._unsure = True
             return False
         self._assumed.add(pair)
+        outer_unsure, self._unsure = self._unsure, False
         try:
-            return self._views(view(self.wide, wide, ()), view(self.narrow, narrow, ()), depth + 1)
+            answer = self._views(view(self.wide, wide, ()), view(self.narrow, narrow, ()), depth + 1)
         finally:
             self._assumed.discard(pair)
+        if not self._unsure:
+            self._known[pair] = (w_node, n_node, answer)
+        self._unsure = self._unsure or outer_unsure
+        return answer
 
     def _views(self, w: View, n: View, depth: int) -> bool:
         if n.unions:  # every alternative of the narrow one fits: so does the union of them
