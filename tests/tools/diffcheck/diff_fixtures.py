@@ -20,16 +20,33 @@ from pathlib import Path
 from typing import Any
 
 from accessgov_tools.bundle import dump_yaml
-from accessgov_tools.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
-from accessgov_tools.diffcheck.cli import report
 from accessgov_tools.diffcheck.config import DiffConfig, load_config
+from accessgov_tools.diffcheck.inputs import File
+from accessgov_tools.diffcheck.pipeline import run
 from accessgov_tools.diffcheck.render import render_text
+from accessgov_tools.diffcheck.rules import CHECKS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TODAY = datetime.date(2026, 6, 1)  # the comparison date of every fixture (sunsets are judged against it)
 Doc = dict[str, Any]
 Edit = Callable[[Doc], None]
 OP = ("paths", "/items/{id}", "post")
+# The places a schema check is exercised at (its id's prefix), and each bound with its id's fragment and kind.
+SCHEMA_PREFIXES = ("request-property", "request-parameter", "response-property", "response-header")
+BOUNDS = {
+    "maxLength": ("max-length", "upper"),
+    "minLength": ("min-length", "lower"),
+    "maximum": ("max", "upper"),
+    "minimum": ("min", "lower"),
+    "exclusiveMaximum": ("exclusive-max", "upper"),
+    "exclusiveMinimum": ("exclusive-min", "lower"),
+    "maxItems": ("max-items", "upper"),
+    "minItems": ("min-items", "lower"),
+    "maxProperties": ("max-properties", "upper"),
+    "minProperties": ("min-properties", "lower"),
+    "maxContains": ("max-contains", "upper"),
+    "minContains": ("min-contains", "lower"),
+}
 
 
 def template() -> Doc:
@@ -528,7 +545,7 @@ def operation_cases() -> dict[str, Case]:
 
 def all_cases() -> dict[str, Case]:
     cases: dict[str, Case] = {}
-    for prefix in SCHEMA_PREFIXES.values():
+    for prefix in SCHEMA_PREFIXES:
         cases.update(schema_cases(prefix))
     # Parameters and headers carry `deprecated` on the parameter/header object, not on its schema.
     for prefix, owner in (
@@ -551,7 +568,7 @@ def all_cases() -> dict[str, Case]:
         media_and_webhook_cases,
     )
 
-    for prefix in SCHEMA_PREFIXES.values():
+    for prefix in SCHEMA_PREFIXES:
         cases.update(keyword_cases(prefix))
     cases.update(lifecycle_cases())
     cases.update(media_and_webhook_cases())
@@ -577,13 +594,11 @@ def _config() -> DiffConfig:
 
 def render(folder: Path, head_name: str) -> str:
     """The text report for `<folder>/base.yaml` -> `<folder>/<head_name>`, paths relative to the folder."""
-    from accessgov_tools.diffcheck.cli import load_file
-
-    base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
     cached = _config()  # copies of its (mutable) mappings, as a fresh load would give; Policy is frozen
     config = dataclasses.replace(cached, severities=dict(cached.severities), policies=dict(cached.policies))
-    findings = report(base, head, folder / head_name, config.severities, folder.resolve(), config, TODAY)
-    return render_text(findings)
+    base, head = File(folder / "base.yaml"), File(folder / head_name)
+    report = run(base, head, config=config, accepted=[], today=TODAY, relative_to=folder.resolve())
+    return render_text(report.findings)
 
 
 def write(root: Path = FIXTURES) -> int:

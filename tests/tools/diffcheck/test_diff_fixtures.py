@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from accessgov_tools.bundle import dump_yaml
-from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.cli import load_file
+from accessgov_tools.diffcheck.rules import CHECKS
 from tests.tools.diffcheck.diff_fixtures import FIXTURES, all_cases, documents, render
 
 CHECK_LINE = re.compile(r"^(?:BREAKING|CLIENT-BREAKING|WARNING|info)\s+(\S+)\s", re.MULTILINE)

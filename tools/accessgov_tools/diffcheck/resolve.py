@@ -18,6 +18,21 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 SCHEMAS = ("components", "schemas")
 # Keywords that only annotate: they never change what a schema accepts.
 ANNOTATIONS = frozenset({"description", "title", "examples", "example", "$comment", "x-lint-skip"})
+# The numeric bounds, by kind: an upper bound narrows what is valid when it decreases, a lower one when it increases.
+BOUNDS = {
+    "maxLength": "upper",
+    "minLength": "lower",
+    "maximum": "upper",
+    "minimum": "lower",
+    "exclusiveMaximum": "upper",
+    "exclusiveMinimum": "lower",
+    "maxItems": "upper",
+    "minItems": "lower",
+    "maxProperties": "upper",
+    "minProperties": "lower",
+    "maxContains": "upper",
+    "minContains": "lower",
+}
 
 
 class Document:

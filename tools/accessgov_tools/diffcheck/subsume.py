@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from accessgov_tools.diffcheck.checks import BOUNDS
-from accessgov_tools.diffcheck.resolve import ANNOTATIONS, Document, Values, View, json_type, only_union, strip, view
+from accessgov_tools.diffcheck.resolve import (
+    ANNOTATIONS,
+    BOUNDS,
+    Document,
+    Values,
+    View,
+    json_type,
+    only_union,
+    strip,
+    view,
+)
 
 # Keywords that never refuse an instance (the ones `View` interprets are handled apart).
 _INERT = frozenset({*ANNOTATIONS, "default", "deprecated", "readOnly", "writeOnly", "discriminator", "xml"})
@@ -109,7 +118,7 @@ class Subsumption:
     def _bound(keyword: str, wide: Any, narrow: Any) -> bool:
         if not isinstance(narrow, (int, float)) or isinstance(narrow, bool):
             return False
-        return bool(narrow <= wide) if BOUNDS[keyword][1] == "upper" else bool(narrow >= wide)
+        return bool(narrow <= wide) if BOUNDS[keyword] == "upper" else bool(narrow >= wide)
 
     def _object(self, w: View, n: View, depth: int) -> bool:
         w_extra, n_extra = w.keywords.get("additionalProperties", True), n.keywords.get("additionalProperties", True)
