@@ -35,7 +35,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-diff bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-checks diff-score changelog release-check sdk sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-diff bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := tools/redocly/node_modules/.installed
@@ -112,6 +112,9 @@ diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|gith
 diff-history: $(STAMP) ## Diff real public API revision pairs (tools/accessgov_tools/diffcheck/histories.yaml) read from git mirrors in HISTORY_MIRRORS=DIR: a verdict each, CPU time and memory bounded
 	$(if $(HISTORY_MIRRORS),,$(error set HISTORY_MIRRORS to a directory of git mirrors, e.g. DIR/stripe+openapi/repo))
 	$(TOOLS) diff-history $(HISTORY_MIRRORS)
+
+diff-checks: $(STAMP) ## Write the list of every check in docs/diff.md from the rule families (tools/accessgov_tools/diffcheck/rules/)
+	$(PY) -m accessgov_tools.diffcheck.checklist --write
 
 diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
 	$(TOOLS) diff-score $(OASDIFF) --misses --false-alarms
