@@ -601,6 +601,111 @@ def render(folder: Path, head_name: str) -> str:
     return render_text(report.findings)
 
 
+PAIRING = Path(__file__).parent / "pairing"  # the pairing cases, written as the fixture pairs are
+
+
+@dataclass
+class Pairing:
+    """A union member or an enumeration value that moved (`case.passing`: moved only) and moved and changed
+    (`case.fail`): paired by what it accepts, it is never reported added or removed; `reported` and
+    `passing_reported` are the checks each report holds, and nothing else."""
+
+    case: Case
+    reported: frozenset[str]
+    passing_reported: frozenset[str] = frozenset()
+
+
+_LABEL = {
+    "type": "object",
+    "required": ["text"],
+    "properties": {
+        "text": {"type": "string", "maxLength": 20},
+        "kind": {"oneOf": [{"type": "string", "format": "date"}, {"type": "integer"}]},
+    },
+}
+
+
+def _labelled(prefix: str, schema: Doc, component: Doc = _LABEL) -> Edit:
+    """`value` set to `schema`, with a component `Label` beside the template's for it to refer to."""
+
+    def edit(doc: Doc) -> None:
+        schemas(doc)["Label"] = copy.deepcopy(component)
+        slot(prefix)(doc)["value"] = copy.deepcopy(schema)
+
+    return edit
+
+
+def pairing_cases() -> dict[str, Pairing]:
+    """Members and values that moved: reordered, moved and changed, under a `$ref` or inline, between members."""
+    req, resp = "request-property", "response-property"
+    s, i = {"type": "string"}, {"type": "integer"}
+    a = {"type": "object", "required": ["a"], "properties": {"a": s}}
+    b = {"type": "object", "required": ["b"], "properties": {"b": i}}
+    short, patterned = {**s, "maxLength": 5}, {**s, "maxLength": 50, "pattern": "^x"}
+    label = {"$ref": "#/components/schemas/Label"}
+    inline = copy.deepcopy(_LABEL)
+    narrowed = copy.deepcopy(_LABEL)
+    narrowed["properties"]["text"]["maxLength"] = 10
+    closed = {**s, "enum": ["a", "b", "c"]}
+
+    def enum(*values: str) -> Doc:
+        return {**s, "enum": list(values)}
+
+    def union(prefix: str, keyword: str, base: list[Doc], fail: list[Doc], passing: list[Doc]) -> Case:
+        return Case(*(_labelled(prefix, {keyword: members}) for members in (base, fail, passing)))
+
+    a_longer = {**a, "properties": {"a": {**s, "maxLength": 10}}}
+    return {
+        "one-of-member-reordered": Pairing(
+            union(resp, "oneOf", [a, b, short], [short, a_longer, b], [short, a, b]),
+            frozenset({"response-property-max-length-set"}),
+        ),
+        "one-of-members-changed-in-place": Pairing(
+            union(resp, "oneOf", [short, patterned], [s, {**patterned, "maxLength": 60}], [patterned, short]),
+            frozenset({"response-property-max-length-unset", "response-property-max-length-increased"}),
+        ),
+        "any-of-member-ref-to-inline": Pairing(
+            union(req, "anyOf", [label, i], [i, narrowed], [i, inline]),
+            frozenset({"request-property-max-length-decreased"}),
+        ),
+        "any-of-member-inline-to-ref": Pairing(
+            Case(
+                _labelled(req, {"anyOf": [inline, i]}),
+                _labelled(req, {"anyOf": [i, label]}, narrowed),
+                _labelled(req, {"anyOf": [label, i]}),
+            ),
+            frozenset({"request-property-max-length-decreased"}),
+        ),
+        "enum-reordered": Pairing(
+            Case(*(_labelled(req, e) for e in (closed, enum("c", "a"), enum("c", "a", "b")))),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-reordered-in-a-member": Pairing(
+            union(req, "anyOf", [enum("a", "b"), i], [i, enum("b")], [i, enum("b", "a")]),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-value-moved-between-members": Pairing(
+            union(req, "anyOf", [closed, label], [enum("a"), label, enum("c")], [enum("a", "b"), label, enum("c")]),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-members-merged": Pairing(
+            union(
+                req, "anyOf", [enum("a", "b"), enum("c"), label], [label, enum("c", "a")], [label, enum("c", "a", "b")]
+            ),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-value-moved-to-the-open-branch": Pairing(
+            Case(
+                _labelled(req, closed),
+                _labelled(req, enum("a", "b")),
+                _labelled(req, {"x-open-enum": True, "anyOf": [enum("a", "b"), s]}),
+            ),
+            frozenset({"request-property-enum-value-removed"}),
+            frozenset({"request-property-enum-became-open"}),
+        ),
+    }
+
+
 def write(root: Path = FIXTURES) -> int:
     cases = all_cases()
     missing = sorted(set(CHECKS) - set(cases))
@@ -612,6 +717,13 @@ def write(root: Path = FIXTURES) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for name, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(case), strict=True):
             (folder / name).write_text(dump_yaml(doc), encoding="utf-8")
+        (folder / "fail.txt").write_text(render(folder, "fail.yaml"), encoding="utf-8")
+        (folder / "pass.txt").write_text(render(folder, "pass.yaml"), encoding="utf-8")
+    for name, pairing in sorted(pairing_cases().items()):
+        folder = PAIRING / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for file, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(pairing.case), strict=True):
+            (folder / file).write_text(dump_yaml(doc), encoding="utf-8")
         (folder / "fail.txt").write_text(render(folder, "fail.yaml"), encoding="utf-8")
         (folder / "pass.txt").write_text(render(folder, "pass.yaml"), encoding="utf-8")
     return len(cases)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from accessgov_tools.bundle import DEFAULT_ROOT
+from accessgov_tools.diffcheck import collector
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, load_accepted
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError, load_config
 from accessgov_tools.diffcheck.inputs import File, GitRef, Source, SplitSpec, load_file
@@ -55,12 +56,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give exactly one of BASE_REF or --base-file")
     base: Source = File(args.base_file) if args.base_file else GitRef(args.base_ref)
     head: Source = File(args.head_file) if args.head_file else SplitSpec(args.root)
-    try:
-        report = run(base, head, config=config, accepted=accepted, today=today, relative_to=Path.cwd().resolve())
-    except LoadError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.write(RENDERERS[args.format](report.findings, report.stale))
+    with collector.paused():  # the report's rendering allocates as much again as the comparison (collector.py)
+        try:
+            report = run(base, head, config=config, accepted=accepted, today=today, relative_to=Path.cwd().resolve())
+        except LoadError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        sys.stdout.write(RENDERERS[args.format](report.findings, report.stale))
     failed = report.failing
     for finding in failed:
         if finding.acceptance_expired:

@@ -285,6 +285,13 @@ def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, fro
     return values, False, frozenset(types)
 
 
+def enumeration(doc: Document, node: Any) -> list[Any] | None:
+    """The values a schema that only enumerates (`const` or a closed `enum`, annotations and `type` beside) lists;
+    None for any other schema."""
+    found = _enum_union(doc, [node])
+    return found[0] if found is not None and not found[1] else None
+
+
 def _parts(
     doc: Document, node: Any, pointer: Pointer, seen: frozenset[Pointer]
 ) -> list[tuple[dict[Any, Any], Pointer]]:

@@ -25,7 +25,9 @@ from accessgov_tools.diffcheck.resolve import (
     Values,
     View,
     component_name,
+    enumeration,
     flag,
+    json_type,
     member_key,
     only_union,
     unwrap_nullable,
@@ -53,8 +55,12 @@ from accessgov_tools.diffcheck.walk.differences import (
     UndeclaredRequired,
     Where,
 )
+from accessgov_tools.diffcheck.walk.pairing import pair_members
 
-MemoKey = tuple[Pointer, Pointer, str, str, bool]
+MemoKey = tuple[Pointer, Pointer, str, str, bool, Pointer | None]
+# A union whose members are being compared: where it is in the head, its members on both sides. An enumerated
+# value one member no longer lists is not removed while another member of the union accepts it (it moved there).
+Union = tuple[Pointer, Sequence[Member], Sequence[Member]]
 
 
 class Recorder:
@@ -102,12 +108,14 @@ class SchemaWalk:
         self._views: dict[tuple[int, int, Pointer], tuple[Any, View]] = {}
         self._met: dict[tuple[int, int], tuple[Any, Pointer]] = {}  # (document, schema object) -> first pointer
         self.wider, self.narrower = Subsumption(head, base), Subsumption(base, head)
+        self.tighter = Subsumption(head, head)
 
     def add(self, difference: Difference) -> None:
         self.log.add(difference)
 
-    def compare(self, b: Any, b_at: Pointer, h: Any, h_at: Pointer, where: Where) -> None:
-        """Compare two schemas met `where`; a named component is compared once and its differences reused."""
+    def compare(self, b: Any, b_at: Pointer, h: Any, h_at: Pointer, where: Where, union: Union | None = None) -> None:
+        """Compare two schemas met `where` (as members of `union`); a named component is compared once and its
+        differences reused."""
         b, b_at, b_wrapped = unwrap_nullable(self.base, b, b_at)
         h, h_at, h_wrapped = unwrap_nullable(self.head, h, h_at)
         b_name, h_name = component_name(b), component_name(h)
@@ -121,9 +129,12 @@ class SchemaWalk:
             self.log.add(NullableChanged(head=at, base=b_at, direction=where.direction, where=where, nullable=h_null))
         b_key = ("components", "schemas", b_name) if b_name else self._first_met(self.base, b, b_at)
         h_key = ("components", "schemas", h_name) if h_name else self._first_met(self.head, h, h_at)
-        key: MemoKey = (b_key, h_key, where.direction, where.location, where.loose)
+        # Where an enumeration's values are judged against its union's other members, the union is part of the pair.
+        if b_view.enum is None and h_view.enum is None:
+            union = None
+        key: MemoKey = (b_key, h_key, where.direction, where.location, where.loose, union and union[0])
         if self.log.memo.enter(key):
-            self._body(b_view, h_view, where)
+            self._body(b_view, h_view, where, union)
             self.log.memo.leave()
 
     def _first_met(self, doc: Document, node: Any, pointer: Pointer) -> Pointer:
@@ -141,12 +152,12 @@ class SchemaWalk:
             found = self._views[key] = (node, view(doc, node, pointer))
         return found[1]
 
-    def _body(self, b: View, h: View, where: Where) -> None:
+    def _body(self, b: View, h: View, where: Where, union: Union | None) -> None:
         if self._lone_member(b, h, where):
             return
         self._types(b, h, where)
         self._bounds(b, h, where)
-        self._enum(b, h, where)
+        self._enum(b, h, where, union)
         self._default_and_lifecycle(b, h, where)
         self._unions(b, h, where)
         self._additional_properties(b, h, where)
@@ -213,7 +224,7 @@ class SchemaWalk:
         self.keyword("uniqueItems", (unique[0], unique[1]), b, h, where)
         self.keyword("pattern", written(b, h, "pattern"), b, h, where)
 
-    def _enum(self, b: View, h: View, where: Where) -> None:
+    def _enum(self, b: View, h: View, where: Where, union: Union | None) -> None:
         if b.enum is None and h.enum is None:
             return
         if b.enum is None or h.enum is None:
@@ -227,10 +238,14 @@ class SchemaWalk:
         b_values, h_values = Values(b.enum), Values(h.enum)
         at = h.at("enum")
         for value in b.enum:
-            if value not in h_values:
+            # A value an open enumeration no longer lists is still accepted (by its `{type: string}`), and one
+            # another member of the union accepts moved there: neither is removed.
+            if value in h_values or (h.open_enum and json_type(value) == "string"):
+                continue
+            if union is None or not self._accepted(value, union[2], self.wider):
                 self.log.add(self._enum_value(b, at, where, value, added=False, open_=h.open_enum))
         for value in h.enum:
-            if value not in b_values:
+            if value not in b_values and (union is None or not self._accepted(value, union[1], self.narrower)):
                 self.log.add(self._enum_value(b, at, where, value, added=True, open_=h.open_enum))
         if b.open_enum != h.open_enum:
             self.log.add(
@@ -292,53 +307,73 @@ class SchemaWalk:
             if len(union.unions) == 1 and not other.unions and only_union(union):
                 keyword, members = next(iter(union.unions.items()))
                 lone = [Member(member_key(doc, other.node), other.node, other.pointer)]
-                if keyword == "oneOf" and lone[0].key not in {m.key for m in members}:
+                if keyword == "oneOf" and not any(self._same_member(lone[0], m, union is h) for m in members):
                     return False
                 base, head = (lone, members) if union is h else (members, lone)
                 self._members(keyword, base, head, where, h.at(keyword))
                 return True
         return False
 
+    def _same_member(self, lone: Member, member: Member, union_in_head: bool) -> bool:
+        """The schema `lone` is `member` of the other side's union: the same key, or written alike."""
+        if lone.key == member.key:
+            return True
+        head, base = (member, lone) if union_in_head else (lone, member)
+        return self.wider.same(head.node, base.node)
+
     def _members(self, keyword: str, base: list[Member], head: list[Member], where: Where, at: Pointer) -> None:
-        """Union members matched by what they are (`$ref` target, title, content), then by what they accept: a
-        member replaced by a new one accepting at least as much (or, failing that, one accepting less) is
-        compared with it, not removed; an unchanged member is compared, never reported."""
-        head_by_key = {m.key: m for m in head}
-        base_keys = {m.key for m in base}
-        pairs = [(m, head_by_key[m.key]) for m in base if m.key in head_by_key]
-        gone = [m for m in base if m.key not in head_by_key]
-        new = [m for m in head if m.key not in base_keys]
-        removed: list[Member] = []
-        if gone and new:
-            taken: set[int] = set()  # new members that replace one (by identity)
-            for old in gone:
-                match = next((m for m in new if self.wider.accepts(m.node, old.node)), None) or next(
-                    (m for m in new if id(m) not in taken and self.narrower.accepts(old.node, m.node)), None
-                )
-                if match is None:
-                    removed.append(old)
-                else:
-                    taken.add(id(match))
-                    pairs.append((old, match))
-            new = [m for m in new if id(m) not in taken]
-        else:
-            removed = gone
+        """Union members paired by what they are and what they accept, wherever they moved (`pairing.py`); an
+        unchanged member is compared, never reported. A member left unpaired that only enumerates values, some of
+        which the other side's members accept, is no member removed or added: its values moved, and only those
+        that went nowhere are values removed (or came from nowhere, added)."""
+        pairs, removed, added = pair_members(base, head, self.wider, self.narrower, self.tighter)
         for old in removed:
-            self.log.add(
-                MemberChanged(
-                    head=at, base=old.pointer, direction=where.direction, where=where, keyword=keyword, key=old.key,
-                    added=False,
-                )
-            )  # fmt: skip
-        for member in new:
-            self.log.add(
-                MemberChanged(
-                    head=member.pointer, direction=where.direction, where=where, keyword=keyword, key=member.key,
-                    added=True,
-                )
-            )  # fmt: skip
+            if not self._enumerated(self.base, old, head, self.wider, at, where, added=False):
+                self.log.add(
+                    MemberChanged(
+                        head=at, base=old.pointer, direction=where.direction, where=where, keyword=keyword,
+                        key=old.key, added=False,
+                    )
+                )  # fmt: skip
+        for member in added:
+            if not self._enumerated(self.head, member, base, self.narrower, member.pointer, where, added=True):
+                self.log.add(
+                    MemberChanged(
+                        head=member.pointer, direction=where.direction, where=where, keyword=keyword, key=member.key,
+                        added=True,
+                    )
+                )  # fmt: skip
+        union: Union = (at, base, head)
         for old, member in pairs:
-            self.compare(old.node, old.pointer, member.node, member.pointer, where.to(f" ({keyword} {member.key})"))
+            path = where.to(f" ({keyword} {member.key})")
+            self.compare(old.node, old.pointer, member.node, member.pointer, path, union)
+
+    def _enumerated(
+        self, doc: Document, member: Member, others: Sequence[Member], sub: Subsumption, at: Pointer, where: Where,
+        *, added: bool,
+    ) -> bool:  # fmt: skip
+        """A member (of `doc`) left unpaired that only enumerates values, some of which one of `others` (`sub`:
+        theirs over `doc`'s) accepts: those moved there, the others are values added or removed (True). False
+        when it is no enumeration, or none of its values moved: the member itself was added or removed."""
+        values = enumeration(doc, member.node)
+        if values is None:
+            return False
+        left = [value for value in values if not self._accepted(value, others, sub)]
+        if len(left) == len(values):
+            return False
+        for value in left:
+            self.log.add(
+                EnumValueChanged(
+                    head=at, base=None if added else member.pointer, direction=where.direction, where=where,
+                    value=value, added=added, open=False,
+                )
+            )  # fmt: skip
+        return True
+
+    @staticmethod
+    def _accepted(value: Any, members: Sequence[Member], sub: Subsumption) -> bool:
+        """Whether one of `members` (the wide side of `sub`) accepts `value`."""
+        return any(sub.accepts(m.node, {"const": value}) for m in members)
 
     def _additional_properties(self, b: View, h: View, where: Where) -> None:
         ba, ha = b.keywords.get("additionalProperties", True), h.keywords.get("additionalProperties", True)
