@@ -65,6 +65,7 @@ class Subsumption:
         self._known: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
         self._unsure = False  # the answer being computed rests on an assumption or on the depth bound
         self._alike: set[tuple[int, int]] = set()  # pairs `same()` is comparing (assumed alike there)
+        self._same_known: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
 
     def same(self, wide: Any, narrow: Any, depth: int = 0) -> bool:
         """`wide` (of the wide document) and `narrow` are one schema written alike: the same keywords with the same
@@ -72,18 +73,27 @@ class Subsumption:
         w, n = self._written(self.wide, wide), self._written(self.narrow, narrow)
         if isinstance(w, dict) and isinstance(n, dict):
             pair = (id(w), id(n))
+            if (known := self._same_known.get(pair)) is not None:
+                return known[2]
             if pair in self._alike:
+                self._unsure = True
                 return True
             if depth > _DEPTH:
+                self._unsure = True
                 return False
             keys = {k for k in w if k not in ANNOTATIONS}
             if keys != {k for k in n if k not in ANNOTATIONS}:
                 return False
             self._alike.add(pair)
+            outer_unsure, self._unsure = self._unsure, False
             try:
-                return all(self._same_keyword(k, w[k], n[k], depth + 1) for k in keys)
+                answer = all(self._same_keyword(k, w[k], n[k], depth + 1) for k in keys)
             finally:
                 self._alike.discard(pair)
+            if not self._unsure:  # known for sure: a schema graph reached by many paths is compared once a pair
+                self._same_known[pair] = (w, n, answer)
+            self._unsure = self._unsure or outer_unsure
+            return answer
         if isinstance(w, list) and isinstance(n, list):
             return len(w) == len(n) and all(self.same(a, b, depth + 1) for a, b in zip(w, n, strict=True))
         return bool(w == n)
