@@ -694,6 +694,14 @@ def pairing_cases() -> dict[str, Pairing]:
             ),
             frozenset({"request-property-enum-value-removed"}),
         ),
+        "open-enum-listed-on-a-string": Pairing(
+            Case(
+                _labelled(req, s),
+                _labelled(req, enum("a", "b")),
+                _labelled(req, {"x-open-enum": True, "anyOf": [enum("a", "b"), s]}),
+            ),
+            frozenset({"request-property-became-enum"}),
+        ),
         "enum-value-moved-to-the-open-branch": Pairing(
             Case(
                 _labelled(req, closed),
