@@ -35,7 +35,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-score changelog release-check sdk sdk-ts sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-paging bench-mock mock test test-fast bench-test clean
+.PHONY: help setup bundle validate lint seedcheck check overlays overlay-apply overlay-conformance generate check-generated diff diff-checks diff-score changelog release-check sdk sdk-ts sdk-deps-check docs chromium run serve conformance conformance-rules conformance-coverage conformance-selftest wrk bench bench-cpu bench-instructions valgrind bench-diff bench-paging bench-mock mock test test-fast bench-test clean
 BASE ?= main
 FORMAT ?= text
 DOCS_STAMP := tools/redocly/node_modules/.installed
@@ -116,6 +116,9 @@ diff-history: $(STAMP) ## Diff real public API revision pairs (tools/accessgov_t
 	$(if $(HISTORY_MIRRORS),,$(error set HISTORY_MIRRORS to a directory of git mirrors, e.g. DIR/stripe+openapi/repo))
 	$(TOOLS) diff-history $(HISTORY_MIRRORS)
 
+diff-checks: $(STAMP) ## Write the list of every check in docs/diff.md from the rule families (tools/accessgov_tools/diffcheck/rules/)
+	$(PY) -m accessgov_tools.diffcheck.checklist --write
+
 diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
 	$(TOOLS) diff-score $(OASDIFF) --misses --false-alarms
 
@@ -177,6 +180,9 @@ conformance-coverage: $(STAMP) ## The conformance kit's traceability table: each
 
 conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)
+
+bench-diff: $(STAMP) ## The diff's CPU per finding at N and 4 x N findings, as a ratio (1: linear; ARGS=--findings N --repeat R)
+	$(PY) -m benchmarks.bench_diff $(ARGS)
 
 bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a ratio (ARGS=--quick | --postgres URL)
 	$(PY) -m benchmarks.bench_paging $(ARGS)

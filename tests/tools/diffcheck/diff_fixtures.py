@@ -20,16 +20,33 @@ from pathlib import Path
 from typing import Any
 
 from accessgov_tools.bundle import dump_yaml
-from accessgov_tools.diffcheck.checks import BOUNDS, CHECKS, SCHEMA_PREFIXES
-from accessgov_tools.diffcheck.cli import report
 from accessgov_tools.diffcheck.config import DiffConfig, load_config
+from accessgov_tools.diffcheck.inputs import File
+from accessgov_tools.diffcheck.pipeline import run
 from accessgov_tools.diffcheck.render import render_text
+from accessgov_tools.diffcheck.rules import CHECKS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TODAY = datetime.date(2026, 6, 1)  # the comparison date of every fixture (sunsets are judged against it)
 Doc = dict[str, Any]
 Edit = Callable[[Doc], None]
 OP = ("paths", "/items/{id}", "post")
+# The places a schema check is exercised at (its id's prefix), and each bound with its id's fragment and kind.
+SCHEMA_PREFIXES = ("request-property", "request-parameter", "response-property", "response-header")
+BOUNDS = {
+    "maxLength": ("max-length", "upper"),
+    "minLength": ("min-length", "lower"),
+    "maximum": ("max", "upper"),
+    "minimum": ("min", "lower"),
+    "exclusiveMaximum": ("exclusive-max", "upper"),
+    "exclusiveMinimum": ("exclusive-min", "lower"),
+    "maxItems": ("max-items", "upper"),
+    "minItems": ("min-items", "lower"),
+    "maxProperties": ("max-properties", "upper"),
+    "minProperties": ("min-properties", "lower"),
+    "maxContains": ("max-contains", "upper"),
+    "minContains": ("min-contains", "lower"),
+}
 
 
 def template() -> Doc:
@@ -528,7 +545,7 @@ def operation_cases() -> dict[str, Case]:
 
 def all_cases() -> dict[str, Case]:
     cases: dict[str, Case] = {}
-    for prefix in SCHEMA_PREFIXES.values():
+    for prefix in SCHEMA_PREFIXES:
         cases.update(schema_cases(prefix))
     # Parameters and headers carry `deprecated` on the parameter/header object, not on its schema.
     for prefix, owner in (
@@ -551,7 +568,7 @@ def all_cases() -> dict[str, Case]:
         media_and_webhook_cases,
     )
 
-    for prefix in SCHEMA_PREFIXES.values():
+    for prefix in SCHEMA_PREFIXES:
         cases.update(keyword_cases(prefix))
     cases.update(lifecycle_cases())
     cases.update(media_and_webhook_cases())
@@ -577,13 +594,124 @@ def _config() -> DiffConfig:
 
 def render(folder: Path, head_name: str) -> str:
     """The text report for `<folder>/base.yaml` -> `<folder>/<head_name>`, paths relative to the folder."""
-    from accessgov_tools.diffcheck.cli import load_file
-
-    base, head = load_file(folder / "base.yaml"), load_file(folder / head_name)
     cached = _config()  # copies of its (mutable) mappings, as a fresh load would give; Policy is frozen
     config = dataclasses.replace(cached, severities=dict(cached.severities), policies=dict(cached.policies))
-    findings = report(base, head, folder / head_name, config.severities, folder.resolve(), config, TODAY)
-    return render_text(findings)
+    base, head = File(folder / "base.yaml"), File(folder / head_name)
+    report = run(base, head, config=config, accepted=[], today=TODAY, relative_to=folder.resolve())
+    return render_text(report.findings)
+
+
+PAIRING = Path(__file__).parent / "pairing"  # the pairing cases, written as the fixture pairs are
+
+
+@dataclass
+class Pairing:
+    """A union member or an enumeration value that moved (`case.passing`: moved only) and moved and changed
+    (`case.fail`): paired by what it accepts, it is never reported added or removed; `reported` and
+    `passing_reported` are the checks each report holds, and nothing else."""
+
+    case: Case
+    reported: frozenset[str]
+    passing_reported: frozenset[str] = frozenset()
+
+
+_LABEL = {
+    "type": "object",
+    "required": ["text"],
+    "properties": {
+        "text": {"type": "string", "maxLength": 20},
+        "kind": {"oneOf": [{"type": "string", "format": "date"}, {"type": "integer"}]},
+    },
+}
+
+
+def _labelled(prefix: str, schema: Doc, component: Doc = _LABEL) -> Edit:
+    """`value` set to `schema`, with a component `Label` beside the template's for it to refer to."""
+
+    def edit(doc: Doc) -> None:
+        schemas(doc)["Label"] = copy.deepcopy(component)
+        slot(prefix)(doc)["value"] = copy.deepcopy(schema)
+
+    return edit
+
+
+def pairing_cases() -> dict[str, Pairing]:
+    """Members and values that moved: reordered, moved and changed, under a `$ref` or inline, between members."""
+    req, resp = "request-property", "response-property"
+    s, i = {"type": "string"}, {"type": "integer"}
+    a = {"type": "object", "required": ["a"], "properties": {"a": s}}
+    b = {"type": "object", "required": ["b"], "properties": {"b": i}}
+    short, patterned = {**s, "maxLength": 5}, {**s, "maxLength": 50, "pattern": "^x"}
+    label = {"$ref": "#/components/schemas/Label"}
+    inline = copy.deepcopy(_LABEL)
+    narrowed = copy.deepcopy(_LABEL)
+    narrowed["properties"]["text"]["maxLength"] = 10
+    closed = {**s, "enum": ["a", "b", "c"]}
+
+    def enum(*values: str) -> Doc:
+        return {**s, "enum": list(values)}
+
+    def union(prefix: str, keyword: str, base: list[Doc], fail: list[Doc], passing: list[Doc]) -> Case:
+        return Case(*(_labelled(prefix, {keyword: members}) for members in (base, fail, passing)))
+
+    a_longer = {**a, "properties": {"a": {**s, "maxLength": 10}}}
+    return {
+        "one-of-member-reordered": Pairing(
+            union(resp, "oneOf", [a, b, short], [short, a_longer, b], [short, a, b]),
+            frozenset({"response-property-max-length-set"}),
+        ),
+        "one-of-members-changed-in-place": Pairing(
+            union(resp, "oneOf", [short, patterned], [s, {**patterned, "maxLength": 60}], [patterned, short]),
+            frozenset({"response-property-max-length-unset", "response-property-max-length-increased"}),
+        ),
+        "any-of-member-ref-to-inline": Pairing(
+            union(req, "anyOf", [label, i], [i, narrowed], [i, inline]),
+            frozenset({"request-property-max-length-decreased"}),
+        ),
+        "any-of-member-inline-to-ref": Pairing(
+            Case(
+                _labelled(req, {"anyOf": [inline, i]}),
+                _labelled(req, {"anyOf": [i, label]}, narrowed),
+                _labelled(req, {"anyOf": [label, i]}),
+            ),
+            frozenset({"request-property-max-length-decreased"}),
+        ),
+        "enum-reordered": Pairing(
+            Case(*(_labelled(req, e) for e in (closed, enum("c", "a"), enum("c", "a", "b")))),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-reordered-in-a-member": Pairing(
+            union(req, "anyOf", [enum("a", "b"), i], [i, enum("b")], [i, enum("b", "a")]),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-value-moved-between-members": Pairing(
+            union(req, "anyOf", [closed, label], [enum("a"), label, enum("c")], [enum("a", "b"), label, enum("c")]),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "enum-members-merged": Pairing(
+            union(
+                req, "anyOf", [enum("a", "b"), enum("c"), label], [label, enum("c", "a")], [label, enum("c", "a", "b")]
+            ),
+            frozenset({"request-property-enum-value-removed"}),
+        ),
+        "open-enum-listed-on-a-string": Pairing(
+            Case(
+                _labelled(req, s),
+                _labelled(req, enum("a", "b")),
+                _labelled(req, {"x-open-enum": True, "anyOf": [enum("a", "b"), s]}),
+            ),
+            frozenset({"request-property-became-enum"}),
+        ),
+        "enum-value-moved-to-the-open-branch": Pairing(
+            Case(
+                _labelled(req, closed),
+                _labelled(req, enum("a", "b")),
+                _labelled(req, {"x-open-enum": True, "anyOf": [enum("a", "b"), s]}),
+            ),
+            frozenset({"request-property-enum-value-removed"}),
+            frozenset({"request-property-enum-became-open"}),
+        ),
+    }
 
 
 def write(root: Path = FIXTURES) -> int:
@@ -597,6 +725,13 @@ def write(root: Path = FIXTURES) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for name, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(case), strict=True):
             (folder / name).write_text(dump_yaml(doc), encoding="utf-8")
+        (folder / "fail.txt").write_text(render(folder, "fail.yaml"), encoding="utf-8")
+        (folder / "pass.txt").write_text(render(folder, "pass.yaml"), encoding="utf-8")
+    for name, pairing in sorted(pairing_cases().items()):
+        folder = PAIRING / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for file, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(pairing.case), strict=True):
+            (folder / file).write_text(dump_yaml(doc), encoding="utf-8")
         (folder / "fail.txt").write_text(render(folder, "fail.yaml"), encoding="utf-8")
         (folder / "pass.txt").write_text(render(folder, "pass.yaml"), encoding="utf-8")
     return len(cases)

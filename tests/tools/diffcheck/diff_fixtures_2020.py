@@ -8,9 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from accessgov_tools.diffcheck.checks import ENTRIES, PRESENCE
 from tests.tools.diffcheck.diff_fixtures import Case, Doc, _edit, _noop, _reword_op, _schema_case, op, schemas
 
+# The 2020-12 keywords whose presence is checked, and the entry keywords, with their ids' fragments.
+PRESENCE = {
+    "const": "const",
+    "if": "if",
+    "then": "then",
+    "else": "else",
+    "contains": "contains",
+    "propertyNames": "property-names",
+    "unevaluatedProperties": "unevaluated-properties",
+    "unevaluatedItems": "unevaluated-items",
+    "contentSchema": "content-schema",
+    "not": "not",
+}
+ENTRIES = {
+    "dependentRequired": "dependent-required",
+    "dependentSchemas": "dependent-schema",
+    "patternProperties": "pattern-property",
+}
 FAR = "2099-12-31"  # a sunset well beyond the shipped grace periods from the fixtures' date
 NEAR = "2026-06-15"  # two weeks after the fixtures' date: too soon for a stable operation
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from accessgov_tools.bundle import dump_yaml
-from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.cli import load_file
-from tests.tools.diffcheck.diff_fixtures import FIXTURES, all_cases, documents, render
+from accessgov_tools.diffcheck.rules import CHECKS
+from tests.tools.diffcheck.diff_fixtures import FIXTURES, PAIRING, all_cases, documents, pairing_cases, render
 
 CHECK_LINE = re.compile(r"^(?:BREAKING|CLIENT-BREAKING|WARNING|info)\s+(\S+)\s", re.MULTILINE)
 
@@ -55,3 +55,19 @@ def test_committed_documents_are_what_the_cases_build() -> None:
             if path.read_text(encoding="utf-8") != dump_yaml(doc) or load_file(path) != doc:
                 stale.append(f"{check_id}/{name}")
     assert not stale, f"run `python -m tests.tools.diffcheck.diff_fixtures`: {stale[:10]}"
+
+
+@pytest.mark.parametrize("name", sorted(pairing_cases()))
+def test_a_moved_member_or_value_is_paired_where_it_went(name: str) -> None:
+    """Reordered, moved and changed, under a `$ref` or inline, moved between members or to an open enum's
+    `{type: string}`: the moved thing is never reported added or removed, only what changed in it."""
+    pairing, folder = pairing_cases()[name], PAIRING / name
+    failing, passing = render(folder, "fail.yaml"), render(folder, "pass.yaml")
+    assert _reported(failing) == pairing.reported, failing
+    assert _reported(passing) == pairing.passing_reported, passing
+    assert failing == (folder / "fail.txt").read_text(encoding="utf-8")
+    assert passing == (folder / "pass.txt").read_text(encoding="utf-8")
+    for file, doc in zip(("base.yaml", "fail.yaml", "pass.yaml"), documents(pairing.case), strict=True):
+        assert (folder / file).read_text(encoding="utf-8") == dump_yaml(doc), (
+            f"run `python -m {__package__}.diff_fixtures`"
+        )

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from accessgov_tools.bundle import REPO, bundle, dump_yaml
-from accessgov_tools.diffcheck.cli import locate, main
+from accessgov_tools.diffcheck.cli import main
 from accessgov_tools.diffcheck.compare import compare
 from accessgov_tools.diffcheck.config import ConfigError, load_severities
 from accessgov_tools.diffcheck.model import Finding, Severity
+from accessgov_tools.diffcheck.pipeline import located
 from accessgov_tools.diffcheck.render import render_github, render_json, render_markdown
 from accessgov_tools.diffcheck.sources import SourceMap
 
@@ -34,7 +35,7 @@ def base() -> dict[str, Any]:
 def findings(base: dict[str, Any], edit: Callable[[dict[str, Any]], Any]) -> list[Finding]:
     head = copy.deepcopy(base)
     edit(head)
-    return locate(compare(base, head, load_severities()), SourceMap(REPO / "spec" / "openapi.yaml", REPO))
+    return located(compare(base, head, load_severities()), SourceMap(REPO / "spec" / "openapi.yaml", REPO))
 
 
 def schema(doc: dict[str, Any], name: str) -> dict[str, Any]:

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from accessgov_tools.bundle import REPO, bundle, dump_yaml
-from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.cli import main as diff_main
 from accessgov_tools.diffcheck.config import load_config
 from accessgov_tools.diffcheck.model import Severity
+from accessgov_tools.diffcheck.rules import CHECKS
 from accessgov_tools.release.cli import main as release_main
 from tests.tools.diffcheck.diff_fixtures import FIXTURES
 

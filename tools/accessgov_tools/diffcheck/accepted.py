@@ -15,45 +15,20 @@ matches nothing is reported as stale (it is not an error: once the change is in 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accessgov_tools.diffcheck.checks import CHECKS
-from accessgov_tools.diffcheck.model import Finding
+from accessgov_tools.diffcheck.model import Acceptance, Finding
+from accessgov_tools.diffcheck.rules import CHECKS
 from accessgov_tools.loader import LoadError, load_document
 from accessgov_tools.paths import REPO
 
 DEFAULT_ACCEPTED = REPO / "review" / "accepted-breaking.yaml"
+__all__ = ["DEFAULT_ACCEPTED", "Acceptance", "AcceptedError", "apply_accepted", "failing", "load_accepted"]
 
 
 class AcceptedError(ValueError):
     """An entry of the accepted-findings file is incomplete or names an unknown check."""
-
-
-@dataclass(frozen=True)
-class Acceptance:
-    """One accepted breaking change."""
-
-    check: str
-    reason: str
-    expires: dt.date
-    pointer: str | None = None
-    operation: str | None = None
-
-    @property
-    def target(self) -> str:
-        return self.pointer or self.operation or ""
-
-    def matches(self, finding: Finding) -> bool:
-        if finding.check != self.check:
-            return False
-        if self.pointer is not None:
-            return finding.json_pointer == self.pointer
-        return any(op == self.operation or op.startswith(f"{self.operation} (") for op in finding.operations)
-
-    def expired(self, today: dt.date) -> bool:
-        return today > self.expires
 
 
 def _entry(path: Path, index: int, raw: Any) -> Acceptance:

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accessgov_tools.diffcheck.checks import CHECKS
+from accessgov_tools.diffcheck.lifecycle import STABILITY_LEVELS
 from accessgov_tools.diffcheck.model import Severity
+from accessgov_tools.diffcheck.rules import CHECKS
 from accessgov_tools.loader import LoadError, load_document
 
 DEFAULT_CONFIG = Path(__file__).with_name("severities.yaml")
-STABILITY_LEVELS = ("draft", "alpha", "beta", "stable")
 VERSION_SCHEMES = ("semver", "calver", "integer")
 
 

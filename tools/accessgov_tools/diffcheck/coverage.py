@@ -5,7 +5,7 @@
 An oasdiff id is *covered* when ours has the same id, or the same check under our location naming (a request or
 response body is `*-property-*` here, a parameter's property is the parameter's). It *agrees* when our severity
 under this contract's config is oasdiff's level (ERR breaking, WARN warning, INFO info), *differs by policy* when
-a named policy of the config sets it, and *differs* otherwise (the reason is in `checks.py`'s summary).
+a named policy of the config sets it, and *differs* otherwise (the reason is in the check's meaning, `rules/`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from accessgov_tools.diffcheck.checks import CHECKS
 from accessgov_tools.diffcheck.config import DiffConfig, load_config
 from accessgov_tools.diffcheck.oasdiff import ours_for, rule_levels, why_not
+from accessgov_tools.diffcheck.rules import CHECKS
 
 LEVEL = {"ERR": "breaking", "WARN": "warning", "INFO": "info"}
 

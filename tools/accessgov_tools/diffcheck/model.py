@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from accessgov_tools.diffcheck.accepted import Acceptance
+from typing import Any
 
 Pointer = tuple[str, ...]
 REQUEST, RESPONSE = "request", "response"
@@ -87,3 +85,28 @@ class Finding:
 
     def sort_key(self) -> tuple[int, str, int, str, str]:
         return (self.severity.rank, self.file or "", self.line or 0, self.check, self.message)
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """One breaking change accepted deliberately (an entry of review/accepted-breaking.yaml, `accepted.py`)."""
+
+    check: str
+    reason: str
+    expires: dt.date
+    pointer: str | None = None
+    operation: str | None = None
+
+    @property
+    def target(self) -> str:
+        return self.pointer or self.operation or ""
+
+    def matches(self, finding: Finding) -> bool:
+        if finding.check != self.check:
+            return False
+        if self.pointer is not None:
+            return finding.json_pointer == self.pointer
+        return any(op == self.operation or op.startswith(f"{self.operation} (") for op in finding.operations)
+
+    def expired(self, today: dt.date) -> bool:
+        return today > self.expires

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from accessgov_tools.diffcheck.checks import CHECKS
+from accessgov_tools.diffcheck.rules import CHECKS
 
 CONST = re.compile(r"\b(\w+Id)\s*=\s*\"([a-z0-9-]+)\"")
 _RULE = re.compile(r"newBackwardCompatibilityRule\(\s*(\w+)\s*,\s*(ERR|WARN|INFO)\s*,\s*(\w+)")

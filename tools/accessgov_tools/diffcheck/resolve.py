@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,21 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 SCHEMAS = ("components", "schemas")
 # Keywords that only annotate: they never change what a schema accepts.
 ANNOTATIONS = frozenset({"description", "title", "examples", "example", "$comment", "x-lint-skip"})
+# The numeric bounds, by kind: an upper bound narrows what is valid when it decreases, a lower one when it increases.
+BOUNDS = {
+    "maxLength": "upper",
+    "minLength": "lower",
+    "maximum": "upper",
+    "minimum": "lower",
+    "exclusiveMaximum": "upper",
+    "exclusiveMinimum": "lower",
+    "maxItems": "upper",
+    "minItems": "lower",
+    "maxProperties": "upper",
+    "minProperties": "lower",
+    "maxContains": "upper",
+    "minContains": "lower",
+}
 
 
 class Document:
@@ -164,6 +180,30 @@ class View:
         return self.where.get(keyword, self.pointer)
 
 
+class Values:
+    """JSON values, with `in` answered as a list's `in` answers it (`1`, `1.0` and `True` are one value; mappings
+    and lists compare by content) but in constant time for the hashable ones: an enumeration of 10,000 values
+    is not scanned once per value."""
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        self._hashable: set[Any] = set()
+        self._other: list[Any] = []  # mappings and lists: equal only to mappings and lists
+        for value in values:
+            self.add(value)
+
+    def add(self, value: Any) -> None:
+        try:
+            self._hashable.add(value)
+        except TypeError:
+            self._other.append(value)
+
+    def __contains__(self, value: Any) -> bool:
+        try:
+            return value in self._hashable
+        except TypeError:
+            return value in self._other
+
+
 def member_key(doc: Document, node: Any) -> str:
     """How union members are matched between base and head."""
     name = component_name(node)
@@ -210,6 +250,7 @@ def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, fro
     `type` and other annotations beside), and at most one plain `{type: string}`, which makes it open (the
     `anyOf: [{enum}, {type: string}]` of `x-open-enum`). -> (the values sent, open, their types); else None."""
     values: list[Any] = []
+    listed_before = Values()
     types: set[str] = set()
     plain: list[dict[Any, Any]] = []
     for member in members:
@@ -233,12 +274,22 @@ def _enum_union(doc: Document, members: list[Any]) -> tuple[list[Any], bool, fro
             types.update(map(str, declared))
         else:
             types.update(json_type(v) for v in listed)
-        values += [v for v in listed if v not in values]
+        fresh = [v for v in listed if v not in listed_before]
+        values += fresh
+        for value in fresh:
+            listed_before.add(value)
     if not values or len(plain) > 1 or (plain and plain[0]["type"] != "string"):
         return None
     if plain:
         return values, True, frozenset({"string"})
     return values, False, frozenset(types)
+
+
+def enumeration(doc: Document, node: Any) -> list[Any] | None:
+    """The values a schema that only enumerates (`const` or a closed `enum`, annotations and `type` beside) lists;
+    None for any other schema."""
+    found = _enum_union(doc, [node])
+    return found[0] if found is not None and not found[1] else None
 
 
 def _parts(

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
-from accessgov_tools.diffcheck.cli import load_file
 from accessgov_tools.diffcheck.compare import compare
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, DiffConfig, load_config
+from accessgov_tools.diffcheck.inputs import load_file
 from accessgov_tools.diffcheck.model import Severity
 from accessgov_tools.diffcheck.oasdiff import constants, ours_for, rule_handlers, rule_levels
 

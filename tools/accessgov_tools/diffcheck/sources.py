@@ -5,6 +5,10 @@ walking the pointer from the root file and following every file `$ref` on the wa
 the node. The loader's `compose` (`accessgov_tools/loader.py`) keeps each node's line. A pointer that no longer exists
 on that side (a removed property) resolves to the deepest part that does, so a reviewer still lands next to the
 change.
+
+Each mapping's keys are indexed once, the first time a pointer passes through it: locating a finding costs one
+look-up per token, whatever the size of the mappings it crosses (10,000 properties added to one schema were
+10,000 findings each scanning 10,000 keys).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ class SourceMap:
         self.root = root.resolve()
         self.relative_to = relative_to
         self._files: dict[Path, yaml.Node] = {} if root_node is None else {self.root: root_node}
+        # id of a mapping node (alive in `_files`) -> its keys and its file `$ref`, built when first crossed.
+        self._indexes: dict[int, _Index] = {}
+        self._shown: dict[Path, str] = {}
 
     def _load(self, path: Path) -> yaml.Node:
         if path not in self._files:
@@ -40,9 +47,12 @@ class SourceMap:
         return self._files[path]
 
     def _show(self, path: Path) -> str:
-        if self.relative_to and path.is_relative_to(self.relative_to):
-            return path.relative_to(self.relative_to).as_posix()
-        return path.as_posix()
+        shown = self._shown.get(path)
+        if shown is None:
+            base = self.relative_to
+            shown = (path.relative_to(base) if base is not None and path.is_relative_to(base) else path).as_posix()
+            self._shown[path] = shown
+        return shown
 
     def locate(self, pointer: Pointer) -> tuple[str, int]:
         """(file, 1-based line) of the deepest node of `pointer` that exists."""
@@ -51,7 +61,7 @@ class SourceMap:
         line = 1
         for token in pointer:
             node, path = self._follow(node, path)
-            child = _child(node, token)
+            child = self._child(node, token)
             if child is None:
                 break
             key_line, node = child
@@ -61,7 +71,7 @@ class SourceMap:
     def _follow(self, node: yaml.Node, path: Path) -> tuple[yaml.Node, Path]:
         """Follow file `$ref`s (`./x.yaml`, `./x.yaml#/a/b`) until a node written inline."""
         for _ in range(32):
-            ref = _ref(node)
+            ref = self._index(node).ref if isinstance(node, yaml.MappingNode) else None
             if ref is None or ref.startswith("#"):
                 return node, path
             file_part, _, fragment = ref.partition("#")
@@ -71,28 +81,37 @@ class SourceMap:
             path = target
             node = self._load(path)
             for token in [t for t in fragment.split("/") if t]:
-                child = _child(node, token.replace("~1", "/").replace("~0", "~"))
+                child = self._child(node, token.replace("~1", "/").replace("~0", "~"))
                 if child is None:
                     return node, path
                 node = child[1]
         return node, path
 
+    def _index(self, node: yaml.MappingNode) -> _Index:
+        index = self._indexes.get(id(node))
+        if index is None:
+            index = self._indexes[id(node)] = _Index(node)
+        return index
 
-def _ref(node: yaml.Node) -> str | None:
-    if isinstance(node, yaml.MappingNode):
+    def _child(self, node: yaml.Node, token: str) -> tuple[int, yaml.Node] | None:
+        """(line of the key or item, child node) or None."""
+        if isinstance(node, yaml.MappingNode):
+            return self._index(node).children.get(token)
+        if isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value):
+            item = node.value[int(token)]
+            return item.start_mark.line + 1, item
+        return None
+
+
+class _Index:
+    """One mapping node's children by key (the first of a repeated key wins) and its `$ref`, read once."""
+
+    __slots__ = ("children", "ref")
+
+    def __init__(self, node: yaml.MappingNode) -> None:
+        self.children: dict[str, tuple[int, yaml.Node]] = {}
+        self.ref: str | None = None
         for key, value in node.value:
-            if key.value == "$ref" and isinstance(value, yaml.ScalarNode):
-                return str(value.value)
-    return None
-
-
-def _child(node: yaml.Node, token: str) -> tuple[int, yaml.Node] | None:
-    """(line of the key or item, child node) or None."""
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            if str(key.value) == token:
-                return key.start_mark.line + 1, value
-    elif isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value):
-        item = node.value[int(token)]
-        return item.start_mark.line + 1, item
-    return None
+            self.children.setdefault(str(key.value), (key.start_mark.line + 1, value))
+            if self.ref is None and key.value == "$ref" and isinstance(value, yaml.ScalarNode):
+                self.ref = str(value.value)

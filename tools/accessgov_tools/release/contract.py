@@ -8,31 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accessgov_tools.bundle import DEFAULT_ROOT, bundle
-from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, apply_accepted, load_accepted
-from accessgov_tools.diffcheck.cli import bundle_at_ref, load_file
-from accessgov_tools.diffcheck.compare import compare
-from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, DiffConfig, load_config
+from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED
+from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, DiffConfig
 from accessgov_tools.diffcheck.model import Finding
+from accessgov_tools.diffcheck.pipeline import run
 from accessgov_tools.release.documentation import DocChange, documentation_changes
-
-EMPTY_REF = "none"  # BASE=none: compare with a contract that has no operations yet (a first release)
-
-
-def load(source: str | Path) -> dict[str, Any]:
-    """A bundled contract from a directory holding `openapi.yaml`, a YAML/JSON file, `none`, or a git ref."""
-    if str(source) == EMPTY_REF:
-        return {"openapi": "3.1.0", "info": {"title": "", "version": "0.0.0"}, "paths": {}}
-    path = Path(source)
-    if path.is_dir():
-        return bundle(path / "openapi.yaml")
-    if path.is_file():
-        return load_file(path)
-    return bundle_at_ref(str(source))
-
-
-def load_head(source: str | Path | None) -> dict[str, Any]:
-    return bundle(DEFAULT_ROOT) if source is None else load(source)
 
 
 @dataclass
@@ -77,10 +57,9 @@ def change(
     accepted: Path = DEFAULT_ACCEPTED,
     today: dt.date | None = None,
 ) -> Change:
-    """Compare `base` with `head` (the working tree's `spec/` when None) as `make diff` does: the same config
-    (severities, policies, deprecation periods) and the accepted findings marked (they still count as breaking)."""
-    settings, today = load_config(config), today or dt.datetime.now(dt.UTC).date()  # make diff's "today"
-    base_doc, head_doc = load(base), load_head(head)
-    findings = compare(base_doc, head_doc, settings.severities, settings, today)
-    apply_accepted(findings, load_accepted(accepted), today)
-    return Change(base_doc, head_doc, findings, settings)
+    """Compare `base` with `head` (the working tree's `spec/` when None) as `make diff` does (`diffcheck.run`):
+    the same config (severities, policies, deprecation periods) and the accepted findings marked (they still
+    count as breaking). `base` and `head` are a git ref, a directory holding `openapi.yaml`, a bundled file, or
+    `none` (a contract with no operations yet). The findings keep the engine's order (no source lines)."""
+    report = run(base, head, config=config, accepted=accepted, today=today, locate=False)
+    return Change(report.base.document, report.head.document, report.findings, report.config)
