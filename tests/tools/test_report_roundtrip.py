@@ -22,8 +22,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from accessgov_tools import display
-from accessgov_tools.diffcheck.cli import locate
 from accessgov_tools.diffcheck.cli import main as diff_main
+from accessgov_tools.diffcheck.pipeline import located
 from accessgov_tools.diffcheck.render import render_github, render_markdown, render_text, summary
 from accessgov_tools.diffcheck.sources import SourceMap
 from accessgov_tools.release.changelog import render as render_changelog
@@ -207,7 +207,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _findings(pair: dict[str, Path], head: str) -> Any:
     found = change(pair["base"], pair[head], today=TODAY)
-    return found, locate(found.findings, SourceMap(pair[head], pair[head].parent))
+    return found, located(found.findings, SourceMap(pair[head], pair[head].parent))
 
 
 def test_the_diff_table_reads_back_the_findings(pair: dict[str, Path]) -> None:

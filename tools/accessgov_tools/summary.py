@@ -23,8 +23,8 @@ from pathlib import Path
 from accessgov_tools import display
 from accessgov_tools.bundle import DEFAULT_ROOT
 from accessgov_tools.diffcheck.accepted import DEFAULT_ACCEPTED, AcceptedError, apply_accepted, failing, load_accepted
-from accessgov_tools.diffcheck.cli import locate
 from accessgov_tools.diffcheck.config import DEFAULT_CONFIG, ConfigError
+from accessgov_tools.diffcheck.pipeline import located
 from accessgov_tools.diffcheck.render import render_markdown
 from accessgov_tools.diffcheck.sources import SourceMap
 from accessgov_tools.loader import LoadError
@@ -49,7 +49,7 @@ def summary(
     head_root = Path(head) if head is not None else DEFAULT_ROOT
     if head_root.is_dir():
         head_root = head_root / "openapi.yaml"
-    findings = locate(found.findings, SourceMap(head_root, Path.cwd().resolve()))
+    findings = located(found.findings, SourceMap(head_root, Path.cwd().resolve()))
     stale = apply_accepted(findings, load_accepted(accepted), today)  # marked as change() did: the stale ones
     parts = [f"## Contract changes against {display.code(base)}", "", render_markdown(findings, stale).rstrip("\n")]
     if failing(findings):
