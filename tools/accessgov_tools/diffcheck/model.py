@@ -7,13 +7,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from accessgov_tools.display import quote
+
 Pointer = tuple[str, ...]
 REQUEST, RESPONSE = "request", "response"
 
 
 def show(value: Any) -> str:
     """A value as a finding's message quotes it (a mapping or a list as Python writes it)."""
-    return f"`{value!r}`" if isinstance(value, (dict, list)) else f"`{value}`"
+    return quote(repr(value)) if isinstance(value, (dict, list)) else quote(value)
 
 
 class Severity(StrEnum):

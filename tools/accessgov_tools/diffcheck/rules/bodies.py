@@ -23,6 +23,7 @@ from accessgov_tools.diffcheck.walk.differences import (
     RequestBodyRequiredChanged,
     ResponseChanged,
 )
+from accessgov_tools.display import quote
 
 REQUEST_BODY_ADDED_REQUIRED = check("request-body-added-required", BREAKING, "required request body added")
 REQUEST_BODY_ADDED_OPTIONAL = check("request-body-added-optional", INFO, "optional request body added")
@@ -85,7 +86,7 @@ def media_type_changed(d: MediaTypeChanged, context: Context) -> Iterator[Said]:
     else:
         check_ = RESPONSE_MEDIA_TYPE_ADDED if d.added else RESPONSE_MEDIA_TYPE_REMOVED
         label = f"response {d.status}: media type"
-    yield Said(check_, f"{label} `{d.media}` {'added' if d.added else 'removed'}", d.head)
+    yield Said(check_, f"{label} {quote(d.media)} {'added' if d.added else 'removed'}", d.head)
 
 
 def media_type_renamed(d: MediaTypeRenamed, context: Context) -> Iterator[Said]:
@@ -94,7 +95,7 @@ def media_type_renamed(d: MediaTypeRenamed, context: Context) -> Iterator[Said]:
         "specialized": RESPONSE_MEDIA_TYPE_NAME_SPECIALIZED,
         "generalized": RESPONSE_MEDIA_TYPE_NAME_GENERALIZED,
     }[d.relation]
-    yield Said(check_, f"response {d.status}: media type `{d.before}` {d.relation} to `{d.after}`", d.head)
+    yield Said(check_, f"response {d.status}: media type {quote(d.before)} {d.relation} to {quote(d.after)}", d.head)
 
 
 def response_changed(d: ResponseChanged, context: Context) -> Iterator[Said]:

@@ -31,6 +31,7 @@ from accessgov_tools.diffcheck.rules.registry import (
 )
 from accessgov_tools.diffcheck.walk.differences import EntryChanged, KeywordChanged, PrefixItemChanged
 from accessgov_tools.diffcheck.walk.keywords import PRESENCE
+from accessgov_tools.display import quote
 
 KEYWORDS: dict[Place, dict[str, Keyword]] = {
     REQUEST_PROPERTY: {
@@ -313,7 +314,7 @@ KEYWORDS: dict[Place, dict[str, Keyword]] = {
 def presence_changed(d: KeywordChanged, context: Context) -> Iterator[Said]:
     """A keyword written on one side only (or a `const`, or a content keyword, written otherwise)."""
     checks = KEYWORDS[d.where.place][d.keyword]
-    yield keyword_change(d, checks, d.keyword, (d.before, d.after), name=f"`{d.keyword}`")
+    yield keyword_change(d, checks, d.keyword, (d.before, d.after), name=f"{quote(d.keyword)}")
 
 
 def prefix_item_changed(d: PrefixItemChanged, context: Context) -> Iterator[Said]:
@@ -324,7 +325,7 @@ def prefix_item_changed(d: PrefixItemChanged, context: Context) -> Iterator[Said
 
 def entry_changed(d: EntryChanged, context: Context) -> Iterator[Said]:
     checks = KEYWORDS[d.where.place][d.keyword]
-    label = f"`{d.keyword}` entry `{d.name}`"
+    label = f"{quote(d.keyword)} entry {quote(d.name)}"
     if d.added is None:
         yield said(d, checks.changed, f"{label} changed from {show(d.before)} to {show(d.after)}")
     else:

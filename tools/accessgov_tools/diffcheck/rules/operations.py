@@ -13,6 +13,7 @@ from accessgov_tools.diffcheck.model import show
 from accessgov_tools.diffcheck.rules.deprecation import removed_before_sunset
 from accessgov_tools.diffcheck.rules.registry import BREAKING, INFO, WARNING, Context, Rule, RuleKey, Said, check
 from accessgov_tools.diffcheck.walk.differences import OperationAdded, OperationIdChanged, OperationRemoved, TagChanged
+from accessgov_tools.display import quote
 
 ENDPOINT_ADDED = check("endpoint-added", INFO, "operation added")
 API_REMOVED_WITHOUT_DEPRECATION = check(
@@ -33,7 +34,7 @@ API_TAG_ADDED = check("api-tag-added", INFO, "tag added to an operation")
 
 
 def operation_added(d: OperationAdded, context: Context) -> Iterator[Said]:
-    yield Said(WEBHOOK_ADDED if d.webhook else ENDPOINT_ADDED, f"`{d.label}` added", d.head)
+    yield Said(WEBHOOK_ADDED if d.webhook else ENDPOINT_ADDED, f"{quote(d.label)} added", d.head)
 
 
 def operation_removed(d: OperationRemoved, context: Context) -> Iterator[Said]:
@@ -41,7 +42,7 @@ def operation_removed(d: OperationRemoved, context: Context) -> Iterator[Said]:
     check_ = API_REMOVED_WITH_DEPRECATION if deprecated else API_REMOVED_WITHOUT_DEPRECATION
     if deprecated and removed_before_sunset(d.operation, context.today):
         check_ = API_REMOVED_BEFORE_SUNSET
-    yield Said(WEBHOOK_REMOVED if d.webhook else check_, f"`{d.label}` removed", d.head)
+    yield Said(WEBHOOK_REMOVED if d.webhook else check_, f"{quote(d.label)} removed", d.head)
 
 
 def operation_id_changed(d: OperationIdChanged, context: Context) -> Iterator[Said]:
@@ -54,7 +55,7 @@ def operation_id_changed(d: OperationIdChanged, context: Context) -> Iterator[Sa
 
 def tag_changed(d: TagChanged, context: Context) -> Iterator[Said]:
     word = "added" if d.added else "removed"
-    yield Said(API_TAG_ADDED if d.added else API_TAG_REMOVED, f"tag `{d.tag}` {word}", d.head)
+    yield Said(API_TAG_ADDED if d.added else API_TAG_REMOVED, f"tag {quote(d.tag)} {word}", d.head)
 
 
 RULES: dict[RuleKey, Rule] = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from accessgov_tools.diffcheck.model import REQUEST, RESPONSE, Check, Finding, Pointer, Severity, show
 from accessgov_tools.diffcheck.walk.differences import ABSENT, Difference, SchemaDifference
+from accessgov_tools.display import quote
 
 BREAKING, WARNING, INFO = Severity.BREAKING, Severity.WARNING, Severity.INFO
 
@@ -95,14 +96,14 @@ RuleKey = type[Difference] | tuple[type[Difference], str]
 def said(d: SchemaDifference, check: Check | None, text: str, values: tuple[Any, ...] = ()) -> Said:
     """A finding about a schema, worded as all of them are: ``` `Item.state`: <text> (response) ```."""
     where = d.where
-    message = f"{where.context}`{where.path}`: {text} ({where.direction})"
+    message = f"{where.context}{quote(where.path)}: {text} ({where.direction})"
     return Said(_declared(check), message, d.head, f"{where.context}{where.path}", values)
 
 
 def plain(d: SchemaDifference, check: Check, text: str) -> Said:
     """A finding about a schema worded like `said`'s, with no subject (nullability and properties have none)."""
     where = d.where
-    return Said(check, f"{where.context}`{where.path}`: {text} ({where.direction})", d.head)
+    return Said(check, f"{where.context}{quote(where.path)}: {text} ({where.direction})", d.head)
 
 
 def keyword_change(
@@ -142,4 +143,4 @@ def _declared(check_: Check | None) -> Check:
 
 def names(values: Iterable[Any]) -> str:
     """Values as a message lists them: sorted, each in backticks."""
-    return ", ".join(f"`{v}`" for v in sorted(values))
+    return ", ".join(f"{quote(v)}" for v in sorted(values))

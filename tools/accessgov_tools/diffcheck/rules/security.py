@@ -32,6 +32,7 @@ from accessgov_tools.diffcheck.walk.differences import (
     SchemeChanged,
     SchemeRemoved,
 )
+from accessgov_tools.display import quote
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ API_SECURITY_COMPONENT_OAUTH_SCOPE_REMOVED = check(
 
 def requirement_changed(d: RequirementChanged, context: Context) -> Iterator[Said]:
     checks = REQUIREMENTS[d.declared]
-    shown = " + ".join(f"`{n}`" for n in sorted(d.names)) or "anonymous access"
+    shown = " + ".join(f"{quote(n)}" for n in sorted(d.names)) or "anonymous access"
     if d.added:
         yield Said(checks.added, f"security requirement {shown} now accepted", d.head)
     else:
@@ -88,37 +89,37 @@ def requirement_changed(d: RequirementChanged, context: Context) -> Iterator[Sai
 def requirement_scopes(d: RequirementScopes, context: Context) -> Iterator[Said]:
     checks = REQUIREMENTS[d.declared]
     if d.added:
-        yield Said(checks.scope_added, f"`{d.scheme}` now needs scope(s) {names(d.added)}", d.head)
+        yield Said(checks.scope_added, f"{quote(d.scheme)} now needs scope(s) {names(d.added)}", d.head)
     if d.removed:
-        yield Said(checks.scope_removed, f"`{d.scheme}` no longer needs scope(s) {names(d.removed)}", d.head)
+        yield Said(checks.scope_removed, f"{quote(d.scheme)} no longer needs scope(s) {names(d.removed)}", d.head)
 
 
 def scheme_added(d: SchemeAdded, context: Context) -> Iterator[Said]:
-    yield Said(API_SECURITY_COMPONENT_ADDED, f"security scheme `{d.name}` added", d.head)
+    yield Said(API_SECURITY_COMPONENT_ADDED, f"security scheme {quote(d.name)} added", d.head)
 
 
 def scheme_removed(d: SchemeRemoved, context: Context) -> Iterator[Said]:
-    yield Said(API_SECURITY_COMPONENT_REMOVED, f"security scheme `{d.name}` removed", d.head)
+    yield Said(API_SECURITY_COMPONENT_REMOVED, f"security scheme {quote(d.name)} removed", d.head)
 
 
 def scheme_changed(d: SchemeChanged, context: Context) -> Iterator[Said]:
-    text = f"security scheme `{d.name}`: `{d.field}` changed from {show(d.before)} to {show(d.after)}"
+    text = f"security scheme {quote(d.name)}: {quote(d.field)} changed from {show(d.before)} to {show(d.after)}"
     yield Said(API_SECURITY_COMPONENT_TYPE_CHANGED, text, d.head)
 
 
 def flow_changed(d: FlowChanged, context: Context) -> Iterator[Said]:
-    text = f"security scheme `{d.name}`: flow `{d.flow}` {'added' if d.added else 'removed'}"
+    text = f"security scheme {quote(d.name)}: flow {quote(d.flow)} {'added' if d.added else 'removed'}"
     yield Said(API_SECURITY_COMPONENT_TYPE_CHANGED, text, d.head)
 
 
 def flow_url_changed(d: FlowUrlChanged, context: Context) -> Iterator[Said]:
-    text = f"security scheme `{d.name}` {d.flow}: `{d.url}` changed from {show(d.before)} to {show(d.after)}"
+    text = f"security scheme {quote(d.name)} {d.flow}: {quote(d.url)} changed from {show(d.before)} to {show(d.after)}"
     yield Said(API_SECURITY_COMPONENT_OAUTH_TOKEN_URL_CHANGED, text, d.head)
 
 
 def flow_scope_changed(d: FlowScopeChanged, context: Context) -> Iterator[Said]:
     check_ = API_SECURITY_COMPONENT_OAUTH_SCOPE_ADDED if d.added else API_SECURITY_COMPONENT_OAUTH_SCOPE_REMOVED
-    yield Said(check_, f"`{d.name}` {d.flow}: scope `{d.scope}` {'added' if d.added else 'removed'}", d.head)
+    yield Said(check_, f"{quote(d.name)} {d.flow}: scope {quote(d.scope)} {'added' if d.added else 'removed'}", d.head)
 
 
 RULES: dict[RuleKey, Rule] = {

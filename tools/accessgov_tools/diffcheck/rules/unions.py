@@ -29,6 +29,7 @@ from accessgov_tools.diffcheck.rules.registry import (
     said,
 )
 from accessgov_tools.diffcheck.walk.differences import AllOfMemberChanged, MemberChanged
+from accessgov_tools.display import quote
 
 
 @dataclass(frozen=True)
@@ -144,14 +145,14 @@ UNIONS: dict[Place, UnionChecks] = {
 def member_changed(d: MemberChanged, context: Context) -> Iterator[Said]:
     checks = UNIONS[d.where.place].any_of if d.keyword == "anyOf" else UNIONS[d.where.place].one_of
     word = "added" if d.added else "removed"
-    yield said(d, checks.added if d.added else checks.removed, f"{d.keyword} member `{d.key}` {word}")
+    yield said(d, checks.added if d.added else checks.removed, f"{d.keyword} member {quote(d.key)} {word}")
 
 
 def all_of_member_changed(d: AllOfMemberChanged, context: Context) -> Iterator[Said]:
     union = UNIONS[d.where.place]
     checks = union.all_of if d.constrains else union.all_of_annotation_only
     word = "added" if d.added else "removed"
-    yield said(d, checks.added if d.added else checks.removed, f"allOf member `{d.key}` {word}")
+    yield said(d, checks.added if d.added else checks.removed, f"allOf member {quote(d.key)} {word}")
 
 
 RULES: dict[RuleKey, Rule] = {MemberChanged: member_changed, AllOfMemberChanged: all_of_member_changed}

@@ -49,6 +49,7 @@ from accessgov_tools.diffcheck.walk.differences import (
     Where,
 )
 from accessgov_tools.diffcheck.walk.schemas import Recorder, SchemaWalk
+from accessgov_tools.display import quote
 
 Operations = dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]]
 
@@ -305,7 +306,7 @@ class DocumentWalk:
         for key in sorted(set(base) | set(head)):
             where_in, name = key
             name = str((head.get(key) or base[key])[0]["name"]) if where_in == "path" else name
-            label = f"{where_in} parameter `{name}`"
+            label = f"{where_in} parameter {quote(name)}"
             if key not in head:
                 removed, b_at = base[key]
                 self.log.add(
@@ -457,7 +458,7 @@ class DocumentWalk:
         h_map = {str(k).lower(): (k, v) for k, v in head.items()}
         for name in sorted(set(b_map) | set(h_map)):
             shown = (h_map.get(name) or b_map[name])[0]
-            label = f"response {status} header `{shown}`"
+            label = f"response {status} header {quote(shown)}"
             if name not in h_map:
                 b, _ = self.base.deref(b_map[name][1], ())
                 at = (*h_at, "headers") if head else h_at

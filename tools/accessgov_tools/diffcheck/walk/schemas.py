@@ -56,6 +56,7 @@ from accessgov_tools.diffcheck.walk.differences import (
     Where,
 )
 from accessgov_tools.diffcheck.walk.pairing import pair_members
+from accessgov_tools.display import quote
 
 MemoKey = tuple[Pointer, Pointer, str, str, bool, Pointer | None]
 # A union whose members are being compared: where it is in the head, its members on both sides. An enumerated
@@ -265,7 +266,7 @@ class SchemaWalk:
         self.keyword("default", defaults, b, h, where)
         bdep, hdep = b.keywords.get("deprecated") is True, h.keywords.get("deprecated") is True
         if where.location == "property":
-            label = f"{where.context}`{where.path}` ({where.direction})"
+            label = f"{where.context}{quote(where.path)} ({where.direction})"
             if bdep != hdep or (hdep and sunset(b.keywords) != sunset(h.keywords)):
                 self.log.add(
                     DeprecationChanged(
