@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
 from pathlib import Path
@@ -73,9 +74,12 @@ def select(rules: list[Rule], checks: str, only: str) -> list[Rule]:
 
 
 def list_rules() -> int:
+    """Each rule: its id and title, then where the contract states it and what it applies to."""
+    pad = " " * 17
     for item in all_rules():
-        mock = "mock too" if item.mock else "implementations"
-        print(f"{item.id:<14} {item.title}\n{'':<14} spec: {item.spec}\n{'':<14} seed: {item.seed} ({mock})")
+        applies = "implementations and mocks" if item.mock else "implementations (a mock: not applicable)"
+        lines = [f"{item.id:<16} {item.title}", *(pad + line for line in item.sources), f"{pad}applies to: {applies}"]
+        print("\n".join(lines))
     return 0
 
 
@@ -125,6 +129,20 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; output cut short by its reader (`rules | head`) ends the command quietly."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader has what it wanted. Point stdout at /dev/null so that the interpreter's own flush at exit
+        # does not raise the same error again (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, passthrough = parser.parse_known_args(argv)
     if args.command == "rules":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,46 @@ def default_spec_path() -> Path:
 def load(path: str | None = None) -> dict[str, Any]:
     document: dict[str, Any] = json.loads(Path(path or default_spec_path()).read_text(encoding="utf-8"))
     return document
+
+
+SOURCE_FILE = re.compile(r"(spec/[^\s#;(),]+?(?:\.yaml)?|generated/variants/public\.json)(?=[\s#;(),]|$)(#[^\s;(),]*)?")
+
+
+def escape(key: str) -> str:
+    """A JSON pointer segment (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def contract_pointers(text: str, document: dict[str, Any] | None = None) -> str:
+    """`text` with each source file of the contract (`spec/...yaml#/pointer`, `generated/variants/public.json`)
+    written as the JSON pointer of that place in the contract itself (`#/components/schemas/Task/...`): what an
+    implementer, who has the contract but not this repository's sources, can look up."""
+    document = document or load()
+    by_file = {path.strip("/").replace("/", "_"): f"/paths/{escape(path)}" for path in document.get("paths", {})}
+
+    def pointer(match: re.Match[str]) -> str:
+        file, fragment = match.group(1).removesuffix(".yaml"), (match.group(2) or "#")[1:]
+        if file.startswith("generated/") or file == "spec/openapi":
+            base = ""
+        elif file.startswith("spec/paths/"):
+            base = by_file.get(file.removeprefix("spec/paths/"), "")
+            if not base:
+                return match.group(0)
+        else:
+            kind, _, name = file.removeprefix("spec/components/").partition("/")
+            base = f"/components/{kind}/{escape(name)}"
+        return f"#{base}{fragment}"
+
+    return SOURCE_FILE.sub(pointer, text)
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """The node at the JSON pointer `pointer` (`#/a/b` or `/a/b`); KeyError or IndexError when there is none."""
+    node = document
+    for part in pointer.lstrip("#").split("/")[1:] if pointer.strip("#") else []:
+        key = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    return node
 
 
 def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:

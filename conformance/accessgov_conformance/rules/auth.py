@@ -14,7 +14,7 @@ from ..verdicts import Fail, NotApplicable
 FAMILY = "auth"
 TOKEN_OP = "spec/paths/auth_v1_token.yaml"
 LIST_OP = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
-SEED = "Authentication"
+SECTION = "Authentication"
 
 
 def _client(ctx: Context) -> tuple[str, str]:
@@ -79,7 +79,7 @@ def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1)
     text="grant_type=client_credentials with client_id and client_secret in the form body is answered 200 with a "
     "Bearer token (Cache-Control: no-store) that the tenant API accepts.",
     spec=f"{TOKEN_OP}#/post/responses/200",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def body_credentials(ctx: Context) -> None:
@@ -95,7 +95,7 @@ def body_credentials(ctx: Context) -> None:
     text="grant_type=client_credentials with the client in an Authorization: Basic header is answered 200, also "
     "when the body names the same client_id.",
     spec=f"{TOKEN_OP}#/post/security",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def basic_credentials(ctx: Context) -> None:
@@ -114,7 +114,7 @@ def basic_credentials(ctx: Context) -> None:
     "with WWW-Authenticate: Basic; an empty secret is refused (401 invalid_client or 400 invalid_request); "
     "never a token.",
     spec=f"{TOKEN_OP}#/post/responses/401",
-    seed=SEED,
+    requirements=SECTION,
 )
 def wrong_secret(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -142,7 +142,7 @@ def wrong_secret(ctx: Context) -> None:
     title="The token endpoint requires client authentication",
     text="grant_type=client_credentials with no client credentials is answered 401 invalid_client.",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def no_client(ctx: Context) -> None:
     _client(ctx)  # not applicable without an OAuth client
@@ -155,7 +155,7 @@ def no_client(ctx: Context) -> None:
     title="One client authentication method per request",
     text="HTTP Basic and a client_secret in the body together are answered 400 invalid_request.",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def two_methods(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -174,7 +174,7 @@ UNSUPPORTED_GRANTS = ("password", "authorization_code", "refresh_token", "CLIENT
     "case-sensitive) or client_credential is answered 400 unsupported_grant_type; no grant_type is 400 "
     "invalid_request (RFC 6749 section 5.2).",
     spec="spec/components/schemas/OAuthTokenRequest.yaml#/properties/grant_type",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def other_grant(ctx: Context) -> None:
@@ -198,7 +198,7 @@ def other_grant(ctx: Context) -> None:
     text="A token request with a JSON body is answered 400 invalid_request; a form body whose Content-Type has "
     "a charset parameter is answered 200 (RFC 6749 section 3.2).",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def form_encoded(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -222,7 +222,7 @@ def form_encoded(ctx: Context) -> None:
     text="GET .../entitlements without Authorization is 401 UNAUTHENTICATED with WWW-Authenticate; with an "
     "unknown token, an empty one, or one of characters no token has, likewise.",
     spec=f"{LIST_OP}#/get/security; spec/components/responses/Unauthorized.yaml",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
     mock=True,
 )
 def list_unauthenticated(ctx: Context) -> None:
@@ -244,7 +244,7 @@ def list_unauthenticated(ctx: Context) -> None:
     text="The tenant API accepts an access token from the token endpoint in Authorization: Bearer (bearerAuth "
     "and oauth travel in the same header; one header, no second credential).",
     spec="spec/openapi.yaml#/info/description (Tenant API credentials)",
-    seed="Authentication (bearerAuth and oauth in a single requirement)",
+    requirements="Authentication (bearerAuth and oauth in a single requirement)",
 )
 def oauth_on_api(ctx: Context) -> None:
     _client(ctx)  # not applicable without an OAuth client
@@ -268,7 +268,7 @@ def oauth_on_api(ctx: Context) -> None:
     text="Authorization: bearer <token> and BEARER <token> are accepted like Bearer <token> (RFC 9110 section "
     "11.1: the scheme is case-insensitive; RFC 6750 uses it as is).",
     spec="spec/components/securitySchemes/bearerAuth.yaml#/description",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
 )
 def scheme_case(ctx: Context) -> None:
     if not ctx.config.app_id:
@@ -287,7 +287,7 @@ def scheme_case(ctx: Context) -> None:
     "headers (a valid token beside an unknown one, in either order) are each answered 401 UNAUTHENTICATED.",
     spec="spec/openapi.yaml#/info/description (Tenant API credentials); "
     "spec/components/securitySchemes/bearerAuth.yaml#/description",
-    seed="Authentication (bearerAuth and oauth in a single requirement)",
+    requirements="Authentication (bearerAuth and oauth in a single requirement)",
 )
 def elsewhere(ctx: Context) -> None:
     if not ctx.config.app_id:

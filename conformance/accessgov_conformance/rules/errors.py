@@ -24,7 +24,7 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
     "[A-Za-z0-9._:-] (one character, 128, each punctuation mark), otherwise one the server generated, of that "
     "same form: an empty value, 129 characters, a space or slash, non-ASCII bytes are ignored, never refused.",
     spec="spec/components/headers/XRequestId.yaml",
-    seed="(spec only) openapi.yaml#/info/description Request ids",
+    requirements="",
     mock=True,
 )
 def request_id(ctx: Context) -> None:

@@ -13,7 +13,7 @@ from ..verdicts import Fail, NoEvidence, NotApplicable
 FAMILY = "paging"
 LIST = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
 SIZE = "spec/components/parameters/PageSize.yaml"
-SEED = "Endpoints > List and search operations (pagination convention)"
+SECTION = "Endpoints > List and search operations (pagination convention)"
 MAX_PAGES = 1000
 
 
@@ -123,7 +123,7 @@ variants(
             title="page_size defaults to 25",
             text="Without page_size, a collection of more than 25 items is served 25 at a time.",
             spec=f"{SIZE}#/schema/default",
-            seed=f"{SEED} page_size; Limits (page_size range)",
+            requirements=f"{SECTION} page_size; Limits (page_size range)",
             value=Sizes(26, (None,), 25),
         ),
         Variant(
@@ -131,7 +131,7 @@ variants(
             title="page_size below 10 is treated as 10",
             text="page_size 9, 1, 0, -1 and -25 each give pages of 10 items (clamped, not rejected, not the default).",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(26, (9, 1, 0, -1, -25), 10),
         ),
         Variant(
@@ -140,7 +140,7 @@ variants(
             text="page_size 101, 1000 and 10**20 (beyond 64 bits) each give pages of 100 items (clamped, not "
             "rejected).",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(101, (101, 1000, 10**20), 100),
         ),
         Variant(
@@ -148,7 +148,7 @@ variants(
             title="page_size within 10..100 is honoured",
             text="page_size 10, 11, 37, 99 and 100 give pages of exactly that many items.",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(101, (10, 11, 37, 99, 100)),
         ),
     ),
@@ -165,7 +165,7 @@ NOT_INTEGERS = ("ten", "1.5", "10.0", "1e2", "", " 10", "10 ", "0x10", "1_0")
     text="page_size ten, 1.5, 10.0, 1e2, empty, with surrounding whitespace, 0x10 or 1_0 is answered 400 "
     "INVALID_PAGE_SIZE (not clamped, not the default).",
     spec=f"{SIZE}#/x-error-code",
-    seed=f"{SEED} page_size",
+    requirements=f"{SECTION} page_size",
     mock=True,
 )
 def not_integer(ctx: Context) -> None:
@@ -184,7 +184,7 @@ variants(
             title="Every decimal spelling of an integer is an integer",
             text="page_size 020 (leading zero) and +20 (explicit sign) give pages of 20 items.",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(21, ("020", "+20"), 20),
         ),
     ),
@@ -198,7 +198,7 @@ variants(
     text="Following nextPageToken at page_size 100 and again at 99 returns the same items in the same order, "
     "no item twice, every page but the last full (and the count named by fixtures.expected_entitlements).",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def full_walk(ctx: Context) -> None:
     app_id = _app(ctx)
@@ -233,7 +233,7 @@ def full_walk(ctx: Context) -> None:
     text='nextPageToken is non-empty while items remain and "" on the page holding the last item (also when '
     "the count is a multiple of the page size: no empty page after it).",
     spec="spec/components/schemas/NextPageToken.yaml",
-    seed=f"{SEED} (Response shape)",
+    requirements=f"{SECTION} (Response shape)",
 )
 def last_page(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -276,7 +276,7 @@ def _first_two(ctx: Context, app_id: str) -> tuple[dict[str, Any], list[str]]:
     title="An empty page_token means the first page",
     text='page_token="" returns the first page (the same items as no page_token, not those of the next page).',
     spec="spec/components/parameters/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def empty_token(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -292,7 +292,7 @@ def empty_token(ctx: Context) -> None:
     title="A page token is bound to its collection",
     text="A nextPageToken issued for one app is refused on another app with 400 INVALID_PAGE_TOKEN.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def bound_token(ctx: Context) -> None:
     app_id, other = _app(ctx), _app(ctx, other=True, need=11)
@@ -308,7 +308,7 @@ def bound_token(ctx: Context) -> None:
     text="A nextPageToken with one character changed, truncated, extended, or a made-up token (garbage, or "
     "well-formed base64url) is answered 400 INVALID_PAGE_TOKEN.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def altered_token(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -335,7 +335,7 @@ def altered_token(ctx: Context) -> None:
     text="The same nextPageToken sent twice (also after the walk reached the last page) returns the same page "
     "both times.",
     spec="spec/components/schemas/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def reused_token(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -357,7 +357,7 @@ def reused_token(ctx: Context) -> None:
     text="A nextPageToken issued to one credential (the API token) returns the same next page for another "
     "credential allowed to list the collection (an OAuth access token).",
     spec="spec/components/schemas/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def other_caller(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -378,7 +378,7 @@ def other_caller(ctx: Context) -> None:
     text="The first page asked twice returns the same items in the same order, and the second page continues "
     "where the first ended.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def stable(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -396,7 +396,7 @@ def stable(ctx: Context) -> None:
     title="An unknown app is 404",
     text="Listing the entitlements of an app the target does not have is answered 404 NOT_FOUND.",
     spec=f"{LIST}#/get/responses/404",
-    seed=SEED,
+    requirements=SECTION,
 )
 def unknown_app(ctx: Context) -> None:
     app_id = f"app-conformance-unknown-{ctx.rng.getrandbits(32):08x}"

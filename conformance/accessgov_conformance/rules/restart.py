@@ -21,7 +21,7 @@ from ..verdicts import Fail, NoEvidence, NotApplicable
 FAMILY = "restart"
 OP = "spec/paths/api_v1_tasks_{task_id}_action_restart.yaml"
 REQUEST = "spec/components/schemas/TaskActionsServiceRestartRequest.yaml"
-SEED = "Endpoints > Restart a task"
+SECTION = "Endpoints > Restart a task"
 PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
 FLOW_TASKS = 6
 MEMBERS = ("approval", "provision", "accept", "reject", "wait", "form", "action")
@@ -122,7 +122,7 @@ def _workflow(task: dict[str, Any]) -> tuple[Any, list[str | None]]:
     "whose ticketActionId is not empty and new, and whose task is the one addressed (any task state: the "
     "contract does not say which state a restarted task is in).",
     spec=f"{OP}#/post/responses/200",
-    seed=f"{SEED}; States and transitions",
+    requirements=f"{SECTION}; States and transitions",
 )
 def restart_by_id(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -136,7 +136,7 @@ def restart_by_id(ctx: Context) -> None:
     text="Restarting by the numericId the task reports restarts that same task (200, same id and numericId), "
     "also written with a leading zero (the numericId is a number).",
     spec="spec/components/parameters/TaskId.yaml#/description",
-    seed=f"{SEED} (task_id); Resources > Task numericId",
+    requirements=f"{SECTION} (task_id); Resources > Task numericId",
 )
 def restart_by_numeric_id(ctx: Context) -> None:
     for task_id in ctx.config.open_task_ids[:2] or [_open_task(ctx)]:
@@ -156,7 +156,7 @@ def restart_by_numeric_id(ctx: Context) -> None:
     title="Each restart creates a new action record",
     text="Restarts of the same task, and of two tasks, return ticketActionIds that are all different.",
     spec="spec/components/schemas/TaskActionsServiceRestartResponse.yaml",
-    seed="States and transitions (a restart action record is created)",
+    requirements="States and transitions (a restart action record is created)",
 )
 def new_ticket(ctx: Context) -> None:
     tasks = [_open_task(ctx)] * 2 + list(ctx.config.open_task_ids[:2])
@@ -171,7 +171,7 @@ def new_ticket(ctx: Context) -> None:
     text="After a restart the current step is active and it plus `next` are one whole step sequence of the "
     "task's policy (not a later suffix of it, not missing its later steps).",
     spec=f"{OP}#/post/description",
-    seed="States and transitions (task returns to the beginning of its current policy workflow)",
+    requirements="States and transitions (task returns to the beginning of its current policy workflow)",
 )
 def first_step(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -244,7 +244,7 @@ def _check_located(task: dict[str, Any], located: dict[str, Any], what: str) -> 
     "field of taskView is a JSONPath `$.expanded[i]` with i inside `expanded` locating the object the task "
     'names; ["user_id"] sets userPath and no other path field; no expandMask sets no path field.',
     spec="spec/components/schemas/TaskView.yaml",
-    seed="Resources > Task expansion types",
+    requirements="Resources > Task expansion types",
 )
 def expansion(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -280,7 +280,7 @@ UNKNOWN_PATHS = ("no_such_path", "USER_ID", " user_id", "user_id ", "", "users_i
     text="expandMask.paths with a value outside the allowed list (unknown, another letter case, surrounding "
     "whitespace, empty) is answered 400 INVALID_EXPAND_PATH (or INVALID_ARGUMENT).",
     spec="spec/components/schemas/TaskExpandMask.yaml",
-    seed="Resources > Task expansion types (Allowed values)",
+    requirements="Resources > Task expansion types (Allowed values)",
     mock=True,
 )
 def unknown_expand_path(ctx: Context) -> None:
@@ -316,7 +316,7 @@ WRONG_BODIES: tuple[tuple[str, bytes], ...] = (
     "policyStepId has the wrong type, or whose comment exceeds 4096 characters, is answered 400 "
     "INVALID_ARGUMENT (INVALID_EXPAND_PATH also for a wrong expandMask).",
     spec=REQUEST,
-    seed=f"{SEED} (Request body)",
+    requirements=f"{SECTION} (Request body)",
     mock=True,
 )
 def wrong_body(ctx: Context) -> None:
@@ -345,7 +345,7 @@ ALLOWED_BODIES: tuple[tuple[str, Any], ...] = (
     "without paths, a member the schema does not define, or a comment of exactly 4096 characters, is "
     "answered 200 about the task addressed.",
     spec=REQUEST,
-    seed=f"{SEED} (Request body)",
+    requirements=f"{SECTION} (Request body)",
 )
 def allowed_body(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -360,7 +360,7 @@ def allowed_body(ctx: Context) -> None:
     text="A restart with policyStepId naming a real step of the task (or no step at all) is answered 200 and "
     "leaves the task exactly where a restart without it does (same current step kind, same `next`).",
     spec=f"{REQUEST}#/properties/policyStepId",
-    seed="Versioning (deprecated fields are kept accepted)",
+    requirements="Versioning (deprecated fields are kept accepted)",
     mock=True,
 )
 def deprecated_field(ctx: Context) -> None:
@@ -392,7 +392,7 @@ def deprecated_field(ctx: Context) -> None:
     text="A restart with a comment answers a task whose commentCount is higher than a restart without one "
     "answered just before (twice over: other clients may comment in between, never take one away).",
     spec=f"{REQUEST}#/properties/comment",
-    seed=f"{SEED} (Request body: comment)",
+    requirements=f"{SECTION} (Request body: comment)",
 )
 def comment_added(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -416,7 +416,7 @@ def comment_added(ctx: Context) -> None:
     text="A restart without Authorization is answered 401 UNAUTHENTICATED with a WWW-Authenticate header; one "
     "with an unknown token likewise.",
     spec=f"{OP}#/post/security; spec/components/responses/Unauthorized.yaml",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
     mock=True,
 )
 def unauthenticated(ctx: Context) -> None:
@@ -436,7 +436,7 @@ def unauthenticated(ctx: Context) -> None:
     title="A caller without the restart action gets 403",
     text="A valid token whose role does not include restart is answered 403 PERMISSION_DENIED.",
     spec=f"{OP}#/post/responses/403",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
 )
 def forbidden(ctx: Context) -> None:
     if not ctx.config.restricted_token:
@@ -452,7 +452,7 @@ def forbidden(ctx: Context) -> None:
     text="Restarting a task id (or numericId) the target does not have is answered 404 NOT_FOUND, and so is a "
     "near miss of a real one: its id in other letter case or with a trailing space, its numericId with a sign.",
     spec=f"{OP}#/post/responses/404",
-    seed=SEED,
+    requirements=SECTION,
 )
 def unknown_task(ctx: Context) -> None:
     for task_id in (f"task-conformance-{ctx.rng.getrandbits(48):x}", str(9_000_000_000 + ctx.rng.randrange(10**9))):
@@ -498,7 +498,7 @@ variants(
             title="A closed task cannot be restarted",
             text="Restarting a closed task is answered 409 TASK_NOT_RESTARTABLE.",
             spec=f"{OP}#/post/responses/409",
-            seed="States and transitions",
+            requirements="States and transitions",
             value=Unrestartable("closed", lambda config: config.closed_task_id, must_exist=True),
         ),
         Variant(
@@ -506,7 +506,7 @@ variants(
             title="A deleted task cannot be restarted",
             text="Restarting a deleted task is answered 409 TASK_NOT_RESTARTABLE.",
             spec=f"{OP}#/post/description",
-            seed="States and transitions",
+            requirements="States and transitions",
             value=Unrestartable("deleted", lambda config: config.deleted_task_id, must_exist=False),
         ),
     ),

@@ -29,7 +29,7 @@ def _known_policy_types() -> set[str]:
     "`grant`), unless baselinePolicyId is set, which is mutually exclusive with that entry and never the policy's "
     "own id.",
     spec="spec/components/schemas/Policy.yaml#/properties/policySteps",
-    seed="Resources and their fields > Policy",
+    requirements="Resources and their fields > Policy",
 )
 def policy_baseline(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -64,7 +64,7 @@ def policy_baseline(ctx: Context) -> None:
     text="The related objects a restart returns in `expanded` (expandMask `*`) each carry a string `@type` naming "
     "their kind, beside arbitrary further members.",
     spec="spec/components/schemas/TaskActionsServiceRestartResponse.yaml#/properties/expanded",
-    seed="Endpoints > Restart a task (expanded: each object has string @type)",
+    requirements="Endpoints > Restart a task (expanded: each object has string @type)",
 )
 def expanded_typed(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -89,7 +89,7 @@ def expanded_typed(ctx: Context) -> None:
     "a body of exactly 65,536 bytes is read (judged on its content, never 413). Sent to the restart operation "
     "and the token endpoint (the webhook's limit is WH-SIZE-*).",
     spec="spec/components/responses/PayloadTooLarge.yaml",
-    seed="Limits (64 KB); (spec only) the limit of every operation with a body",
+    requirements="Limits (64 KB)",
 )
 def body_limit(ctx: Context) -> None:
     task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"

@@ -29,13 +29,13 @@ from ..context import Context, Exchange
 from ..registry import Variant, rule, variants
 from ..signing import MISSING, b64url
 from ..verdicts import Fail, NoEvidence
-from ._webhook import SEED_ERRORS, accepted
+from ._webhook import SECTION_ERRORS, accepted
 
 FAMILY = "webhook-jwt"
 SCHEME = "spec/components/securitySchemes/webhookJwt.yaml#/description"
-SEED = "Authentication > JWT method (Required claims)"
-SEED_ALG = "Authentication > JWT method (Supported algorithms)"
-SEED_KID = "Authentication > JWT method (kid)"
+SECTION = "Authentication > JWT method (Required claims)"
+SECTION_ALG = "Authentication > JWT method (Supported algorithms)"
+SECTION_KID = "Authentication > JWT method (kid)"
 BODY = b'{"conformance":true}'
 ALLOWED_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 LEEWAY = 5  # seconds of clock skew the contract allows on every time claim, and no more
@@ -313,7 +313,7 @@ def url_variants(url: str) -> dict[str, str]:
     title="A correctly signed JWT is accepted",
     text="A delivery with a JWT carrying every required claim, signed by the configured key, is accepted (200).",
     spec=SCHEME,
-    seed=SEED,
+    requirements=SECTION,
 )
 def valid(ctx: Context) -> None:
     accepted(ctx, send(ctx))
@@ -325,7 +325,7 @@ def valid(ctx: Context) -> None:
     title="A JWT listener requires Authorization",
     text="A delivery without Authorization is answered 401 MISSING_AUTHENTICATION.",
     spec="spec/components/schemas/Error.yaml#/description (MISSING_AUTHENTICATION)",
-    seed=SEED_ERRORS,
+    requirements=SECTION_ERRORS,
 )
 def missing(ctx: Context) -> None:
     _baseline(ctx)
@@ -458,7 +458,7 @@ variants(
             title="The JWT's kid must name a key of the listener's JWKS",
             text="A JWT whose header kid is not in the JWKS is answered 401 UNKNOWN_KID.",
             spec="spec/components/schemas/Error.yaml#/description (UNKNOWN_KID)",
-            seed=SEED_KID,
+            requirements=SECTION_KID,
             value=Refusals(unknown_kid, ("UNKNOWN_KID",)),
         ),
         Variant(
@@ -466,7 +466,7 @@ variants(
             title="The JWT's signature is verified",
             text="A JWT signed by another key under the listener's kid is answered 401 INVALID_TOKEN.",
             spec="spec/components/schemas/Error.yaml#/description (INVALID_TOKEN)",
-            seed=SEED_ERRORS,
+            requirements=SECTION_ERRORS,
             value=Refusals(forged, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -476,7 +476,7 @@ variants(
             "not name (PS256, ES512; validly signed where the listener's key allows it) is answered 401 "
             "INVALID_TOKEN.",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(algorithms, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -485,7 +485,7 @@ variants(
             text="A JWT with alg HS256 whose HMAC key is the listener's public key material (its PEM, its JWK as "
             "JSON, the JWK's x or n member, the raw key bytes) is answered 401 INVALID_TOKEN (RFC 8725 2.1).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(key_confusion, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -495,7 +495,7 @@ variants(
             "(RS256 on an Ed25519 key, ES256 on an RSA key...) is answered 401 INVALID_TOKEN: the algorithm comes "
             "from the header and must be the key's (RFC 8725 3.1).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(algorithm_fits_key, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -504,7 +504,7 @@ variants(
             text="A JWT signed by another key that the header names (an embedded jwk, a jku or x5u URL, an x5c "
             "certificate), under the listener's kid, is answered 401: keys come only from the listener's JWKS.",
             spec=SCHEME,
-            seed="Authentication > JWT method (JWKS)",
+            requirements="Authentication > JWT method (JWKS)",
             value=Refusals(header_keys, ("INVALID_TOKEN", "UNKNOWN_KID", "JWKS_UNREACHABLE")),
         ),
         Variant(
@@ -513,7 +513,7 @@ variants(
             text="A JWT signed by the listener's key whose kid is missing, a prefix or an extension of the key's kid, "
             "in other letter case, with whitespace, a path (../kid) or an injection is answered 401.",
             spec=SCHEME,
-            seed=SEED_KID,
+            requirements=SECTION_KID,
             value=Refusals(kid_exact, ("UNKNOWN_KID", "INVALID_TOKEN")),
         ),
         Variant(
@@ -522,7 +522,7 @@ variants(
             text="A JWT whose header has crit naming an unknown extension, an empty crit, or b64 false (RFC 7797) is "
             "answered 401 INVALID_TOKEN: the listener implements no JWS extension (RFC 7515 4.1.11).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(critical, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -532,7 +532,7 @@ variants(
             "an extension of it, case-folded, with whitespace, with the default port spelled out, with a path, or an "
             "array is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} sub",
+            requirements=f"{SECTION} sub",
             value=Refusals(subject, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -543,7 +543,7 @@ variants(
             "request was sent to (when another), with a query string or the default port, an array without the URL, "
             "or given twice with the last one wrong is answered 401.",
             spec=SCHEME,
-            seed=f"{SEED} aud",
+            requirements=f"{SECTION} aud",
             value=Refusals(audience, ("INVALID_CLAIM", "INVALID_TOKEN")),
         ),
     ),
@@ -564,7 +564,7 @@ def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
     "INVALID_CLAIM; one that expired more than 5 seconds ago is 401 TOKEN_EXPIRED (each 2 s past the limit for "
     "the clock reads); both measured on the server's clock, not from Webhook-Timestamp.",
     spec=SCHEME,
-    seed=f"{SEED} exp; Limits (JWT exp)",
+    requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry(ctx: Context) -> None:
     now = ctx.now()
@@ -599,7 +599,7 @@ def expiry(ctx: Context) -> None:
     text="A JWT whose exp is exactly 10 minutes and 5 seconds ahead, 3 seconds past (within the leeway), or a "
     "fractional NumericDate (RFC 7519 2) is accepted.",
     spec=SCHEME,
-    seed=f"{SEED} exp; Limits (JWT exp)",
+    requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry_allowed(ctx: Context) -> None:
     now = ctx.now()
@@ -621,7 +621,7 @@ def expiry_allowed(ctx: Context) -> None:
     text="A JWT whose nbf or iat is more than 5 seconds ahead (by 2 s) is 401 INVALID_CLAIM; at 5 seconds ahead "
     "each is accepted.",
     spec=SCHEME,
-    seed=f"{SEED} (time claims)",
+    requirements=f"{SECTION} (time claims)",
 )
 def not_before(ctx: Context) -> None:
     now = ctx.now()
@@ -648,7 +648,7 @@ def not_before(ctx: Context) -> None:
     text="A JWT whose jti is missing, another UUID v4, the event id as a URN, without hyphens, or in an array is "
     "answered 401 INVALID_CLAIM; the same UUID in other letter case is accepted (UUIDs compare by value).",
     spec=SCHEME,
-    seed=f"{SEED} jti",
+    requirements=f"{SECTION} jti",
 )
 def token_id(ctx: Context) -> None:
     variants: dict[str, Callable[[str], Any]] = {
@@ -733,7 +733,7 @@ variants(
             title="htm is exactly POST",
             text="A JWT whose htm is missing, GET, or post in lower case is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} htm",
+            requirements=f"{SECTION} htm",
             value=Refusals(method, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -742,7 +742,7 @@ variants(
             text="A JWT whose htb_s256 is missing, hashes another body, the body with a trailing newline added or "
             "removed or re-serialised, or is padded, standard base64 or hex is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} htb_s256",
+            requirements=f"{SECTION} htb_s256",
             value=Refusals(body_hash, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -752,7 +752,7 @@ variants(
             "padding, a JWS JSON serialisation, the token without the Bearer scheme, or under another scheme is "
             "answered 401.",
             spec="spec/components/securitySchemes/webhookJwt.yaml",
-            seed="Authentication > JWT method (Authorization: Bearer)",
+            requirements="Authentication > JWT method (Authorization: Bearer)",
             value=Refusals(token_format, ("INVALID_TOKEN", "MISSING_AUTHENTICATION")),
         ),
     ),
@@ -766,7 +766,7 @@ variants(
     text="The Bearer scheme in lower case and with more than one space (RFC 6750, RFC 9110 11.1), an iss claim "
     "(not checked), an extra claim, and aud as an array holding the URL (RFC 7519 4.1.3) are accepted.",
     spec=SCHEME,
-    seed=SEED,
+    requirements=SECTION,
 )
 def allowed_forms(ctx: Context) -> None:
     url = ctx.webhook_url(ctx.listener("jwt").id)
