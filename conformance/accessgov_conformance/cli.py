@@ -51,9 +51,11 @@ def _parser() -> argparse.ArgumentParser:
         "--max-retry-wait", type=float, help="seconds a run may wait out 429s in all (overrides [target])"
     )
     rules_cmd = commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
-    rules_cmd.add_argument(
+    shown = rules_cmd.add_mutually_exclusive_group()
+    shown.add_argument(
         "--coverage", action="store_true", help="the traceability table: each requirement, its rules and status"
     )
+    shown.add_argument("--markdown", action="store_true", help="the rules as a Markdown table")
     return parser
 
 
@@ -111,7 +113,10 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
         if stopped is not None:
             print(f"accessgov-conformance: cannot check {config.base_url}: {stopped}", file=sys.stderr)
             return 2
-        results = run(chosen, state, reports.progress())
+        printer = reports.progress()
+        budget = state.retry_budget
+        budget.on_wait = lambda seconds, why: printer.waiting(seconds, why, budget.seconds_left)
+        results = run(chosen, state, printer, printer.started)
     seconds = time.monotonic() - started
     junit_path, summary_path = reports.write(results, config, report_dir, seconds)
     failed = [result for result in results if result.verdict.failed]
@@ -120,6 +125,9 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
         print(reports.failure_text(result, config), file=sys.stderr)
     passed = sum(result.verdict == Verdict.PASS for result in results)
     na = sum(result.verdict == Verdict.NOT_APPLICABLE for result in results)
+    enabling = reports.what_enables(results)
+    if enabling:
+        print(f"\n{na} rule(s) not applicable; what would enable them:\n{enabling}", file=sys.stderr)
     print(
         f"\n{passed} passed, {len(failed)} failed or without evidence, {na} not applicable in {seconds:.1f} s; "
         f"reports: {junit_path}, {summary_path}",
@@ -148,6 +156,9 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "rules":
         if passthrough:
             parser.error(f"unrecognized arguments: {' '.join(passthrough)}")
+        if args.markdown:
+            print(coverage.rules_markdown())
+            return 0
         return coverage.print_table() if args.coverage else list_rules()
     return run_command(args, passthrough)
 

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from . import traceability
 from .rules import all_rules
+from .spec import contract_pointers
 
 WIDTH = 30
 
@@ -33,6 +34,26 @@ def table(requirements: list[traceability.Requirement]) -> str:
         if item.unobservable:
             lines.append(f"{pad}unobservable: {item.unobservable}")
     return "\n".join(lines).lstrip("\n")
+
+
+def rules_markdown() -> str:
+    """The rules as a Markdown table (`rules --markdown`; docs/conformance.md holds it, a test keeps it equal):
+    id, text, where the contract states it (a JSON pointer into the contract), the requirements document's
+    section, and whether a mock must honour it."""
+    lines = [
+        "| id | rule | spec (pointer into the contract) | requirements section | applies to a mock |",
+        "|---|---|---|---|---|",
+    ]
+    for item in all_rules():
+        cells = [
+            item.id,
+            item.text,
+            f"`{contract_pointers(item.spec)}`",
+            item.requirements or "-",
+            "yes" if item.mock else "n/a",
+        ]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
 
 
 def print_table(stream: TextIO | None = None) -> int:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,10 +67,16 @@ def run(
     *,
     mock: bool = False,
     timeout: float | None = None,
+    retry_wait: float = 0.0,
+    on_wait: Callable[[float, str], None] | None = None,
 ) -> SchemaRun:
+    """Schemathesis against `base_url`; `retry_wait`: seconds it may spend waiting out 429s, each wait reported
+    to `on_wait(seconds, why)` as it starts."""
     report_dir.mkdir(parents=True, exist_ok=True)
     statuses_file = report_dir / "statuses.txt"
     statuses_file.unlink(missing_ok=True)
+    waits_file = report_dir / "waits.txt"
+    waits_file.unlink(missing_ok=True)
     for old in report_dir.glob("junit*.xml"):
         old.unlink()
     # The kit and the SDK as this process imports them (installed, or from a checkout).
@@ -80,16 +87,48 @@ def run(
         "ACCESSGOV_CONFORMANCE_CONFIG": str(config_path.resolve()),
         "ACCESSGOV_CONFORMANCE_BASE_URL": base_url,
         "ACCESSGOV_CONFORMANCE_STATUSES": str(statuses_file),
+        "ACCESSGOV_CONFORMANCE_WAITS": str(waits_file),
+        "ACCESSGOV_CONFORMANCE_MAX_RETRY_WAIT": f"{retry_wait:g}",
         "PYTHONPATH": os.pathsep.join([*roots, *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
     log = report_dir / "schemathesis.log"
     with log.open("w", encoding="utf-8") as output:
-        completed = subprocess.run(
+        process = subprocess.Popen(
             command(base_url, spec_path, seed, report_dir, passthrough, mock=mock, timeout=timeout),
-            env=env, stdout=output, stderr=subprocess.STDOUT, check=False,
+            env=env, stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
+        reported = 0
+        while True:
+            finished = process.poll() is not None or _wait(process, POLL_SECONDS)
+            reported = _report_waits(waits_file, reported, on_wait)
+            if finished:
+                break
     statuses, evidence = read_statuses(statuses_file)
-    return SchemaRun(completed.returncode, junit_failures(report_dir), statuses, log, evidence)
+    return SchemaRun(int(process.returncode), junit_failures(report_dir), statuses, log, evidence)
+
+
+POLL_SECONDS = 0.5
+
+
+def _wait(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _report_waits(path: Path, reported: int, on_wait: Callable[[float, str], None] | None) -> int:
+    """Report the waits the hooks logged since the `reported` first ones; the count reported now."""
+    if not path.exists():
+        return reported
+    lines = path.read_text(encoding="utf-8").splitlines()
+    complete = lines if path.read_bytes().endswith(b"\n") else lines[:-1]
+    for line in complete[reported:]:
+        seconds, _, why = line.partition(" ")
+        if on_wait is not None:
+            on_wait(float(seconds), why)
+    return max(reported, len(complete))
 
 
 def read_statuses(

@@ -96,11 +96,39 @@ def response_schema(method: str, path: str, status: int, document: dict[str, Any
     return content.get("schema", {}) if content else {}
 
 
+# The formats the contract uses beyond JSON Schema's own (`int32`, `int64`: OpenAPI's; a decimal string for 64 bits,
+# "64-bit integers travel as decimal strings"), and `duration` (ISO 8601), whose stock checker needs a package the
+# kit does not depend on: each is checked, never passed unread.
+DURATION = re.compile(
+    r"^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?"
+    r"(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$"
+)
+FORMATS = jsonschema.FormatChecker()
+
+
+@FORMATS.checks("int32")
+def _int32(value: object) -> bool:
+    return not isinstance(value, int) or isinstance(value, bool) or -(2**31) <= value < 2**31
+
+
+@FORMATS.checks("int64")
+def _int64(value: object) -> bool:
+    if isinstance(value, str):
+        return re.fullmatch(r"-?[0-9]+", value) is not None and -(2**63) <= int(value) < 2**63
+    return not isinstance(value, int) or isinstance(value, bool) or -(2**63) <= value < 2**63
+
+
+@FORMATS.checks("duration")
+def _duration(value: object) -> bool:
+    return not isinstance(value, str) or DURATION.match(value) is not None
+
+
 def schema_errors(schema: Any, instance: Any, document: dict[str, Any] | None = None) -> list[str]:
-    """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components)."""
+    """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components, every format
+    the contract names checked)."""
     document = document or load()
     wrapped = {"$defs": {}, "components": document.get("components", {}), "allOf": [schema]}
-    validator = jsonschema.Draft202012Validator(wrapped, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(wrapped, format_checker=FORMATS)
     return [
         f"{'/'.join(str(part) for part in error.absolute_path) or '(root)'}: {error.message}"[:300]
         for error in sorted(validator.iter_errors(instance), key=lambda error: list(error.absolute_path))[:5]

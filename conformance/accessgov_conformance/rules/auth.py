@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import urllib.parse
 
 from .. import spec
@@ -62,8 +63,8 @@ def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1)
     body = ctx.expect(exchange, 200, what=what)
     if "no-store" not in exchange.response_headers.get("cache-control", ""):
         raise Fail(f"{what}: the token response lacks Cache-Control: no-store")
-    if str(body.get("token_type", "")).lower() != "bearer":
-        raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not Bearer")
+    if body.get("token_type") != "Bearer":
+        raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not exactly 'Bearer' (its description: always)")
     if ctx.config.is_mock or not ctx.config.app_id:
         return
     token = str(body["access_token"])
@@ -304,3 +305,35 @@ def elsewhere(ctx: Context) -> None:
         lines = {"Authorization": f"Bearer {first}", "authorization": f"Bearer {second}"}
         what = "two Authorization headers, the valid token " + ("first" if first == token else "second")
         _refused(ctx, _list(ctx, None, lines), what)
+
+
+INTEGER = re.compile(rb'"expires_in"\s*:\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|"[^"]*"|\w+)')
+
+
+@rule(
+    "AU-OAUTH-008",
+    family=FAMILY,
+    title="The token response's fields are spelled and typed exactly: expires_in whole seconds, token_type Bearer",
+    text="A token response has access_token (a non-empty string), token_type exactly `Bearer` and expires_in "
+    "written as a JSON integer of at least 1 (seconds: not a string, not 3600.0 or 3.6e3), under exactly those "
+    "names (RFC 6749 section 5.1), with HTTP Basic and with the client in the body.",
+    spec="spec/components/schemas/OAuthTokenResponse.yaml",
+    requirements=SECTION,
+    mock=True,
+)
+def token_fields(ctx: Context) -> None:
+    client_id, secret = _client(ctx)
+    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    for what, exchange in (
+        ("HTTP Basic", ctx.client_credentials()),
+        ("client in the body", ctx.token_request(data=form)),
+    ):
+        body = ctx.expect(exchange, 200, what=what)
+        if not isinstance(body.get("access_token"), str) or not body["access_token"]:
+            raise Fail(f"{what}: access_token is {body.get('access_token')!r}, not a non-empty string")
+        if body.get("token_type") != "Bearer":
+            raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not exactly 'Bearer'")
+        written = INTEGER.search(exchange.response_body)
+        literal = written.group(1).decode("ascii", "replace") if written else None
+        if literal is None or not literal.isdigit() or int(literal) < 1:
+            raise Fail(f"{what}: expires_in is written {literal!r}, not a whole number of seconds (at least 1)")

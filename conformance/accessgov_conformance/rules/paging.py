@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +17,7 @@ LIST = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
 SIZE = "spec/components/parameters/PageSize.yaml"
 SECTION = "Endpoints > List and search operations (pagination convention)"
 MAX_PAGES = 1000
+PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
 
 
 def _app(ctx: Context, *, other: bool = False, need: int = 0) -> str:
@@ -104,14 +107,25 @@ class Sizes:
 
 
 def page_sizes(ctx: Context, value: Sizes) -> None:
+    """Each size asked, on the first page and on a later one (the page after a first page of 10, asked with its
+    nextPageToken): the convention is the same on every page, the token carries a position, not a size."""
     _need(ctx, value.need)
     app_id = _app(ctx)
+    later: str | None = None
     for asked in value.asked:
         expected = asked if value.expected is None else value.expected
         params = {} if asked is None else {"page_size": asked}
+        shown = "absent" if asked is None else repr(asked)
         got = len(_page(ctx, app_id, f"page_size {asked!r}", **params).get("list") or [])
         if got != expected:
-            raise Fail(f"page_size {'absent' if asked is None else repr(asked)} gave {got} items, expected {expected}")
+            raise Fail(f"page_size {shown} gave {got} items, expected {expected}")
+        if ctx.config.is_mock or ctx.config.min_entitlements < 10 + expected:
+            continue  # a mock keeps no position; a later page of `expected` items needs that many more
+        later = later or _first_page(ctx, app_id)[1]
+        what = f"page_size {shown} on the page after a first page of 10"
+        got = len(_page(ctx, app_id, what, page_token=later, **params).get("list") or [])
+        if got != expected:
+            raise Fail(f"{what} gave {got} items, expected {expected} (as on a first page)")
 
 
 variants(
@@ -388,6 +402,90 @@ def stable(ctx: Context) -> None:
         raise Fail("the same first page came back with other items or in another order")
     if set(second) & set(_ids(once)):
         raise Fail("the second page repeats items of the first")
+
+
+@rule(
+    "PG-ORDER-002",
+    family=FAMILY,
+    title="One order across pages and page sizes",
+    text="The first three pages at page_size 10 (and at 25, without page_size) hold, in order, the first items of "
+    "the walk at page_size 100: pages cut one stable order, whatever their size.",
+    spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/list/description",
+    requirements=f"{SECTION} page_token",
+)
+def one_order(ctx: Context) -> None:
+    app_id = _app(ctx, need=76)
+    reference = [item for page in walk(ctx, app_id, 100) for item in page]
+    for size in (10, None):
+        items: list[str] = []
+        token = ""
+        for number in range(1, 4):
+            params: dict[str, Any] = {} if size is None else {"page_size": size}
+            if token:
+                params["page_token"] = token
+            page = _page(ctx, app_id, f"page {number} at page_size {size or 'default'}", **params)
+            items += _ids(page)
+            token = str(page.get("nextPageToken") or "")
+            if not token:
+                break
+        if items != reference[: len(items)]:
+            at = next(i for i, (a, b) in enumerate(zip(items, reference, strict=False)) if a != b) if items else 0
+            got = items[at] if at < len(items) else None
+            wanted = reference[at] if at < len(reference) else None
+            raise Fail(
+                f"pages at page_size {size or 'default'} differ from the walk at 100 at item {at + 1} "
+                f"({got!r} against {wanted!r})"
+            )
+
+
+PAGE_PATHS = ("appPath", "appResourcePath", "appResourceTypePath")
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@rule(
+    "PG-EXPAND-001",
+    family=FAMILY,
+    title="A page's related objects are each included once and located by its items",
+    text="On the first pages at page_size 100 and 10, `expanded` holds no object twice (the same object, or two "
+    "with the same @type and id), and every set path field of an item (appPath, appResourcePath, "
+    "appResourceTypePath) is `$.expanded[i]` inside `expanded`; appPath locates the entitlement's app.",
+    spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/expanded/description",
+    requirements=f"{SECTION} (Response shape)",
+)
+def expanded_once(ctx: Context) -> None:
+    app_id = _app(ctx, need=11)
+    for size in (100, 10):
+        what = f"the first page at page_size {size}"
+        page = _page(ctx, app_id, what, page_size=size)
+        expanded = page.get("expanded") or []
+        seen: dict[str, int] = {}
+        for index, obj in enumerate(expanded):
+            keys = [_canonical(obj)]
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+                keys.append(_canonical([obj.get("@type"), obj["id"]]))
+            for key in keys:
+                if key in seen:
+                    raise Fail(
+                        f"{what}: expanded[{index}] is expanded[{seen[key]}] again (each object is included once)"
+                    )
+                seen[key] = index
+        for number, item in enumerate(page.get("list") or [], 1):
+            for name in PAGE_PATHS:
+                value = item.get(name) if isinstance(item, dict) else None
+                if value in (None, ""):
+                    continue
+                match = PATH_FIELD.match(str(value))
+                if not match or int(match.group(1)) >= len(expanded):
+                    raise Fail(
+                        f"{what}: item {number}'s {name}={value!r} locates nothing in `expanded` ({len(expanded)})"
+                    )
+                located = expanded[int(match.group(1))]
+                owner = (item.get("appEntitlement") or {}).get("appId")
+                if name == "appPath" and isinstance(located, dict) and "id" in located and located["id"] != owner:
+                    raise Fail(f"{what}: item {number}'s appPath locates {located.get('id')!r}, not its app {owner!r}")
 
 
 @rule(

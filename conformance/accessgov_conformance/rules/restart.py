@@ -7,6 +7,7 @@ stateless mock gives, therefore never passes a rule that needs state.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,7 +66,13 @@ def _tickets_before(ctx: Context, exchange: Exchange) -> set[str]:
 
 
 def restarted(
-    ctx: Context, task_id: str, body: Any = None, what: str = "", *, expect_id: str | None = None
+    ctx: Context,
+    task_id: str,
+    body: Any = None,
+    what: str = "",
+    *,
+    expect_id: str | None = None,
+    token: str | None = "default",
 ) -> dict[str, Any]:
     """The 200 body of restarting the configured open task `task_id`; a refusal means the fixture is unusable.
 
@@ -73,7 +80,7 @@ def restarted(
     task `expect_id` (default `task_id`) in taskView.task.id.
     """
     label = f"{what}: " if what else ""
-    exchange = restart(ctx, task_id, body)
+    exchange = restart(ctx, task_id, body, token=token)
     if exchange.status in (404, 409):
         raise NoEvidence(f"the configured open task {task_id!r} cannot be restarted (HTTP {exchange.status})")
     body = ctx.expect(exchange, 200, what=what)
@@ -511,3 +518,121 @@ variants(
         ),
     ),
 )
+
+
+# What a restart leaves as it was: the task's identity, origin and details, who created it and for whom, its policy
+# generation ("it changes when the policy on the task is changed", which a restart does not do).
+UNCHANGED = (
+    "id",
+    "numericId",
+    "displayName",
+    "description",
+    "origin",
+    "type",
+    "policyGenerationId",
+    "createdAt",
+    "createdByUserId",
+    "userId",
+    "deletedAt",
+    "emergencyAccess",
+    "data",
+    "insightIds",
+    "externalRefs",
+    "revocationTargets",
+)
+
+
+@rule(
+    "RS-STABLE-001",
+    family=FAMILY,
+    title="A restart changes the workflow, not the task's identity or details",
+    text="Restarting an open task three times (by id, by numericId, by id) answers the same id, numericId, "
+    "displayName, description, origin, type, policyGenerationId, createdAt, createdByUserId, userId, deletedAt, "
+    "emergencyAccess, data, insightIds, externalRefs and revocationTargets each time.",
+    spec=f"{OP}#/post/description",
+    requirements="States and transitions (task returns to the beginning of its current policy workflow)",
+)
+def unchanged_by_restart(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    for task_id in ctx.config.open_task_ids[:2]:
+        first = _task(restarted(ctx, task_id, what=f"restart {task_id}"), "restart")
+        numeric = first.get("numericId")
+        spellings = [str(numeric) if isinstance(numeric, str) and numeric.isdigit() else task_id, task_id]
+        for turn, spelling in enumerate(spellings, 2):
+            again = _task(restarted(ctx, spelling, what=f"restart {turn}", expect_id=task_id), "restart again")
+            changed = [name for name in UNCHANGED if again.get(name) != first.get(name)]
+            if changed:
+                name = changed[0]
+                raise Fail(
+                    f"restart {turn} of task {task_id} changed {', '.join(changed)} (a restart changes the workflow "
+                    f"only): {name} was {first.get(name)!r:.80}, is {again.get(name)!r:.80}"
+                )
+
+
+def _expand_values() -> list[str]:
+    """The expandMask.paths values this version of the contract lists, `*` first."""
+    schema = spec.load()["components"]["schemas"]["TaskExpandMask"]["properties"]["paths"]["items"]
+    return [str(value) for value in schema.get("enum", [])]
+
+
+def _located_ids(result: dict[str, Any], what: str) -> dict[str, Any]:
+    """Each set *Path field -> the (canonical JSON of the) object it locates."""
+    return {name: json.dumps(obj, sort_keys=True) for name, obj in _located(result, what).items()}
+
+
+@rule(
+    "RS-EXPAND-003",
+    family=FAMILY,
+    title="expandMask `*` requests everything: every path's objects, with every path field",
+    text='For each open task configured, a restart with expandMask.paths ["*"] sets every *Path field, and '
+    "locates the same object, that any single listed path sets on its own; a single path sets only path fields "
+    "that `*` sets too.",
+    spec="spec/components/schemas/TaskExpandMask.yaml#/description",
+    requirements="Resources > Task expansion types (* requests everything)",
+)
+def star_is_everything(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    values = [value for value in _expand_values() if value != "*"]
+    for task_id in ctx.config.open_task_ids[:2]:
+        star = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": ["*"]}}, what='["*"]'), '["*"]')
+        for value in values:
+            what = f"task {task_id}, expandMask [{value!r}]"
+            one = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": [value]}}, what=what), what)
+            missing = sorted(set(one) - set(star))
+            if missing:
+                raise Fail(f'{what} sets {", ".join(missing)}, which ["*"] does not: `*` must request everything')
+            differ = [name for name in one if star.get(name) != one[name]]
+            if differ:
+                raise Fail(f'{what}: {differ[0]} locates another object than with ["*"]')
+
+
+NOT_JSON_TEXT = {
+    "an unpaired high surrogate escape": b'{"comment":"\\ud800"}',
+    "an unpaired low surrogate escape": b'{"comment":"x\\udc00y"}',
+    "a number a double cannot hold": b'{"comment":"c","n":1e400}',
+    "NaN": b'{"comment":"c","n":NaN}',
+    "Infinity": b'{"comment":"c","n":-Infinity}',
+    "invalid UTF-8": b'{"comment":"\xff\xfe"}',
+    "a byte order mark": b'\xef\xbb\xbf{"comment":"c"}',
+    "trailing data": b'{"comment":"c"} {}',
+}
+
+
+@rule(
+    "RS-JSON-001",
+    family=FAMILY,
+    title="A restart body that is not JSON text is 400 INVALID_JSON; an escaped surrogate pair is one character",
+    text="A restart body with an unpaired surrogate escape (\\ud800, \\udc00), a number a double cannot hold "
+    "(1e400), NaN, Infinity, invalid UTF-8, a byte order mark or trailing data is 400 INVALID_JSON; "
+    "a comment of an escaped surrogate pair (\\ud83d\\ude00) is accepted.",
+    spec="spec/openapi.yaml#/info/description (JSON text)",
+    requirements="Errors (400 body that is not valid JSON)",
+)
+def restart_json_text(ctx: Context) -> None:
+    task_id = _open_task(ctx)
+    for what, body in NOT_JSON_TEXT.items():
+        exchange = restart(ctx, task_id, body)
+        ctx.expect(exchange, 400, code="INVALID_JSON", what=f"a restart body with {what}")
+    restarted(ctx, task_id, b'{"comment":"\\ud83d\\ude00"}', what="a comment of an escaped surrogate pair")

@@ -42,6 +42,8 @@ def schemathesis_checks(ctx: Context) -> None:
         options.spec,
         mock=ctx.config.is_mock,
         timeout=options.timeout,
+        retry_wait=state.retry_budget.seconds_left,
+        on_wait=state.retry_budget.spent,
     )
     state.schema_statuses = result.statuses
     state.schema_evidence = result.evidence

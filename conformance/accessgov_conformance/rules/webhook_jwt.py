@@ -597,7 +597,9 @@ def expiry(ctx: Context) -> None:
     family=FAMILY,
     title="exp within the limits and the leeway is accepted",
     text="A JWT whose exp is exactly 10 minutes and 5 seconds ahead, 3 seconds past (within the leeway), or a "
-    "fractional NumericDate (RFC 7519 2) is accepted.",
+    "fractional NumericDate (RFC 7519 2) is accepted; so is exp 10 minutes and 5 seconds ahead with iat and nbf 5 "
+    "minutes past, or with Webhook-Timestamp 250 s past: the limit is measured from the server's now, not from "
+    "iat, nbf or the timestamp.",
     spec=SCHEME,
     requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
@@ -610,6 +612,9 @@ def expiry_allowed(ctx: Context) -> None:
             "at-limit": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY}),
             "within-leeway": Attack(claims={"exp": now - LEEWAY + MARGIN}),
             "fraction": Attack(claims={"exp": now + 300.5}),
+            "at-limit-old-iat": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY, "iat": now - 300}),
+            "at-limit-old-nbf": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY, "iat": now - 300, "nbf": now - 300}),
+            "at-limit-old-timestamp": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY}, timestamp_offset=-250),
         },
     )
 
