@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
         "--coverage", action="store_true", help="the traceability table: each requirement, its rules and status"
     )
     shown.add_argument("--markdown", action="store_true", help="the rules as a Markdown table")
+    rules_cmd.add_argument(
+        "--spec", help="with --coverage: the contract whose text is traced (default: the packaged public contract)"
+    )
     return parser
 
 
@@ -159,7 +162,9 @@ def _main(argv: list[str] | None) -> int:
         if args.markdown:
             print(coverage.rules_markdown())
             return 0
-        return coverage.print_table() if args.coverage else list_rules()
+        if args.spec and not args.coverage:
+            parser.error("--spec goes with --coverage")
+        return coverage.print_table(spec_path=args.spec) if args.coverage else list_rules()
     return run_command(args, passthrough)
 
 

@@ -30,10 +30,10 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from accessgov.config import ServerConfig
 from accessgov.demo import seed as demo_seed
 from accessgov.demo import tenant as demo
+from accessgov.demo.jwks import jwks_server
 from accessgov.webhooks.hmac_signature import compute_signature
 from accessgov.webhooks.protocol import body_hash
 from accessgov.webhooks.signing import jwks_document, public_jwk
-from tests.conformance.run_reference import jwks_server
 from tests.conformance.selftest.asgi import ASGIApp, Receive, Request, Scope, Send, path_param
 
 SECOND_LISTENER_ID = "wh_selftest_second"
@@ -133,6 +133,13 @@ def kit_config(fixtures: Fixtures) -> str:
         f'restricted_token = "{demo_seed.DEMO_VIEWER_TOKEN}"',
         "",
     ]
+    for role, token, restart, permissions in (
+        ("admin", demo_seed.DEMO_ADMIN_TOKEN, True, "{ read = true, edit = true, delete = true }"),
+        ("operator", demo_seed.DEMO_OPERATOR_TOKEN, True, "{ read = true, edit = true, delete = false }"),
+        ("viewer", demo_seed.DEMO_VIEWER_TOKEN, False, ""),
+    ):
+        lines += ["[[auth.callers]]", f'role = "{role}"', f'token = "{token}"', f"restart = {str(restart).lower()}"]
+        lines += [f"permissions = {permissions}", ""] if permissions else [""]
     for listener_id, allowed, restricted in hmac_listeners:
         lines += [
             "[[listeners]]",
