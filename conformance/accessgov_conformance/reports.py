@@ -12,6 +12,7 @@ from typing import TextIO
 from .config import Config
 from .curl import reproduce
 from .runner import Result
+from .spec import contract_pointers
 from .verdicts import Verdict
 
 SYMBOL = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.NOT_APPLICABLE: "n/a", Verdict.NO_EVIDENCE: "NO EVIDENCE"}
@@ -121,7 +122,7 @@ def markdown(results: list[Result], config: Config, seconds: float) -> str:
         detail = result.reason.splitlines()[0] if result.reason else ""
         lines.append(
             f"| {result.rule.id} | {SYMBOL[result.verdict]} | {_cell(result.rule.title)} | "
-            f"{_cell(result.rule.spec)} | {_cell(detail)} |"
+            f"{_cell(contract_pointers(result.rule.spec))} | {_cell(detail)} |"
         )
     failing = [result for result in results if result.verdict.failed]
     if failing:

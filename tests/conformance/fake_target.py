@@ -309,6 +309,7 @@ class FakeTarget:
             token = f"{OAUTH_TOKEN}-{len(self.issued)}"
             self.issued[token] = time.time()
         if self.broken("AU-OAUTH-008"):
+            headers = {"Cache-Control": "no-store, private"}
             return 200, {"access_token": token, "token_type": "bearer", "expires_in": 3600.0}, headers
         return 200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600}, headers
 

@@ -316,7 +316,8 @@ INTEGER = re.compile(rb'"expires_in"\s*:\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-
     title="The token response's fields are spelled and typed exactly: expires_in whole seconds, token_type Bearer",
     text="A token response has access_token (a non-empty string), token_type exactly `Bearer` and expires_in "
     "written as a JSON integer of at least 1 (seconds: not a string, not 3600.0 or 3.6e3), under exactly those "
-    "names (RFC 6749 section 5.1), with HTTP Basic and with the client in the body.",
+    "names (RFC 6749 section 5.1), and Cache-Control exactly no-store, with HTTP Basic and with the client in the "
+    "body.",
     spec="spec/components/schemas/OAuthTokenResponse.yaml",
     requirements=SECTION,
     mock=True,
@@ -333,6 +334,9 @@ def token_fields(ctx: Context) -> None:
             raise Fail(f"{what}: access_token is {body.get('access_token')!r}, not a non-empty string")
         if body.get("token_type") != "Bearer":
             raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not exactly 'Bearer'")
+        cache = exchange.response_headers.get("cache-control")
+        if cache is None or cache.strip().lower() != "no-store":
+            raise Fail(f"{what}: Cache-Control is {cache!r}, not exactly no-store (its schema's const)")
         written = INTEGER.search(exchange.response_body)
         literal = written.group(1).decode("ascii", "replace") if written else None
         if literal is None or not literal.isdigit() or int(literal) < 1:

@@ -85,9 +85,9 @@ def each_role(ctx: Context) -> None:
     "CL-ROLE-002",
     family=FAMILY,
     title="A caller's actions and permissions do not depend on who asked before",
-    text="Callers of the roles allowed to restart restart the same open task in turn, twice over (A, B, A, B), "
-    "and another task in the other order (B, A, B, A): every answer to a caller carries that caller's actions "
-    "and objectPermissions, the same each time on a task, never another caller's.",
+    text="Callers of the roles allowed to restart restart the same open task in turn (A, B, A) and another task in "
+    "the other order (B, A): every answer to a caller carries that caller's actions and objectPermissions (the "
+    "role's, where configured), the same each time on a task, never another caller's.",
     spec=VIEW,
     requirements=SECTION,
 )
@@ -102,7 +102,7 @@ def interleaved(ctx: Context) -> None:
         raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
     # Compared per task: what a caller may do may depend on the task, never on who asked before.
     seen: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, Any]]] = {}
-    orders = [callers + callers, list(reversed(callers)) * 2]
+    orders = [[*callers, callers[0]], list(reversed(callers))]
     for task_id, order in zip(tasks * 2, orders, strict=False):
         for turn, caller in enumerate(order, 1):
             view = caller_view(ctx, caller, task_id, f"task {task_id}, turn {turn}")

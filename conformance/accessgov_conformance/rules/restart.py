@@ -555,7 +555,7 @@ UNCHANGED = (
 def unchanged_by_restart(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
         raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
-    for task_id in ctx.config.open_task_ids[:2]:
+    for task_id in ctx.config.open_task_ids[:1]:
         first = _task(restarted(ctx, task_id, what=f"restart {task_id}"), "restart")
         numeric = first.get("numericId")
         spellings = [str(numeric) if isinstance(numeric, str) and numeric.isdigit() else task_id, task_id]
@@ -585,9 +585,8 @@ def _located_ids(result: dict[str, Any], what: str) -> dict[str, Any]:
     "RS-EXPAND-003",
     family=FAMILY,
     title="expandMask `*` requests everything: every path's objects, with every path field",
-    text='For each open task configured, a restart with expandMask.paths ["*"] sets every *Path field, and '
-    "locates the same object, that any single listed path sets on its own; a single path sets only path fields "
-    "that `*` sets too.",
+    text='A restart with expandMask.paths ["*"] sets every *Path field, locating the same object, that a restart '
+    "naming every listed path sets; one naming a single path sets no path field that `*` does not.",
     spec="spec/components/schemas/TaskExpandMask.yaml#/description",
     requirements="Resources > Task expansion types (* requests everything)",
 )
@@ -595,15 +594,17 @@ def star_is_everything(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
         raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
     values = [value for value in _expand_values() if value != "*"]
-    for task_id in ctx.config.open_task_ids[:2]:
+    for task_id in ctx.config.open_task_ids[:1]:
         star = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": ["*"]}}, what='["*"]'), '["*"]')
-        for value in values:
-            what = f"task {task_id}, expandMask [{value!r}]"
-            one = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": [value]}}, what=what), what)
-            missing = sorted(set(one) - set(star))
+        # Every listed path at once, and one alone: what `*` must hold, in two requests.
+        asked = [values, [ctx.rng.choice(values)]]
+        for paths in asked:
+            what = f"task {task_id}, expandMask {paths if len(paths) == 1 else 'of every listed path'}"
+            named = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": paths}}, what=what), what)
+            missing = sorted(set(named) - set(star))
             if missing:
                 raise Fail(f'{what} sets {", ".join(missing)}, which ["*"] does not: `*` must request everything')
-            differ = [name for name in one if star.get(name) != one[name]]
+            differ = [name for name in named if star.get(name) != named[name]]
             if differ:
                 raise Fail(f'{what}: {differ[0]} locates another object than with ["*"]')
 

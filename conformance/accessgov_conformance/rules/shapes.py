@@ -159,7 +159,9 @@ def _task_statements(task: dict[str, Any]) -> list[str]:
     if duration is not None and (not isinstance(duration, str) or not spec.DURATION.match(duration)):
         problems.append(f"grantDuration is {duration!r}, not an ISO 8601 duration (or null)")
     policy = ((task.get("policy") or {}).get("policy")) if isinstance(task.get("policy"), dict) else None
-    if isinstance(policy, dict) and isinstance(policy.get("policySteps"), dict):
+    known = policy.get("policyType") in _known_policy_types() if isinstance(policy, dict) else False
+    if isinstance(policy, dict) and isinstance(policy.get("policySteps"), dict) and known:
+        # (a policy type added later: its baseline key is not this version's to derive)
         baseline = str(policy.get("policyType", "")).removeprefix(POLICY_TYPE_PREFIX).lower()
         others = [key for key in policy["policySteps"] if key != baseline and not _is_uuid(key)]
         if others:

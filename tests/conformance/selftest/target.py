@@ -113,8 +113,21 @@ def _demo_tasks() -> tuple[list[str], list[str], list[str]]:
     return opened, closed, [t["id"] for t in tasks if t.get("deletedAt")]
 
 
-def kit_config(fixtures: Fixtures) -> str:
-    """The kit's TOML configuration for this target (the base URL is given per run with --base-url)."""
+def task_groups() -> list[list[str]]:
+    """Open tasks of the demo in groups of one of each kind (grant, revoke, certify, offboarding, action, finding);
+    the first group is the first open task of each kind, which the restart mutants know."""
+    by_kind: dict[str, list[str]] = {}
+    for task in demo.build().tasks:
+        if task["state"] == "TASK_STATE_OPEN" and not task.get("deletedAt"):
+            by_kind.setdefault(next(iter(task["type"])), []).append(task["id"])
+    return [list(group) for group in zip(*(by_kind[kind] for kind in demo.TASK_KINDS), strict=False)]
+
+
+def kit_config(fixtures: Fixtures, group: int = 0) -> str:
+    """The kit's TOML configuration for this target (the base URL is given per run with --base-url); `group`: which
+    of `task_groups()` it names as open tasks (0: the first open task of each kind, what the restart mutants
+    know; another group for the whole-kit runs, whose 150 restarts each would otherwise all land on the same
+    tasks and grow their workflow history run after run)."""
     pem = fixtures.jwt_private_pem.decode()
     hmac_listeners = [  # (id, the kit's source allowed, CIDR-restricted)
         (demo_seed.DEMO_HMAC_LISTENER_ID, True, False),
@@ -159,7 +172,9 @@ def kit_config(fixtures: Fixtures) -> str:
         lines += [f'secret = "{fixtures.hmac_secrets[listener_id]}"', f"{flag} = false", ""]
     lines += ["[[listeners]]", f'id = "{JWT_LISTENER_ID}"', 'method = "jwt"', f'kid = "{JWT_KID}"']
     lines += [f'private_key = """{pem}"""', ""]
-    opened = ", ".join(f'"{task_id}"' for task_id in fixtures.open_task_ids[:6])
+    groups = task_groups()
+    tasks = fixtures.open_task_ids[:6] if group == 0 else groups[group % len(groups)]
+    opened = ", ".join(f'"{task_id}"' for task_id in tasks)
     lines += [
         "[fixtures]",
         f"open_task_ids = [{opened}]",

@@ -294,6 +294,13 @@ def _star_without_user(_: Fixtures) -> dict[str, Handler]:
     return {"restart": handle}
 
 
+def _cache_control_extended(request: Request, response: Response) -> Response:
+    if response.status != 200:
+        return response
+    headers = [(k, v) for k, v in response.headers if k.lower() != b"cache-control"]
+    return Response(response.status, [*headers, (b"cache-control", b"no-store, max-age=0")], response.body)
+
+
 def _star_swapped(document: dict[str, Any], request: Request) -> None:
     body = request.json()
     paths = ((body or {}).get("expandMask") or {}).get("paths") if isinstance(body, dict) else None
@@ -892,6 +899,13 @@ MUTANTS = [
             lambda d: json.dumps({**d, "expires_in": 1}).replace('"expires_in": 1', '"expires_in": 3600.0').encode()
         ),
         "AUTH-TOKEN-FIELDS/expires-in-fraction",
+    ),
+    _m(
+        "text-cache-control-extended",
+        "auth",
+        "The token response's Cache-Control is `no-store, max-age=0`, not the const `no-store`.",
+        on_response("token", _cache_control_extended),
+        "AUTH-TOKEN-FIELDS/cache-control-not-exact",
     ),
     _m(
         "text-token-lives-milliseconds",

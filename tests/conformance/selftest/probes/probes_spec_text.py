@@ -170,6 +170,7 @@ PROBES: dict[str, Probe] = {
     "text-page-tokens-expire": _page_token_late,
     "text-token-type-lower-case": lambda t: _token(t).json()["token_type"],
     "text-expires-in-fraction": lambda t: type(_token(t).json()["expires_in"]).__name__,
+    "text-cache-control-extended": lambda t: _token(t).headers.get("cache-control"),
     "text-token-lives-milliseconds": _access_token_late,
     "text-newer-token-revokes-older": _older_token,
     "text-scope-honoured": _scoped_restart,
