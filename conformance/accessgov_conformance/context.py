@@ -312,11 +312,14 @@ class Context:
         jwt_headers: Mapping[str, Any] | None = None,
         jwt_options: Mapping[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        headers_at: Callable[[int], Mapping[str, str]] | None = None,
     ) -> Exchange:
         """One webhook request to `listener`, signed as a correct sender would unless told otherwise.
 
         `timestamp_offset` is seconds from now (`timestamp` a literal value instead); `omit` leaves headers out;
-        `sign_*`/`secret`/`claims`/`jwt_*` make the credential cover something other than what is sent.
+        `sign_*`/`secret`/`claims`/`jwt_*` make the credential cover something other than what is sent;
+        `headers_at(now)`: headers made for the moment each attempt is sent (a token whose time claims are
+        offsets from then: a 429 waited out must not age them).
         """
         fresh = event_id is None
         event_id = event_id or self.event_id()
@@ -337,6 +340,7 @@ class Context:
                 jwt_headers,
                 jwt_options,
                 extra_headers,
+                headers_at,
             )
             honest = all(value is None for value in overrides)  # b"" and "" are overrides too
             if listener.method == "hmac":
@@ -363,6 +367,7 @@ class Context:
             for name in omit:
                 headers.pop(name, None)
             headers.update(extra_headers or {})
+            headers.update(headers_at(now) if headers_at is not None else {})
             recipe = WebhookRecipe(
                 secret_env=env_name(listener.id) if listener.method == "hmac" and honest else None,
                 timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,

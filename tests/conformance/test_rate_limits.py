@@ -13,11 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import jwt
 import pytest
 from accessgov_conformance import spec
 from accessgov_conformance.config import Config, parse
 from accessgov_conformance.context import Context, RunState, retry_after
+from accessgov_conformance.rules import webhook_jwt
 from accessgov_conformance.verdicts import NoEvidence
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.support.server_process import accessgov_serve
 
@@ -26,12 +30,22 @@ EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
 NOW = 1_700_000_000.0
 
 
+KEY = (
+    ed25519.Ed25519PrivateKey.generate()
+    .private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    .decode()
+)
+
+
 def config(max_retry_wait: float = 60) -> Config:
     return parse(
         {
             "target": {"base_url": "http://limited.test", "max_retry_wait": max_retry_wait},
             "auth": {"token": "t"},
-            "listeners": [{"id": "wh", "method": "hmac", "secret": "s3cret"}],
+            "listeners": [
+                {"id": "wh", "method": "hmac", "secret": "s3cret"},
+                {"id": "wh_jwt", "method": "jwt", "private_key": KEY, "kid": "k"},
+            ],
         }
     )
 
@@ -99,6 +113,16 @@ def test_a_webhook_is_built_afresh_after_the_wait() -> None:
     assert int(second.headers["webhook-timestamp"]) - int(first.headers["webhook-timestamp"]) == 30
     assert second.headers["webhook-event-id"] == first.headers["webhook-event-id"]
     assert second.headers["webhook-signature"] != first.headers["webhook-signature"]
+
+
+def test_a_jwt_s_time_claims_keep_their_distance_from_the_clock_after_a_wait() -> None:
+    """A token made again after a 429 (30 s waited): its iat 7 s ahead is 7 s ahead of the new moment, so an
+    attack on the leeway is still one (a token made once would have aged into an accepted one)."""
+    ctx, _, sent = context([limited("30"), OK])
+    webhook_jwt.send(ctx, webhook_jwt.Attack(claims={"iat": webhook_jwt.At(7)}))
+    first, second = (jwt.decode(r.headers["authorization"][7:], options={"verify_signature": False}) for r in sent)
+    assert second["iat"] - first["iat"] == 30
+    assert second["iat"] - int(second["exp"]) == 7 - 300
 
 
 # Rules that cause failed authentications on purpose (an HMAC encoding list, wrong bearer tokens: about 15 a run

@@ -160,12 +160,41 @@ def header_attacks(member: str, values: Mapping[str, Any]) -> dict[str, Attack]:
     return {name: Attack(header={member: value}) for name, value in values.items()}
 
 
+@dataclass(frozen=True)
+class At:
+    """A time claim `seconds` from the moment its token is made (`text`: as a string): a token made again after
+    a 429 was waited out keeps its claims' distance from the clock."""
+
+    seconds: float
+    text: bool = False
+
+    def value(self, now: int) -> Any:
+        moment = now + self.seconds
+        return str(int(moment)) if self.text else (int(moment) if float(moment).is_integer() else moment)
+
+
 def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
-    """Deliver `attack` to the configured JWT listener, every other part of the request correct."""
+    """Deliver `attack` to the configured JWT listener, every other part of the request correct; the token is
+    made for the moment each attempt is sent."""
     listener = ctx.listener("jwt")
     key = _private_key(ctx)
     event_id = ctx.event_id()
-    now = ctx.now()
+
+    def authorization(now: int) -> dict[str, str]:
+        return {"Authorization": _authorization(ctx, attack, listener, key, event_id, now)}
+
+    exchange = ctx.deliver(
+        listener, attack.body, event_id=event_id, timestamp_offset=attack.timestamp_offset, headers_at=authorization
+    )
+    if exchange.webhook is not None:
+        # A fresh event id and the clock the claims were made at (the recipe's): a pasted reproduce line can make
+        # both again.
+        exchange.webhook.fresh_event_id = True
+    return exchange
+
+
+def _authorization(ctx: Context, attack: Attack, listener: Any, key: Any, event_id: str, now: int) -> str:
+    """The Authorization value of `attack`, its token made at `now`."""
     claims: dict[str, Any] = {
         "sub": ctx.config.tenant_base_url,
         "aud": ctx.webhook_url(listener.id),
@@ -185,25 +214,12 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
             if value is MISSING:
                 target.pop(name, None)
             else:
-                target[name] = value
+                target[name] = value.value(now) if isinstance(value, At) else value
     sign = None if attack.unsigned else attack.sign or _signer(key)
     token = _compact(header, attack.payload(claims) if attack.payload else claims, sign)
     if attack.token is not None:
         token = attack.token(token)
-    value = attack.authorization(token) if attack.authorization else f"Bearer {token}"
-    exchange = ctx.deliver(
-        listener,
-        attack.body,
-        event_id=event_id,
-        timestamp_offset=attack.timestamp_offset,
-        extra_headers={"Authorization": value},
-    )
-    if exchange.webhook is not None:
-        # A fresh event id and the clock the claims were made at: a pasted reproduce line can make both again.
-        exchange.webhook.fresh_event_id = True
-        if hasattr(exchange.webhook, "now"):
-            exchange.webhook.now = now
-    return exchange
+    return attack.authorization(token) if attack.authorization else f"Bearer {token}"
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------------
@@ -567,28 +583,28 @@ def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
     requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry(ctx: Context) -> None:
-    now = ctx.now()
+
     refused(
         ctx,
         {
             "missing": Attack(claims={"exp": MISSING}),
-            "string": Attack(claims={"exp": str(now + 300)}),
-            "beyond-limit": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY + MARGIN}),
+            "string": Attack(claims={"exp": At(300, text=True)}),
+            "beyond-limit": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY + MARGIN)}),
         },
         ("INVALID_CLAIM",),
     )
     refused(
         ctx,
         {
-            "expired": Attack(claims={"exp": now - LEEWAY - MARGIN}),
+            "expired": Attack(claims={"exp": At(-LEEWAY - MARGIN)}),
             # Within 10 minutes of a Webhook-Timestamp 200 s old, but past by the server's clock.
-            "expired-at-server-time": Attack(claims={"exp": now - 60}, timestamp_offset=-200),
+            "expired-at-server-time": Attack(claims={"exp": At(-60)}, timestamp_offset=-200),
         },
         ("TOKEN_EXPIRED",),
         baseline=False,
     )
     # Not expired and within 10 minutes of a Webhook-Timestamp 250 s ahead, but beyond them by the server's clock.
-    beyond = Attack(claims={"exp": now + MAX_LIFETIME + 100}, timestamp_offset=250)
+    beyond = Attack(claims={"exp": At(MAX_LIFETIME + 100)}, timestamp_offset=250)
     refused(ctx, {"beyond-limit-at-server-time": beyond}, ("INVALID_CLAIM",), baseline=False)
 
 
@@ -604,17 +620,17 @@ def expiry(ctx: Context) -> None:
     requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry_allowed(ctx: Context) -> None:
-    now = ctx.now()
+
     admitted(
         ctx,
         {
             # The target reads its clock after the kit: now + 605 is at most its limit, never past it.
-            "at-limit": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY}),
-            "within-leeway": Attack(claims={"exp": now - LEEWAY + MARGIN}),
-            "fraction": Attack(claims={"exp": now + 300.5}),
-            "at-limit-old-iat": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY, "iat": now - 300}),
-            "at-limit-old-nbf": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY, "iat": now - 300, "nbf": now - 300}),
-            "at-limit-old-timestamp": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY}, timestamp_offset=-250),
+            "at-limit": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY)}),
+            "within-leeway": Attack(claims={"exp": At(-LEEWAY + MARGIN)}),
+            "fraction": Attack(claims={"exp": At(300.5)}),
+            "at-limit-old-iat": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY), "iat": At(-300)}),
+            "at-limit-old-nbf": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY), "iat": At(-300), "nbf": At(-300)}),
+            "at-limit-old-timestamp": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY)}, timestamp_offset=-250),
         },
     )
 
@@ -629,19 +645,19 @@ def expiry_allowed(ctx: Context) -> None:
     requirements=f"{SECTION} (time claims)",
 )
 def not_before(ctx: Context) -> None:
-    now = ctx.now()
-    ahead = now + LEEWAY + MARGIN
+
+    ahead = At(LEEWAY + MARGIN)
     refused(
         ctx,
         {"nbf-future": Attack(claims={"nbf": ahead}), "iat-future": Attack(claims={"iat": ahead})},
         ("INVALID_CLAIM",),
     )
-    now = ctx.now()
+
     admitted(
         ctx,
         {
-            "nbf-within-leeway": Attack(claims={"nbf": now + LEEWAY}),
-            "iat-within-leeway": Attack(claims={"iat": now + LEEWAY}),
+            "nbf-within-leeway": Attack(claims={"nbf": At(LEEWAY)}),
+            "iat-within-leeway": Attack(claims={"iat": At(LEEWAY)}),
         },
     )
 

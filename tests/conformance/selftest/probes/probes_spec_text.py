@@ -112,6 +112,12 @@ def _task_of_kind(t: Target, kind: str) -> dict[str, Any]:
     raise AssertionError(f"no open {kind} task")
 
 
+def _comment_added_by_capital(t: Target) -> int:
+    """How much a restart with a member named `Comment` raises commentCount (a restart without one first)."""
+    before = _task(t.restart())["commentCount"]
+    return int(_task(t.restart(body={"Comment": "x"}))["commentCount"]) - int(before)
+
+
 def _operator_after_admin(t: Target) -> Any:
     """The operator's objectPermissions.delete on a task the admin restarted just before."""
     task = t.fx.open_task_ids[3]
@@ -157,9 +163,7 @@ PROBES: dict[str, Probe] = {
     "text-ticket-from-request": lambda t: (
         t.restart(body={"ticketActionId": "probe-ticket"}).json()["ticketActionId"] == "probe-ticket"
     ),
-    "text-member-names-folded": lambda t: (
-        _task(t.restart(body={"Comment": "x"}))["commentCount"] - _task(t.restart())["commentCount"]
-    ),
+    "text-member-names-folded": _comment_added_by_capital,
     "text-later-page-not-clamped": lambda t: _second_size(t, page_size=150),
     "text-later-size-from-token": lambda t: _second_size(t, page_size=37),
     "text-later-default-from-token": lambda t: _second_size(t),
