@@ -169,14 +169,20 @@ run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the 
 
 serve: run ## Alias of run
 
+# make's own exit status is 2 for any failing recipe: the kit's (0/1/2) is the recipe's, shown by make as "Error 1" or
+# "Error 2", printed last and kept in build/conformance/exit-status; call the kit itself where 1 and 2 must differ.
 conformance: $(STAMP) ## Conformance kit (conformance/) vs the reference server (started here) or BASE_URL=... [KIT_CONFIG=..] [ARGS=..]
-	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/conformance --seed 1 $(ARGS)
+	@mkdir -p build/conformance; status=0; \
+	$(PY) -m tests.conformance.run_reference $(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(KIT_CONFIG),--config $(KIT_CONFIG)) --report-dir build/conformance --seed 1 $(ARGS) || status=$$?; \
+	echo $$status > build/conformance/exit-status; \
+	echo "accessgov-conformance exit status $$status (0 conforms; 1 a rule failed or showed no evidence; 2 the target could not be checked)"; \
+	exit $$status
 
 conformance-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
 	$(BIN)/accessgov-conformance rules
 
-conformance-coverage: $(STAMP) ## The conformance kit's traceability table: each requirement, its rules, status and counts
-	$(BIN)/accessgov-conformance rules --coverage
+conformance-coverage: $(STAMP) ## The conformance kit's traceability: each requirement and its rules, then every sentence, constraint and status of the bundle and what checks it, with the counts
+	$(BIN)/accessgov-conformance rules --coverage --spec generated/openapi.json
 
 conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)

@@ -58,10 +58,11 @@ def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
     options = serve_options(args)
     sock = bind(options)  # before the banner: a port in use is the one message printed
     if args.demo:
+        from accessgov.demo.jwks import serve_demo_jwks
         from accessgov.demo.seed import seed_demo
 
         with _sessions(config).begin() as session:
-            summary = seed_demo(session)
+            summary = seed_demo(session, jwks_url=serve_demo_jwks())  # the JWT listener's JWKS, on loopback
         local = f"http://{args.host}:{args.port}"
         print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
     _warn_of_connection_budget(config, options.workers)

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from accessgov.domain import expand, permissions, restart
 from accessgov.domain.permissions import Principal
-from accessgov.errors import ApiError, ErrorCode, NotFound, PermissionDenied
+from accessgov.errors import ApiError, ErrorCode, NotFound, PermissionDenied, quoted
 from accessgov.http.context import RequestContext
 from accessgov.jsoncodec import GrowingArrays
 from accessgov.storage import directory, tasks
@@ -57,7 +57,7 @@ def _restart_steps(writes: tasks.TaskWrites, request: _Request) -> Steps[_Restar
     (the batch goes on without this restart)."""
     found = yield from writes.lock(request.task_id)
     if found is None:
-        raise NotFound(f"no task with id {request.task_id!r}")
+        raise NotFound(f"no task with id {quoted(request.task_id)}")
     row_id, document = found
     policies: dict[str, Mapping[str, Any] | None] = {}
 

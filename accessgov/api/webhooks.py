@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from accessgov.domain.automations import skip_reason
-from accessgov.errors import ApiError, Conflict, ErrorCode, NotFound
+from accessgov.errors import ApiError, Conflict, ErrorCode, NotFound, quoted
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http.context import RequestContext
 from accessgov.keys import KeyringError, key_unavailable
@@ -96,7 +96,7 @@ class WebhookHandler:
         except (KeyringError, SealedValueError) as error:
             raise key_unavailable(f"listener {listener_id}", error) from None
         if listener is None:
-            raise NotFound(f"no webhook listener {listener_id!r}")
+            raise NotFound(f"no webhook listener {quoted(listener_id)}")
         address = None
         if listener.allowed_cidrs:
             address = ctx.client_address(self.trusted_proxies)

@@ -88,6 +88,9 @@ def _steps(*members: str) -> dict[str, Any]:
     return {"steps": [{member: dict(definitions[member])} for member in members]}
 
 
+FORM_FIRST = "3d6f1a52-9b0e-4c7d-8e21-5a4b6c7d8e9f"
+
+
 def policies() -> list[dict[str, Any]]:
     elevated = "8f2c1c2e-7a55-4a3e-9f0e-2b7d5c1a9e40"
     base: dict[str, Any] = {
@@ -145,8 +148,9 @@ def policies() -> list[dict[str, Any]]:
             "displayName": "Access request: defers to the grant policy",
             "description": "Uses the grant policy's steps when no rule matches.",
             "policyType": "POLICY_TYPE_ACCESS_REQUEST",
-            "policySteps": {"access_request-form": _steps("form", "action")},
-            "rules": [{"condition": "task.commentCount > 100", "policyKey": "access_request-form"}],
+            # A non-baseline entry has an opaque UUID key (Policy.policySteps).
+            "policySteps": {FORM_FIRST: _steps("form", "action")},
+            "rules": [{"condition": "task.commentCount > 100", "policyKey": FORM_FIRST}],
             "baselinePolicyId": "policy-grant-for-requests",
         },
         {

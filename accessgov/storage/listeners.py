@@ -127,6 +127,12 @@ def set_published(
     return _update(session, listener_id, now, automation_published=published)
 
 
+def set_jwks_url(session: Session, listener_id: str, jwks_url: str, *, now: datetime | None = None) -> Listener | None:
+    """Point a JWT listener at another JWKS URL (the demo's JWKS moves with each start); None when there is no
+    such listener."""
+    return _update(session, listener_id, now, jwks_url=jwks_url)
+
+
 def rotate_secret(
     session: Session,
     listener_id: str,

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import jwt
 
+from accessgov.errors import quoted
 from accessgov.observability import metrics
 from accessgov.webhooks.errors import WebhookAuthError
 
@@ -158,7 +159,7 @@ def _pick(keys: dict[str, jwt.PyJWK], kid: str) -> jwt.PyJWK:
 
 
 def _unknown_kid(kid: str) -> WebhookAuthError:
-    return WebhookAuthError("UNKNOWN_KID", f"no key with kid {kid!r} in the listener's JWKS", "kid")
+    return WebhookAuthError("UNKNOWN_KID", f"no key with kid {quoted(kid)} in the listener's JWKS", "kid")
 
 
 def _parse_key(raw: Any) -> jwt.PyJWK | None:

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import Algorithm
 
 from accessgov import base64url, jsoncodec
+from accessgov.errors import quoted
 from accessgov.webhooks.errors import WebhookAuthError, WebhookRequestError
 from accessgov.webhooks.jwks import JwksCache
 from accessgov.webhooks.protocol import MAX_JWT_LIFETIME_SECONDS, body_hash
@@ -135,7 +136,9 @@ def _verifying_key(key: jwt.PyJWK, alg: str, kid: str) -> Any:
     """The public key that verifies `alg` JWTs with `key`, or `WebhookAuthError`. Kept per JWK object (the
     JWKS cache hands out the same one until it refetches): the type checks go through ABCs, not free."""
     if not _key_fits(key, alg):
-        raise WebhookAuthError("INVALID_TOKEN", f"key {kid!r} ({key.algorithm_name}) cannot verify a {alg} JWT")
+        raise WebhookAuthError(
+            "INVALID_TOKEN", f"key {quoted(kid)} ({key.algorithm_name}) cannot verify a {quoted(alg)} JWT"
+        )
     if isinstance(key.key, rsa.RSAPublicKey | rsa.RSAPrivateKey) and key.key.key_size < MIN_RSA_KEY_BITS:
         raise _invalid(f"RSA keys shorter than {MIN_RSA_KEY_BITS} bits are refused")
     return key.key.public_key() if hasattr(key.key, "private_bytes") else key.key
@@ -172,7 +175,9 @@ async def verify_webhook_jwt(
     # Checked before any key lookup: `none`, HS* (the RSA-PEM-as-HMAC-secret confusion) and the rest never
     # reach a key, and garbage tokens cannot make the service fetch JWKS documents.
     if alg not in ALLOWED_ALGORITHMS:
-        raise WebhookAuthError("INVALID_TOKEN", f"JWT algorithm {alg!r} is not one of {', '.join(ALLOWED_ALGORITHMS)}")
+        raise WebhookAuthError(
+            "INVALID_TOKEN", f"JWT algorithm {quoted(alg)} is not one of {', '.join(ALLOWED_ALGORITHMS)}"
+        )
     if not isinstance(kid, str) or not kid:
         raise WebhookAuthError("UNKNOWN_KID", "the JWT header has no kid", "kid")
     key = await jwks.get_key(jwks_url, kid)

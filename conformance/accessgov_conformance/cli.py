@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,8 +51,13 @@ def _parser() -> argparse.ArgumentParser:
         "--max-retry-wait", type=float, help="seconds a run may wait out 429s in all (overrides [target])"
     )
     rules_cmd = commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
-    rules_cmd.add_argument(
+    shown = rules_cmd.add_mutually_exclusive_group()
+    shown.add_argument(
         "--coverage", action="store_true", help="the traceability table: each requirement, its rules and status"
+    )
+    shown.add_argument("--markdown", action="store_true", help="the rules as a Markdown table")
+    rules_cmd.add_argument(
+        "--spec", help="with --coverage: the contract whose text is traced (default: the packaged public contract)"
     )
     return parser
 
@@ -73,9 +79,12 @@ def select(rules: list[Rule], checks: str, only: str) -> list[Rule]:
 
 
 def list_rules() -> int:
+    """Each rule: its id and title, then where the contract states it and what it applies to."""
+    pad = " " * 17
     for item in all_rules():
-        mock = "mock too" if item.mock else "implementations"
-        print(f"{item.id:<14} {item.title}\n{'':<14} spec: {item.spec}\n{'':<14} seed: {item.seed} ({mock})")
+        applies = "implementations and mocks" if item.mock else "implementations (a mock: not applicable)"
+        lines = [f"{item.id:<16} {item.title}", *(pad + line for line in item.sources), f"{pad}applies to: {applies}"]
+        print("\n".join(lines))
     return 0
 
 
@@ -107,7 +116,10 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
         if stopped is not None:
             print(f"accessgov-conformance: cannot check {config.base_url}: {stopped}", file=sys.stderr)
             return 2
-        results = run(chosen, state, reports.progress())
+        printer = reports.progress()
+        budget = state.retry_budget
+        budget.on_wait = lambda seconds, why: printer.waiting(seconds, why, budget.seconds_left)
+        results = run(chosen, state, printer, printer.started)
     seconds = time.monotonic() - started
     junit_path, summary_path = reports.write(results, config, report_dir, seconds)
     failed = [result for result in results if result.verdict.failed]
@@ -116,6 +128,9 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
         print(reports.failure_text(result, config), file=sys.stderr)
     passed = sum(result.verdict == Verdict.PASS for result in results)
     na = sum(result.verdict == Verdict.NOT_APPLICABLE for result in results)
+    enabling = reports.what_enables(results)
+    if enabling:
+        print(f"\n{na} rule(s) not applicable; what would enable them:\n{enabling}", file=sys.stderr)
     print(
         f"\n{passed} passed, {len(failed)} failed or without evidence, {na} not applicable in {seconds:.1f} s; "
         f"reports: {junit_path}, {summary_path}",
@@ -125,12 +140,31 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; output cut short by its reader (`rules | head`) ends the command quietly."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader has what it wanted. Point stdout at /dev/null so that the interpreter's own flush at exit
+        # does not raise the same error again (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, passthrough = parser.parse_known_args(argv)
     if args.command == "rules":
         if passthrough:
             parser.error(f"unrecognized arguments: {' '.join(passthrough)}")
-        return coverage.print_table() if args.coverage else list_rules()
+        if args.markdown:
+            print(coverage.rules_markdown())
+            return 0
+        if args.spec and not args.coverage:
+            parser.error("--spec goes with --coverage")
+        return coverage.print_table(spec_path=args.spec) if args.coverage else list_rules()
     return run_command(args, passthrough)
 
 

@@ -20,9 +20,9 @@ TargetKind = Literal["implementation", "mock"]
 ListenerMethod = Literal["hmac", "jwt"]
 
 
-# A full run causes about 70 failed authentications on purpose (more with a JWT listener); against a limit of 30 a
-# minute (the reference server's default) it waits about two minutes for the window to pass.
-DEFAULT_MAX_RETRY_WAIT = 300.0
+# A full run causes about 200 failed authentications on purpose (83 of them to a JWT listener); against a limit of 30 a
+# minute (the reference server's default) it waits about six minutes for the window to pass, in all.
+DEFAULT_MAX_RETRY_WAIT = 900.0
 
 
 class ConfigError(ValueError):
@@ -49,6 +49,18 @@ class Listener:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """A credential of one role of the target (`[[auth.callers]]`): the fields the spec describes relative to the
+    caller (`Task.actions`, `TaskView.objectPermissions`) are checked with each."""
+
+    role: str
+    token: str = field(repr=False)
+    restart: bool  # whether the role may restart a task (else: 403 PERMISSION_DENIED)
+    # The TaskView.objectPermissions members (read, edit, delete) the role gets on an open task, where known.
+    permissions: tuple[tuple[str, bool], ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """What the checks need to know about one target."""
 
@@ -60,6 +72,7 @@ class Config:
     oauth_client_id: str | None = None
     oauth_client_secret: str | None = field(default=None, repr=False)
     restricted_token: str | None = field(default=None, repr=False)
+    callers: tuple[Caller, ...] = ()
     listeners: tuple[Listener, ...] = ()
     open_task_ids: tuple[str, ...] = ()
     closed_task_id: str | None = None
@@ -92,6 +105,9 @@ class Config:
             names["ACCESSGOV_RESTRICTED_TOKEN"] = self.restricted_token
         if self.oauth_client_secret:
             names["ACCESSGOV_OAUTH_CLIENT_SECRET"] = self.oauth_client_secret
+        for caller in self.callers:
+            if caller.token not in names.values():
+                names[f"ACCESSGOV_TOKEN_{_variable(caller.role)}"] = caller.token
         for listener in self.listeners:
             if listener.secret:
                 names[env_name(listener.id)] = listener.secret
@@ -103,7 +119,8 @@ class Config:
 # applicable" without a word.
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "target": frozenset(["base_url", "kind", "tenant_base_url", "audience_base_url", "max_retry_wait"]),
-    "auth": frozenset(["token", "restricted_token", "oauth_client_id", "oauth_client_secret"]),
+    "auth": frozenset(["token", "restricted_token", "oauth_client_id", "oauth_client_secret", "callers"]),
+    "auth.callers": frozenset(["role", "token", "restart", "permissions"]),
     "listeners": frozenset(item.name for item in dataclasses.fields(Listener)),
     "fixtures": frozenset(
         [
@@ -127,6 +144,7 @@ FROM_ENV = frozenset(  # the string keys, read through `_string`
         "oauth_client_id",
         "oauth_client_secret",
         "id",
+        "role",
         "secret",
         "private_key",
         "private_key_file",
@@ -139,10 +157,13 @@ FROM_ENV = frozenset(  # the string keys, read through `_string`
 )
 
 
+def _variable(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text).upper()
+
+
 def env_name(listener_id: str) -> str:
     """The environment variable the reproduce lines use for a listener's secret."""
-    cleaned = "".join(ch if ch.isalnum() else "_" for ch in listener_id).upper()
-    return f"WEBHOOK_SECRET_{cleaned}"
+    return f"WEBHOOK_SECRET_{_variable(listener_id)}"
 
 
 def _near(word: str, choices: Iterable[str]) -> str:
@@ -157,14 +178,21 @@ def check_keys(data: dict[str, Any]) -> None:
             hint = _near(section, KNOWN_KEYS.keys())
             raise ConfigError(f"unknown section [{section}]{hint}; the sections are {', '.join(KNOWN_KEYS)}")
         tables = value if section == "listeners" and isinstance(value, list) else [value]
-        known = KNOWN_KEYS[section] | {f"{key}_env" for key in KNOWN_KEYS[section] & FROM_ENV}
         for index, table in enumerate(tables):
-            if not isinstance(table, dict):
-                continue  # the section's own reader says what shape it must have
             where = f"listeners[{index}]" if section == "listeners" else section
-            for key in table:
-                if key not in known:
-                    raise ConfigError(f"unknown key {where}.{key}{_near(key, known)}")
+            _check_table(section, where, table)
+            if section == "auth" and isinstance(table, dict) and isinstance(table.get("callers"), list):
+                for number, caller in enumerate(table["callers"]):
+                    _check_table("auth.callers", f"auth.callers[{number}]", caller)
+
+
+def _check_table(section: str, where: str, table: Any) -> None:
+    if not isinstance(table, dict):
+        return  # the section's own reader says what shape it must have
+    known = KNOWN_KEYS[section] | {f"{key}_env" for key in KNOWN_KEYS[section] & FROM_ENV}
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"unknown key {where}.{key}{_near(key, known)}")
 
 
 def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -215,6 +243,34 @@ def _cidrs(raw: dict[str, Any], where: str) -> tuple[str, ...]:
         except ValueError:
             raise ConfigError(f"{where}.allowed_cidrs: {cidr!r} is not a CIDR range") from None
     return cidrs
+
+
+PERMISSIONS = ("read", "edit", "delete")
+
+
+def _callers(auth: dict[str, Any]) -> tuple[Caller, ...]:
+    raw = auth.get("callers", [])
+    if not isinstance(raw, list):
+        raise ConfigError("auth.callers must be an array of tables ([[auth.callers]])")
+    callers = []
+    for index, entry in enumerate(raw):
+        where = f"auth.callers[{index}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where} must be a table ([[auth.callers]])")
+        role = _string(entry, "role", where, required=True) or ""
+        token = _string(entry, "token", where, required=True) or ""
+        restart = entry.get("restart")
+        if not isinstance(restart, bool):
+            raise ConfigError(f"{where}.restart must be true or false (whether the role may restart a task)")
+        permissions = entry.get("permissions", {})
+        if not isinstance(permissions, dict) or any(
+            key not in PERMISSIONS or not isinstance(value, bool) for key, value in permissions.items()
+        ):
+            raise ConfigError(f"{where}.permissions maps {', '.join(PERMISSIONS)} to true or false")
+        callers.append(Caller(role, token, restart, tuple(sorted(permissions.items()))))
+    if len({caller.role for caller in callers}) != len(callers):
+        raise ConfigError("auth.callers: each role may appear once")
+    return tuple(callers)
 
 
 def _listener(raw: Any, index: int, base_dir: Path) -> Listener:
@@ -297,6 +353,7 @@ def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path |
         oauth_client_id=client_id,
         oauth_client_secret=client_secret,
         restricted_token=_string(auth, "restricted_token", "auth"),
+        callers=_callers(auth),
         listeners=listeners,
         open_task_ids=_strings(fixtures, "open_task_ids", "fixtures"),
         closed_task_id=_string(fixtures, "closed_task_id", "fixtures"),

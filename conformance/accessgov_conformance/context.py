@@ -10,6 +10,7 @@ import json
 import os
 import random
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -79,20 +80,37 @@ class Exchange:
 
 @dataclass
 class RetryBudget:
-    """What a run may spend waiting out 429s (`[target] max_retry_wait`), shared by its checks."""
+    """What a run may spend waiting out 429s (`[target] max_retry_wait`), shared by its checks (the schema part's
+    waits included, `spent`). `on_wait(seconds, why)` is told of each wait before it starts: the progress line
+    says that the rule waits, how long and why, so a wait never reads as a hang."""
 
     seconds_left: float
     sleep: Callable[[float], None] = time.sleep
     waited: float = 0.0
+    on_wait: Callable[[float, str], None] | None = None
 
-    def take(self, seconds: float) -> bool:
+    def take(self, seconds: float, why: str = "") -> bool:
         """Wait `seconds` if the budget allows it; False (and no wait) when it does not."""
         if seconds > self.seconds_left:
             return False
-        self.seconds_left -= seconds
-        self.waited += seconds
+        self.spent(seconds, why)
         self.sleep(seconds)
         return True
+
+    def spent(self, seconds: float, why: str = "") -> None:
+        """Count a wait (taken here, or by the schema part's process) against the budget and report it."""
+        self.seconds_left = max(0.0, self.seconds_left - seconds)
+        self.waited += seconds
+        if self.on_wait is not None:
+            self.on_wait(seconds, why)
+
+
+def waiting_reason(exchange: Exchange, header: str | None) -> str:
+    """Why a rule waits: the answer it got, in the words of a progress line."""
+    path = exchange.url.split("://", 1)[-1].partition("/")[2].partition("?")[0]
+    code = _error_code(exchange) or "no code"
+    after = f"Retry-After: {header}" if header is not None else "no Retry-After, backing off"
+    return f"{exchange.method} /{path} answered 429 {code} ({after})"
 
 
 def retry_after(value: str | None, now: float) -> float | None:
@@ -172,8 +190,9 @@ class Context:
             exchange.retried = attempt
             if exchange.status != 429 or budget is None or attempt == RETRY_ATTEMPTS:
                 return exchange
-            asked = retry_after(exchange.response_headers.get("retry-after"), self.clock())
-            if not budget.take(BACKOFF[attempt] if asked is None else asked):
+            header = exchange.response_headers.get("retry-after")
+            asked = retry_after(header, self.clock())
+            if not budget.take(BACKOFF[attempt] if asked is None else asked, waiting_reason(exchange, header)):
                 return exchange
             self.exchanges.remove(exchange)
         raise AssertionError("unreachable")
@@ -293,11 +312,14 @@ class Context:
         jwt_headers: Mapping[str, Any] | None = None,
         jwt_options: Mapping[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        headers_at: Callable[[int], Mapping[str, str]] | None = None,
     ) -> Exchange:
         """One webhook request to `listener`, signed as a correct sender would unless told otherwise.
 
         `timestamp_offset` is seconds from now (`timestamp` a literal value instead); `omit` leaves headers out;
-        `sign_*`/`secret`/`claims`/`jwt_*` make the credential cover something other than what is sent.
+        `sign_*`/`secret`/`claims`/`jwt_*` make the credential cover something other than what is sent;
+        `headers_at(now)`: headers made for the moment each attempt is sent (a token whose time claims are
+        offsets from then: a 429 waited out must not age them).
         """
         fresh = event_id is None
         event_id = event_id or self.event_id()
@@ -318,6 +340,7 @@ class Context:
                 jwt_headers,
                 jwt_options,
                 extra_headers,
+                headers_at,
             )
             honest = all(value is None for value in overrides)  # b"" and "" are overrides too
             if listener.method == "hmac":
@@ -344,6 +367,7 @@ class Context:
             for name in omit:
                 headers.pop(name, None)
             headers.update(extra_headers or {})
+            headers.update(headers_at(now) if headers_at is not None else {})
             recipe = WebhookRecipe(
                 secret_env=env_name(listener.id) if listener.method == "hmac" and honest else None,
                 timestamp_offset=timestamp_offset if timestamp is None and "Webhook-Timestamp" not in omit else None,
@@ -466,6 +490,21 @@ class SchemaOptions:
     timeout: float  # seconds per request
 
 
+@dataclass(frozen=True)
+class Issued:
+    """Something the target gave out early in the run, for the lifetime rules to use again later: an OAuth
+    access token (`value`, its `expires_in`), a page token (`value`, the page it returned: `page`), an accepted
+    event id (`value`, on `listener`)."""
+
+    kind: str  # "access-token", "page-token", "event-id"
+    value: str
+    at: float  # the kit's clock when the target answered
+    expires_in: float | None = None
+    request: tuple[str, str, tuple[tuple[str, str], ...]] | None = None  # page token: (path, template, params)
+    page: tuple[str, ...] = ()
+    listener: str = ""
+
+
 @dataclass
 class RunState:
     """What a run shares between its checks: the client, the OAuth token, every exchange so far (trimmed to a
@@ -485,6 +524,10 @@ class RunState:
     retry_budget: RetryBudget = field(init=False)
     # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
     evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    issued: dict[str, Issued] = field(default_factory=dict)  # kind -> the first of the run
+    # The least age at which the lifetime rules use an early credential again (they wait for it when the run is
+    # younger); the kit's own tests shorten it.
+    lifetime_min_age: float = 6.0
 
     def __post_init__(self) -> None:
         self.retry_budget = RetryBudget(self.config.max_retry_wait)
@@ -500,4 +543,34 @@ class RunState:
                     self.evidence[operation] = None
                 except Fail as problem:
                     self.evidence[operation] = f"its 2xx answers do not conform ({problem.reason})"
+            self.note_issued(exchange)
             self.history.append(exchange.trimmed())
+
+    def note_issued(self, exchange: Exchange) -> None:
+        """Keep the run's first access token, page token and accepted event id (the lifetime rules)."""
+        if exchange.status != 200 or exchange.operation is None:
+            return
+        body = exchange.response_json()
+        if not isinstance(body, dict):
+            return
+        template = exchange.operation[1]
+        at = exchange.sent_at
+        if template == spec.TOKEN and isinstance(body.get("access_token"), str) and body["access_token"]:
+            expires = body.get("expires_in")
+            lifetime = float(expires) if isinstance(expires, int | float) and not isinstance(expires, bool) else None
+            self.issued.setdefault("access-token", Issued("access-token", body["access_token"], at, lifetime))
+        elif template == spec.LIST_ENTITLEMENTS and "page_token=" in exchange.url:
+            query = urllib.parse.parse_qsl(urllib.parse.urlsplit(exchange.url).query, keep_blank_values=True)
+            token = dict(query).get("page_token", "")
+            listed = body.get("list")
+            items: list[Any] = listed if isinstance(listed, list) else []
+            ids = tuple(str((item.get("appEntitlement") or {}).get("id")) for item in items if isinstance(item, dict))
+            path = urllib.parse.urlsplit(exchange.url).path.removeprefix(
+                urllib.parse.urlsplit(self.config.base_url).path
+            )
+            if token and exchange.request_headers.get("authorization"):
+                issued = Issued("page-token", token, at, request=(path, template, tuple(query)), page=ids)
+                self.issued.setdefault("page-token", issued)
+        elif template == spec.WEBHOOK and exchange.webhook is not None and isinstance(body.get("eventId"), str):
+            listener = exchange.webhook.listener_id or ""
+            self.issued.setdefault("event-id", Issued("event-id", body["eventId"], at, listener=listener))

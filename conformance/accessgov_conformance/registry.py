@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .context import Context
+from .spec import contract_pointers
 
 CheckFunction = Callable[[Context], None]
 V = TypeVar("V")
@@ -26,27 +27,37 @@ class Rule:
     title: str
     text: str
     spec: str
-    seed: str
+    requirements: str
     mock: bool
     check: CheckFunction
+
+    @property
+    def sources(self) -> list[str]:
+        """Where the contract states the rule, as an implementer reads it: `spec: <JSON pointer into the
+        contract>` and `requirements: <section of the requirements document>` (when it states it too)."""
+        lines = [f"spec: {contract_pointers(self.spec)}"]
+        if self.requirements:
+            lines.append(f"requirements: {self.requirements}")
+        return lines
 
 
 RULES: dict[str, Rule] = {}
 
 
 def rule(
-    rule_id: str, *, family: str, title: str, text: str, spec: str, seed: str, mock: bool = False
+    rule_id: str, *, family: str, title: str, text: str, spec: str, requirements: str, mock: bool = False
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register `check` under `rule_id`. `mock`: whether a stateless mock of the contract must honour the rule too.
 
-    `spec` is `file#json-pointer` inside the OpenAPI sources (`spec/`), `seed` the section of the requirements
-    document that states the rule.
+    `spec` is `file#json-pointer` inside the OpenAPI sources (`spec/`; shown as a pointer into the bundled
+    contract, `contract_pointers`), `requirements` the section of the requirements document that states the rule
+    ("" when only the spec does).
     """
 
     def register(check: CheckFunction) -> CheckFunction:
         if rule_id in RULES:
             raise ValueError(f"duplicate rule id {rule_id}")
-        RULES[rule_id] = Rule(rule_id, family, title, text, spec, seed, mock, check)
+        RULES[rule_id] = Rule(rule_id, family, title, text, spec, requirements, mock, check)
         return check
 
     return register
@@ -60,7 +71,7 @@ class Variant(Generic[V]):
     title: str
     text: str
     spec: str
-    seed: str
+    requirements: str
     value: V
     mock: bool = False
 
@@ -73,6 +84,12 @@ def variants(family: str, check: Callable[[Context, V], None], table: Iterable[V
 
     for row in table:
         register = rule(
-            row.id, family=family, title=row.title, text=row.text, spec=row.spec, seed=row.seed, mock=row.mock
+            row.id,
+            family=family,
+            title=row.title,
+            text=row.text,
+            spec=row.spec,
+            requirements=row.requirements,
+            mock=row.mock,
         )
         register(bound(row.value))

@@ -12,6 +12,7 @@ from typing import TextIO
 from .config import Config
 from .curl import reproduce
 from .runner import Result
+from .spec import contract_pointers
 from .verdicts import Verdict
 
 SYMBOL = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.NOT_APPLICABLE: "n/a", Verdict.NO_EVIDENCE: "NO EVIDENCE"}
@@ -22,17 +23,39 @@ def progress(stream: TextIO = sys.stderr) -> ProgressPrinter:
 
 
 class ProgressPrinter:
-    """One line per rule as it finishes: `[ 3/80] WH-TS-002 pass 0.04s`, the reason when it did not pass."""
+    """One line per rule as it finishes: `[ 3/80] WH-TS-002 pass 0.04s`, the reason when it did not pass; and a
+    line when a rule starts to wait out a 429 (`waiting`), saying how long and why."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.current = ""  # the `[ i/n] RULE-ID` prefix of the rule running now
+
+    def started(self, index: int, total: int, rule_id: str) -> None:
+        width = len(str(total))
+        self.current = f"[{index:>{width}}/{total}] {rule_id:<16}"
+
+    def waiting(self, seconds: float, why: str, left: float) -> None:
+        """A rule (or the schema part) waits `seconds` before sending again."""
+        reason = f": {why}" if why else ""
+        line = f"{self.current} waiting {seconds:.0f} s{reason}; {left:.0f} s of max_retry_wait left"
+        print(line, file=self.stream, flush=True)
 
     def __call__(self, index: int, total: int, result: Result) -> None:
-        width = len(str(total))
-        line = f"[{index:>{width}}/{total}] {result.rule.id:<14} {SYMBOL[result.verdict]:<11} {result.seconds:5.2f}s"
+        self.started(index, total, result.rule.id)
+        line = f"{self.current} {SYMBOL[result.verdict]:<11} {result.seconds:5.2f}s"
         if result.verdict != Verdict.PASS:
             line += f"  {result.reason.splitlines()[0] if result.reason else ''}"
         print(line, file=self.stream, flush=True)
+
+
+def what_enables(results: list[Result]) -> str:
+    """The rules not applicable, grouped by the reason each gave (what the configuration lacks, or the kind of
+    target): one line per reason, naming its rules; "" when every rule applied."""
+    by_reason: dict[str, list[str]] = {}
+    for result in results:
+        if result.verdict == Verdict.NOT_APPLICABLE:
+            by_reason.setdefault(result.reason or "no reason given", []).append(result.rule.id)
+    return "\n".join(f"  - {reason}: {', '.join(ids)}" for reason, ids in by_reason.items())
 
 
 def failure_text(result: Result, config: Config) -> str:
@@ -99,7 +122,7 @@ def markdown(results: list[Result], config: Config, seconds: float) -> str:
         detail = result.reason.splitlines()[0] if result.reason else ""
         lines.append(
             f"| {result.rule.id} | {SYMBOL[result.verdict]} | {_cell(result.rule.title)} | "
-            f"{_cell(result.rule.spec)} | {_cell(detail)} |"
+            f"{_cell(contract_pointers(result.rule.spec))} | {_cell(detail)} |"
         )
     failing = [result for result in results if result.verdict.failed]
     if failing:

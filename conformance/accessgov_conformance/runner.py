@@ -60,11 +60,18 @@ def run_rule(rule: Rule, state: RunState) -> Result:
     return Result(rule, verdict, reason, time.monotonic() - started, last, transcript)
 
 
-def run(rules: Iterable[Rule], state: RunState, progress: Callable[[int, int, Result], None]) -> list[Result]:
-    """Every rule in order; `progress(i, n, result)` after each."""
+def run(
+    rules: Iterable[Rule],
+    state: RunState,
+    progress: Callable[[int, int, Result], None],
+    starting: Callable[[int, int, str], None] | None = None,
+) -> list[Result]:
+    """Every rule in order; `starting(i, n, rule_id)` before each, `progress(i, n, result)` after it."""
     selected = list(rules)
     results = []
     for index, rule in enumerate(selected, 1):
+        if starting is not None:
+            starting(index, len(selected), rule.id)
         result = run_rule(rule, state)
         results.append(result)
         progress(index, len(selected), result)

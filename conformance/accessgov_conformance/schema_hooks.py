@@ -24,9 +24,11 @@ import schemathesis
 from schemathesis import GenerationMode
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.transport import Response
+from schemathesis.transport.requests import RequestsTransport
 
 from . import spec
 from .config import Config, load
+from .context import BACKOFF, RETRY_ATTEMPTS, retry_after
 from .signing import hmac_signature, jwt_token
 
 API_PATHS = {spec.RESTART, spec.LIST_ENTITLEMENTS}
@@ -41,6 +43,40 @@ _config: Config = load(
 _tasks = itertools.cycle(_config.open_task_ids or ("task-conformance",))
 _listener = next((item for item in _config.listeners if item.source_allowed), None)
 _token: dict[str, str] = {}
+# What the run left of `max_retry_wait` when the schema part started; the waits taken are logged, one line each
+# (`<seconds> <why>`), for the kit to count against the run's budget and show on its progress line.
+_budget = [float(os.environ.get("ACCESSGOV_CONFORMANCE_MAX_RETRY_WAIT", "0"))]
+_WAITS = os.environ.get("ACCESSGOV_CONFORMANCE_WAITS")
+_send = RequestsTransport.send
+
+
+def _waiting_send(self: RequestsTransport, case: schemathesis.Case[Any], **kwargs: Any) -> Response:
+    """Every request Schemathesis sends (its checks' probes included), a 429 waited out as the behavioural rules
+    wait it out (`Retry-After`, else a short backoff, within what is left of the run's `max_retry_wait`) and sent
+    again: the failed-authentication limit of the target is the target's right, and a check must judge the answer
+    to the request, not the limiter's (`ignored_auth` expects 401/403 for its invalid credentials)."""
+    response = _send(self, case, **kwargs)
+    for attempt in range(RETRY_ATTEMPTS):
+        if response.status_code != 429:
+            break
+        header = next(iter(response.headers.get("retry-after") or []), None)
+        asked = retry_after(header, time.time())
+        wait = BACKOFF[attempt] if asked is None else asked
+        with _lock:
+            if wait > _budget[0]:
+                break
+            _budget[0] -= wait
+            if _WAITS:
+                after = f"Retry-After: {header}" if header is not None else "no Retry-After, backing off"
+                why = f"{case.operation.method.upper()} {case.operation.path} answered 429 ({after})"
+                with open(_WAITS, "a", encoding="utf-8") as log:
+                    log.write(f"{wait:g} {why}\n")
+        time.sleep(wait)
+        response = _send(self, case, **kwargs)
+    return response
+
+
+RequestsTransport.send = _waiting_send  # type: ignore[method-assign]
 
 
 def _api_token() -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,46 @@ def load(path: str | None = None) -> dict[str, Any]:
     return document
 
 
+SOURCE_FILE = re.compile(r"(spec/[^\s#;(),]+?(?:\.yaml)?|generated/variants/public\.json)(?=[\s#;(),]|$)(#[^\s;(),]*)?")
+
+
+def escape(key: str) -> str:
+    """A JSON pointer segment (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def contract_pointers(text: str, document: dict[str, Any] | None = None) -> str:
+    """`text` with each source file of the contract (`spec/...yaml#/pointer`, `generated/variants/public.json`)
+    written as the JSON pointer of that place in the contract itself (`#/components/schemas/Task/...`): what an
+    implementer, who has the contract but not this repository's sources, can look up."""
+    document = document or load()
+    by_file = {path.strip("/").replace("/", "_"): f"/paths/{escape(path)}" for path in document.get("paths", {})}
+
+    def pointer(match: re.Match[str]) -> str:
+        file, fragment = match.group(1).removesuffix(".yaml"), (match.group(2) or "#")[1:]
+        if file.startswith("generated/") or file == "spec/openapi":
+            base = ""
+        elif file.startswith("spec/paths/"):
+            base = by_file.get(file.removeprefix("spec/paths/"), "")
+            if not base:
+                return match.group(0)
+        else:
+            kind, _, name = file.removeprefix("spec/components/").partition("/")
+            base = f"/components/{kind}/{escape(name)}"
+        return f"#{base}{fragment}"
+
+    return SOURCE_FILE.sub(pointer, text)
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """The node at the JSON pointer `pointer` (`#/a/b` or `/a/b`); KeyError or IndexError when there is none."""
+    node = document
+    for part in pointer.lstrip("#").split("/")[1:] if pointer.strip("#") else []:
+        key = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    return node
+
+
 def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in node:
         pointer = node["$ref"].removeprefix("#/").split("/")
@@ -55,11 +96,39 @@ def response_schema(method: str, path: str, status: int, document: dict[str, Any
     return content.get("schema", {}) if content else {}
 
 
+# The formats the contract uses beyond JSON Schema's own (`int32`, `int64`: OpenAPI's; a decimal string for 64 bits,
+# "64-bit integers travel as decimal strings"), and `duration` (ISO 8601), whose stock checker needs a package the
+# kit does not depend on: each is checked, never passed unread.
+DURATION = re.compile(
+    r"^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?"
+    r"(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$"
+)
+FORMATS = jsonschema.FormatChecker()
+
+
+@FORMATS.checks("int32")
+def _int32(value: object) -> bool:
+    return not isinstance(value, int) or isinstance(value, bool) or -(2**31) <= value < 2**31
+
+
+@FORMATS.checks("int64")
+def _int64(value: object) -> bool:
+    if isinstance(value, str):
+        return re.fullmatch(r"-?[0-9]+", value) is not None and -(2**63) <= int(value) < 2**63
+    return not isinstance(value, int) or isinstance(value, bool) or -(2**63) <= value < 2**63
+
+
+@FORMATS.checks("duration")
+def _duration(value: object) -> bool:
+    return not isinstance(value, str) or DURATION.match(value) is not None
+
+
 def schema_errors(schema: Any, instance: Any, document: dict[str, Any] | None = None) -> list[str]:
-    """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components)."""
+    """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components, every format
+    the contract names checked)."""
     document = document or load()
     wrapped = {"$defs": {}, "components": document.get("components", {}), "allOf": [schema]}
-    validator = jsonschema.Draft202012Validator(wrapped, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(wrapped, format_checker=FORMATS)
     return [
         f"{'/'.join(str(part) for part in error.absolute_path) or '(root)'}: {error.message}"[:300]
         for error in sorted(validator.iter_errors(instance), key=lambda error: list(error.absolute_path))[:5]

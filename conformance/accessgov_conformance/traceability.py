@@ -17,11 +17,13 @@ from typing import Any
 
 import yaml
 
+from .spec import contract_pointers
+
 RESOURCE = "traceability.yaml"
 REQUIREMENT_ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$")
 VARIANT_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 KEYS = {"id", "source", "text", "rules", "variants", "partial", "unobservable", "decision"}
-SOURCE_KEYS = {"seed", "spec"}
+SOURCE_KEYS = {"requirements", "spec"}
 
 
 class TraceabilityError(ValueError):
@@ -42,7 +44,7 @@ class Requirement:
     id: str
     section: str
     text: str
-    seed: str = ""
+    requirements: str = ""  # the section of the requirements document that states it
     spec: str = ""
     rules: tuple[str, ...] = ()
     # variant name -> the rules that send it (forbidden variants, or for an "accepts" requirement allowed ones)
@@ -59,7 +61,12 @@ class Requirement:
 
     @property
     def source(self) -> str:
-        return "; ".join(part for part in (f"seed: {self.seed}" if self.seed else "", self.spec) if part)
+        """`spec: <pointer into the contract>; requirements: <section>`, as an implementer can look them up."""
+        parts = [
+            f"spec: {contract_pointers(self.spec)}" if self.spec else "",
+            self.requirements and f"requirements: {self.requirements}",
+        ]
+        return "; ".join(part for part in parts if part)
 
     def variant_keys(self) -> list[str]:
         """`REQUIREMENT-ID/variant` for each variant: what a self-test mutant's `covers` names."""
@@ -93,7 +100,9 @@ def _requirement(section: str, index: int, entry: Any) -> Requirement:
         raise TraceabilityError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {known})")
     source = entry.get("source")
     if not isinstance(source, dict) or not source or set(source) - SOURCE_KEYS:
-        raise TraceabilityError(f"{where}: `source` must be a mapping with `seed` and/or `spec`, got {source!r}")
+        raise TraceabilityError(
+            f"{where}: `source` must be a mapping with `requirements` and/or `spec`, got {source!r}"
+        )
     variants_in = entry.get("variants") or {}
     if not isinstance(variants_in, dict):
         raise TraceabilityError(f"{where}: `variants` must map a variant name to its rule id(s), got {variants_in!r}")
@@ -107,7 +116,7 @@ def _requirement(section: str, index: int, entry: Any) -> Requirement:
         id=requirement_id,
         section=section,
         text=_text(where, "text", entry.get("text")),
-        seed=_text(where, "source.seed", source["seed"]) if "seed" in source else "",
+        requirements=_text(where, "source.requirements", source["requirements"]) if "requirements" in source else "",
         spec=_text(where, "source.spec", source["spec"]) if "spec" in source else "",
         rules=rules,
         variants=variants,

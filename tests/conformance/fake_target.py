@@ -25,7 +25,9 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 BASE_URL = "http://fake.test"
 TENANT = "https://fake.accessgov.example"
-ADMIN, VIEWER, OAUTH_TOKEN = "admin-token", "viewer-token", "oauth-access-token"
+ADMIN, OPERATOR, VIEWER, OAUTH_TOKEN = "admin-token", "operator-token", "viewer-token", "oauth-access-token"
+ROLES = {ADMIN: "admin", OPERATOR: "operator", VIEWER: "viewer", OAUTH_TOKEN: "admin"}
+ACTIONS = ["TASK_ACTION_TYPE_COMMENT", "TASK_ACTION_TYPE_RESTART"]
 CLIENT_ID, CLIENT_SECRET = "fake-client", "fake-client-secret"
 SECRET = base64.urlsafe_b64encode(hashlib.sha256(b"fake listener").digest()).rstrip(b"=").decode()
 JWT_KEY = ed25519.Ed25519PrivateKey.generate()
@@ -34,7 +36,14 @@ JWT_PEM = JWT_KEY.private_bytes(
 )
 KID = "fake-kid"
 APPS = {"app-big": 250, "app-small": 12}
-EXPAND = {"*", "user_id", "app_id", "app_user_id", "identity_user_id"}
+EXPAND = {
+    "*", "access_review_id", "user_id", "created_by_user_id", "app_id", "app_user_id", "app_entitlement_ids",
+    "step_approver_ids", "approver_ids", "identity_user_id", "insight_ids", "app_user_last_usage",
+    "entitlement_scope_bindings", "scope_role_resources", "resource",
+}  # fmt: skip
+ID_LIMIT = 128
+LIFETIME = 0.1  # seconds an issued credential lives where a lifetime switch is on (the tests wait 0.2 s)
+UP = "5b1f1e0c-2d3a-4b5c-8d7e-9f0a1b2c3d4e"  # the elevated sequence's key: an opaque UUID
 STEPS = [{"approval": {}}, {"provision": {}}]
 # An elevated sequence one approval longer: one step on, it reads as the baseline sequence.
 ELEVATED = [{"approval": {}}, *STEPS]
@@ -69,6 +78,23 @@ token = "{ADMIN}"
 restricted_token = "{VIEWER}"
 oauth_client_id = "{CLIENT_ID}"
 oauth_client_secret = "{CLIENT_SECRET}"
+
+[[auth.callers]]
+role = "admin"
+token = "{ADMIN}"
+restart = true
+permissions = {{ read = true, edit = true, delete = true }}
+
+[[auth.callers]]
+role = "operator"
+token = "{OPERATOR}"
+restart = true
+permissions = {{ read = true, edit = true, delete = false }}
+
+[[auth.callers]]
+role = "viewer"
+token = "{VIEWER}"
+restart = false
 
 [[listeners]]
 id = "wh_a"
@@ -124,13 +150,49 @@ expected_entitlements = 250
 
 
 class Refusal(Exception):
-    def __init__(self, status: int, code: str, headers: dict[str, str] | None = None, oauth: bool = False) -> None:
+    def __init__(
+        self, status: int, code: str, headers: dict[str, str] | None = None, oauth: bool = False, message: str = ""
+    ) -> None:
         super().__init__(code)
         self.status, self.code, self.headers, self.oauth = status, code, headers or {}, oauth
+        self.message = message or code.lower()
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is beyond a double")
+    return value
+
+
+def _unicode(node: Any) -> None:
+    """Raise on a string holding a lone surrogate (a `\\ud800` escape: valid JSON grammar, no character)."""
+    if isinstance(node, str):
+        node.encode("utf-8")
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            _unicode(key)
+            _unicode(value)
+    elif isinstance(node, list):
+        for value in node:
+            _unicode(value)
+
+
+def strict_json(raw: bytes, *, lenient: bool = False) -> Any:
+    """JSON text as the contract reads it: UTF-8, no NaN/Infinity, numbers a double holds, no lone surrogates
+    (`lenient`: the grammar only)."""
+    if lenient:
+        return json.loads(raw)
+    document = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite, parse_int=int)
+    try:
+        _unicode(document)
+    except UnicodeEncodeError:
+        raise ValueError("a lone surrogate") from None
+    return document
 
 
 def _b64url_decode(text: str) -> bytes:
@@ -152,6 +214,11 @@ class FakeTarget:
     comments: dict[str, int] = field(default_factory=dict)
     used_tokens: set[str] = field(default_factory=set)
     ticket_secret: bytes = field(default_factory=lambda: uuid.uuid4().bytes)
+    issued: dict[str, float] = field(default_factory=dict)  # access or page token -> when it was issued
+    runs: int = 0
+    restarts: int = 0
+    accepted_at: dict[tuple[str, str], float] = field(default_factory=dict)
+    last_view: dict[str, Any] = field(default_factory=dict)  # task -> the objectPermissions answered last
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -174,12 +241,35 @@ class FakeTarget:
                 status, body, headers = self.restart(request, match.group(1))
             elif (match := re.fullmatch(r"/api/v1/webhooks/incoming/([^/]+)", path)) and request.method == "POST":
                 status, body, headers = self.webhook(request, match.group(1))
+            elif self.route_exists(path) and not self.broken("ER-METHOD-001"):
+                raise Refusal(405, "METHOD_NOT_ALLOWED", {"Allow": "POST"})
+            elif self.broken("ER-ROUTE-001"):
+                raise Refusal(400, "INVALID_ARGUMENT")
             else:
                 raise Refusal(404, "NOT_FOUND")
         except Refusal as refusal:
             status, headers = refusal.status, refusal.headers
-            body = {"error": refusal.code} if refusal.oauth else {"code": refusal.code, "message": refusal.code.lower()}
+            body = {"error": refusal.code} if refusal.oauth else {"code": refusal.code, "message": refusal.message}
+        if self.broken("ER-REQID-002") and not REQUEST_ID.match(sent):
+            request_id = "generated-request-id"  # one id for every response, not 32 hex digits
         return httpx.Response(status, json=body, headers={"X-Request-Id": request_id, **headers})
+
+    @staticmethod
+    def route_exists(path: str) -> bool:
+        patterns = (
+            r"/api/v1/tasks/[^/]+/action/restart", r"/api/v1/apps/[^/]+/entitlements",
+            r"/api/v1/webhooks/incoming/[^/]+", r"/auth/v1/token",
+        )  # fmt: skip
+        return any(re.fullmatch(pattern, path) for pattern in patterns)
+
+    def fresh(self, credential: str, rule_id: str) -> bool:
+        """Whether `credential` is still valid: forever, unless `rule_id` is broken (then for LIFETIME s)."""
+        issued = self.issued.get(credential)
+        return not self.broken(rule_id) or issued is None or time.time() - issued < LIFETIME
+
+    def quoted(self, rule_id: str, value: str) -> str:
+        """A message naming the value sent: cut to 64 characters, unless `rule_id` is broken."""
+        return f"got {value if self.broken(rule_id) else value[:60]!r}"
 
     # --- OAuth -------------------------------------------------------------------------------------------------
 
@@ -211,8 +301,17 @@ class FakeTarget:
             raise Refusal(401, "invalid_client", {"WWW-Authenticate": "Basic"}, oauth=True)
         if credentials is not None and credentials != (CLIENT_ID, CLIENT_SECRET) and not self.broken("AU-OAUTH-003"):
             raise Refusal(401, "invalid_client", {"WWW-Authenticate": "Basic"}, oauth=True)
+        if "scope" in form and self.broken("IG-SCOPE-001"):
+            raise Refusal(400, "invalid_scope", oauth=True)
         headers = {} if self.broken("AU-OAUTH-001") else {"Cache-Control": "no-store"}
-        return 200, {"access_token": OAUTH_TOKEN, "token_type": "Bearer", "expires_in": 3600}, headers
+        token = OAUTH_TOKEN
+        if self.broken("LT-TOKEN-001"):
+            token = f"{OAUTH_TOKEN}-{len(self.issued)}"
+            self.issued[token] = time.time()
+        if self.broken("AU-OAUTH-008"):
+            headers = {"Cache-Control": "no-store, private"}
+            return 200, {"access_token": token, "token_type": "bearer", "expires_in": 3600.0}, headers
+        return 200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600}, headers
 
     def caller(self, request: httpx.Request, rule_id: str) -> str:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -220,7 +319,9 @@ class FakeTarget:
             token = ""
         if self.broken("AU-API-004") and "access_token" in request.url.params:
             token = request.url.params["access_token"]
-        known = {ADMIN, VIEWER} | (set() if self.broken("AU-API-002") else {OAUTH_TOKEN})
+        known = {ADMIN, OPERATOR, VIEWER} | (set() if self.broken("AU-API-002") else {OAUTH_TOKEN})
+        if token in self.issued and self.fresh(token, "LT-TOKEN-001"):
+            return OAUTH_TOKEN
         if token not in known:
             if self.broken(rule_id):
                 return ADMIN
@@ -238,6 +339,10 @@ class FakeTarget:
     def offset(self, app_id: str, token: str | None, caller: str = "") -> int:
         if not token:
             return 10 if token == "" and self.broken("PG-TOKEN-002") else 0
+        if not self.fresh(token, "LT-PAGE-001"):
+            raise Refusal(400, "INVALID_PAGE_TOKEN")
+        if token.count(".") == 2:  # a token of one answer (LT-PAGE-001): its lifetime was checked
+            token = token.rsplit(".", 1)[0]
         if self.broken("PG-TOKEN-005") and token in self.used_tokens:
             raise Refusal(400, "INVALID_PAGE_TOKEN")
         self.used_tokens.add(token)
@@ -245,16 +350,19 @@ class FakeTarget:
             encoded, _, _mac = token.partition(".")
             offset = int(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
         except ValueError:
-            raise Refusal(400, "INVALID_PAGE_TOKEN") from None
+            raise Refusal(400, "INVALID_PAGE_TOKEN", message=self.quoted("ER-QUOTE-002", token)) from None
         if self.broken("PG-TOKEN-004") or hmac.compare_digest(token, self.page_token(app_id, offset, caller)):
             return offset
-        raise Refusal(400, "INVALID_PAGE_TOKEN")
+        raise Refusal(400, "INVALID_PAGE_TOKEN", message=self.quoted("ER-QUOTE-002", token))
 
     def entitlements(self, request: httpx.Request, app_id: str) -> tuple[int, Any, dict[str, str]]:
         caller = self.caller(request, "AU-API-001")
+        limit = len(app_id.encode()) if self.broken("LN-PATH-002") else len(app_id)
+        if limit > ID_LIMIT:
+            raise Refusal(400, "INVALID_ARGUMENT")
         if app_id not in APPS:
             if not self.broken("PG-404-001"):
-                raise Refusal(404, "NOT_FOUND")
+                raise Refusal(404, "NOT_FOUND", message=self.quoted("ER-QUOTE-003", app_id))
             return 200, {"list": [], "nextPageToken": ""}, {}
         raw = request.url.params.get("page_size")
         size = 20 if self.broken("PG-SIZE-001") else 25
@@ -263,7 +371,7 @@ class FakeTarget:
         if raw is not None and self.broken("PG-SIZE-005"):  # Python's int(): " 10" and "1_0" pass, "ten" is 25
             size = int(raw) if raw.strip().replace("_", "").lstrip("+-").isdigit() else size
         elif raw is not None and not INTEGER.match(raw):
-            raise Refusal(400, "INVALID_PAGE_SIZE")
+            raise Refusal(400, "INVALID_PAGE_SIZE", message=self.quoted("ER-QUOTE-001", raw))
         elif raw is not None:
             size = int(raw)
         if not self.broken("PG-SIZE-002"):
@@ -278,27 +386,45 @@ class FakeTarget:
         if self.broken("PG-ORDER-001"):
             self.listings += 1  # every other listing in another order
             ids = ids[1:] + ids[:1] if self.listings % 2 else ids
+        if self.broken("PG-ORDER-002") and size == 10:
+            ids = ids[::-1]  # another order at another page size
+        if offset and raw is not None and self.broken("PG-SIZE-003"):
+            size = max(int(raw), 10) if INTEGER.match(raw) else size  # later pages: not clamped to 100
         chunk = ids[offset : offset + size]
         step = size - 1 if self.broken("PG-WALK-001") else size
         more = offset + size < total if not self.broken("PG-TOKEN-001") else offset < total
         token = self.page_token(app_id, offset + step, caller) if more else ""
+        if token and self.broken("LT-PAGE-001"):
+            token += "." + uuid.uuid4().hex[:6]  # one token per answer, each with its own lifetime
+            self.issued[token] = time.time()
         items = [
-            {"appEntitlement": {"id": item, "appId": app_id, "displayName": item, "description": "", "slug": item}}
+            {
+                "appEntitlement": {"id": item, "appId": app_id, "displayName": item, "description": "", "slug": item},
+                "appPath": "$.expanded[0]",
+            }
             for item in chunk
         ]
-        return 200, {"list": items, "nextPageToken": token}, {}
+        expanded = [{"@type": "app", "id": app_id}]
+        if self.broken("PG-EXPAND-001"):
+            expanded.append({"@type": "app", "id": app_id})  # the app again
+        return 200, {"list": items, "nextPageToken": token, "expanded": expanded}, {}
 
     # --- restart -----------------------------------------------------------------------------------------------
 
     def restart(self, request: httpx.Request, task_ref: str) -> tuple[int, Any, dict[str, str]]:
         caller = self.caller(request, "RS-401-001")
         self.body_limit(request)
+        counted = len(task_ref.encode()) if self.broken("LN-PATH-001") else len(task_ref)
+        if counted > ID_LIMIT:
+            raise Refusal(400, "INVALID_ARGUMENT")
         try:
-            body = json.loads(request.content or b"{}")
+            body = strict_json(request.content or b"{}", lenient=self.broken("RS-JSON-001"))
         except ValueError:
             raise Refusal(400, "INVALID_JSON") from None
-        if not self.broken("RS-BODY-001") and not self.well_formed(body):
-            raise Refusal(400, "INVALID_ARGUMENT")
+        if not self.broken("RS-BODY-001") and not self.well_formed(body, request.content, self.breaks):
+            comment = body.get("comment") if isinstance(body, dict) else None
+            message = self.quoted("ER-QUOTE-007", comment) if isinstance(comment, str) else "invalid_argument"
+            raise Refusal(400, "INVALID_ARGUMENT", message=message)
         if not isinstance(body, dict):
             body = {}
         if set(body) - {"comment", "expandMask", "policyStepId"} and self.broken("RS-BODY-002"):
@@ -306,8 +432,9 @@ class FakeTarget:
         if "policyStepId" in body and self.broken("RS-DEPR-001"):
             raise Refusal(400, "INVALID_ARGUMENT")
         paths = ((body.get("expandMask") or {}).get("paths")) or []
-        if any(path not in EXPAND for path in paths) and not self.broken("RS-EXPAND-002"):
-            raise Refusal(400, "INVALID_EXPAND_PATH")
+        unknown = [path for path in paths if path not in EXPAND]
+        if unknown and not self.broken("RS-EXPAND-002"):
+            raise Refusal(400, "INVALID_EXPAND_PATH", message=self.quoted("ER-QUOTE-004", str(unknown[0])))
         by_numeric = {task["numericId"]: task_id for task_id, task in TASKS.items()}
         task_id = task_ref if task_ref in TASKS else None
         if task_id is None and not self.broken("RS-NUM-001") and task_ref.isdigit():
@@ -315,7 +442,7 @@ class FakeTarget:
         if task_id is None:
             if self.broken("RS-404-001"):
                 raise Refusal(400, "INVALID_ARGUMENT")
-            raise Refusal(404, "NOT_FOUND")
+            raise Refusal(404, "NOT_FOUND", message=self.quoted("ER-QUOTE-003", task_ref))
         if caller == VIEWER and not self.broken("RS-403-001"):
             raise Refusal(403, "PERMISSION_DENIED")
         task = TASKS[task_id]
@@ -327,15 +454,27 @@ class FakeTarget:
         first = 1 if self.broken("RS-FLOW-001") else 0
         steps = ELEVATED if task.get("elevated") else STEPS
         current = {"id": f"step-{self.tickets}", "state": "POLICY_STEP_STATE_ACTIVE", **steps[first]}
-        if body.get("comment") and not self.broken("RS-COMMENT-001"):
+        comment = body.get("comment") or (body.get("Comment") if self.broken("IG-MEMBERS-001") else None)
+        if comment and not self.broken("RS-COMMENT-001"):
             self.comments[task_id] = self.comments.get(task_id, 0) + 1
+        role = ROLES.get(caller, "viewer")
+        permissions = {"read": True, "edit": role in ("admin", "operator"), "delete": role == "admin", "extra": {}}
+        if self.broken("CL-ROLE-001"):
+            permissions = {"read": True, "edit": True, "delete": True, "extra": {}}  # the admin's, for everyone
+        if self.broken("CL-ROLE-002"):
+            permissions = self.last_view.setdefault(task_id, permissions)  # the first caller's, cached
+        self.restarts += 1
         view: dict[str, Any] = {
             "task": {
                 "id": task_id,
-                "numericId": task["numericId"],
+                "numericId": str(int(task["numericId"]) + self.restarts)
+                if self.broken("RS-STABLE-001")
+                else task["numericId"],
                 "state": "TASK_STATE_OPEN",
                 "userId": "user-1",
+                "actions": ["TASK_ACTION_TYPE_COMMENT"] if self.broken("CL-ROLE-001") else list(ACTIONS),
                 "commentCount": self.comments.get(task_id, 0),
+                "deletedAt": "2026-01-01T00:00:00Z" if self.broken("TY-TASK-001") else None,
                 "policy": {
                     "current": current,
                     "next": steps[first + 1 :],
@@ -346,30 +485,39 @@ class FakeTarget:
                         # the baseline entry is keyed by the lowercased policy type (TY-POLICY-001)
                         "policySteps": {
                             ("grants" if self.broken("TY-POLICY-001") else "grant"): {"steps": STEPS},
-                            "up": {"steps": ELEVATED},
+                            UP: {"steps": ELEVATED},
                         },
                     },
                 },
             }
         }
+        view["objectPermissions"] = permissions
         expanded = []
         if paths:
             expanded = [{"@type": "user", "id": "user-1"}, {"@type": "app", "id": "app-big"}]
             if self.broken("TY-EXPANDED-001"):
                 expanded[1] = {"type": "app", "id": "app-big"}
-            view["userPath"] = "$.expanded[0]"
-            if "*" in paths or "app_id" in paths or self.broken("RS-EXPAND-001"):
+            if "*" in paths or "user_id" in paths or "app_user_id" in paths or "identity_user_id" in paths:
+                view["userPath"] = "$.expanded[0]"
+            star = "*" in paths and not self.broken("RS-EXPAND-003")
+            if star or "app_id" in paths or self.broken("RS-EXPAND-001"):
                 view["appPath"] = "$.expanded[5]" if self.broken("RS-EXPAND-001") else "$.expanded[1]"
         ticket = "" if self.broken("RS-OK-001") else f"ticket-{self.tickets}"
+        if self.broken("IG-MEMBERS-001") and isinstance(body.get("ticketActionId"), str):
+            ticket = body["ticketActionId"]
         return 200, {"taskView": view, "expanded": expanded, "ticketActionId": ticket}, {}
 
     @staticmethod
-    def well_formed(body: Any) -> bool:
-        """The restart body against TaskActionsServiceRestartRequest (types and the comment's length)."""
+    def well_formed(body: Any, raw: bytes = b"", breaks: set[str] | None = None) -> bool:
+        """The restart body against TaskActionsServiceRestartRequest (types and the comment's length, in characters;
+        in UTF-8 bytes where LN-COMMENT-001 is broken)."""
         if not isinstance(body, dict):
             return False
         comment, mask, step = body.get("comment", ""), body.get("expandMask"), body.get("policyStepId", "")
-        if not isinstance(comment, str) or len(comment) > COMMENT_LIMIT or not isinstance(step, str):
+        if not isinstance(comment, str) or not isinstance(step, str):
+            return False
+        length = len(comment.encode()) if "LN-COMMENT-001" in (breaks or set()) else len(comment)
+        if length > COMMENT_LIMIT:
             return False
         if mask is None:
             return True
@@ -384,10 +532,13 @@ class FakeTarget:
         request.read()  # a chunked body arrives as a stream
         if self.broken("EV-OPS-001"):  # a failed-authentication limit that locks every delivery out
             raise Refusal(429, "TOO_MANY_FAILED_ATTEMPTS", {"Retry-After": "60"})
+        counted = len(listener_id)
+        if counted > ID_LIMIT and not self.broken("LN-PATH-003"):
+            raise Refusal(400, "INVALID_ARGUMENT")
         listener = LISTENERS.get(listener_id)
         if listener is None:
             if not self.broken("WH-404-001"):
-                raise Refusal(404, "NOT_FOUND")
+                raise Refusal(404, "NOT_FOUND", message=self.quoted("ER-QUOTE-006", listener_id))
             listener = LISTENERS["wh_a"]
         headers = request.headers
         event_id = headers.get("webhook-event-id")
@@ -417,14 +568,19 @@ class FakeTarget:
         if self.broken("WH-ORDER-003") and key in self.events:
             raise Refusal(409, "DUPLICATE_EVENT")
         self.authenticate(request, listener, listener_id)
-        if key in self.events and not self.broken("WH-IDEM-001"):
+        accepted_at = self.accepted_at.get(key)  # type: ignore[arg-type]
+        forgotten = self.broken("LT-EVENT-001") and accepted_at is not None and time.time() - accepted_at > LIFETIME
+        if key in self.events and not self.broken("WH-IDEM-001") and not forgotten:
             raise Refusal(409, "DUPLICATE_EVENT")
         self.events.add(key)  # type: ignore[arg-type]
+        self.accepted_at[key] = time.time()  # type: ignore[index]
         named = str(uuid.uuid4()) if self.broken("WH-ACCEPT-001") else headers.get("webhook-event-id", event_id)
-        run: dict[str, Any] = {"id": "run-1", "status": "AUTOMATION_RUN_STATUS_QUEUED", "reason": None}
+        self.runs += 0 if self.broken("WH-RUN-003") else 1
+        run_id = f"run-{self.runs}"
+        run: dict[str, Any] = {"id": run_id, "status": "AUTOMATION_RUN_STATUS_QUEUED", "reason": None}
         rule = {"wh_disabled": "WH-RUN-001", "wh_unpublished": "WH-RUN-002"}.get(listener_id, "")
         if listener.get("skipped") and not self.broken(rule):
-            run = {"id": "run-1", "status": "AUTOMATION_RUN_STATUS_SKIPPED", "reason": listener["skipped"]}
+            run = {"id": run_id, "status": "AUTOMATION_RUN_STATUS_SKIPPED", "reason": listener["skipped"]}
         return 200, {"eventId": named, "automationRun": run}, {}
 
     def shape(self, request: httpx.Request) -> tuple[str, Any]:
@@ -455,7 +611,7 @@ class FakeTarget:
         if event_id != event_id.lower() and self.broken("WH-EID-003"):  # upper-case hex taken for invalid
             raise Refusal(400, "INVALID_EVENT_ID")
         if not UUID.match(event_id) and not self.broken("WH-EID-001"):
-            raise Refusal(400, "INVALID_EVENT_ID")
+            raise Refusal(400, "INVALID_EVENT_ID", message=self.quoted("ER-QUOTE-005", event_id))
         if UUID.match(event_id) and uuid.UUID(event_id).variant != uuid.RFC_4122 and not self.broken("WH-EID-001"):
             raise Refusal(400, "INVALID_EVENT_ID")
         if UUID.match(event_id) and uuid.UUID(event_id).version != 4 and not self.broken("WH-EID-002"):
@@ -465,7 +621,7 @@ class FakeTarget:
         if counted and len(request.content) > limit:
             raise Refusal(413, "PAYLOAD_TOO_LARGE")
         try:
-            body = json.loads(request.content.decode("utf-8"), parse_constant=_no_constant)
+            body = strict_json(request.content)
             if self.broken("WH-JSON-002") and not isinstance(body, dict):  # "JSON" taken to mean an object
                 raise ValueError("not an object")
         except (ValueError, RecursionError) as error:

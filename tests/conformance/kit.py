@@ -26,5 +26,6 @@ def run_fake(config: Config, fake: FakeTarget, only: str = "", seed: int = 1) ->
     with httpx.Client(transport=fake.transport(), timeout=5) as client:
         state = RunState(config, seed, client)
         state.retry_budget.sleep = lambda _seconds: None  # the fake's 429s are waited out without waiting
+        state.lifetime_min_age = 0.2  # the fake's lifetime switches end a credential after 0.1 s
         results = run(rules, state, lambda *_: None)
     return {result.rule.id: result for result in results}

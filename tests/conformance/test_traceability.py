@@ -34,7 +34,7 @@ MODULES = {
 
 ENTRY = """
   - id: {id}
-    source: {{seed: "Errors"}}
+    source: {{requirements: "Errors"}}
     text: A statement.
 """
 
@@ -88,7 +88,7 @@ def test_statuses_follow_rules_partial_and_unobservable() -> None:
         (_doc(ENTRY.format(id="ERR-X") + "    rules: [ER-REQID-001]\n    unobservable: why\n"), "one or the other"),
         (_doc(ENTRY.format(id="ERR-X") + "    partial: what\n"), "`partial` without rules"),
         (_doc(ENTRY.format(id="ERR-X") + "    rules: [A-1]\n    variants:\n      Bad_Name: A-1\n"), "lower-kebab"),
-        (_doc(ENTRY.format(id="ERR-X").replace('source: {seed: "Errors"}', "source: {}")), "`source` must be"),
+        (_doc(ENTRY.format(id="ERR-X").replace('source: {requirements: "Errors"}', "source: {}")), "`source` must be"),
         ("errors: {}\n", "section 'errors': must be a list"),
     ],
 )

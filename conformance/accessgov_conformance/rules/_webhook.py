@@ -15,8 +15,8 @@ from ..signing import hmac_signature
 from ..verdicts import Fail, NoEvidence, NotApplicable
 
 WH = "spec/paths/api_v1_webhooks_incoming_{listener_id}.yaml"
-SEED_ERRORS = "Errors > Inbound webhook responses"
-SEED_HEADERS = "Authentication > Required headers"
+SECTION_ERRORS = "Errors > Inbound webhook responses"
+SECTION_HEADERS = "Authentication > Required headers"
 SKIPPED = "AUTOMATION_RUN_STATUS_SKIPPED"
 # Addresses no listener restricted to loopback or private ranges holds (RFC 5737 / RFC 3849 documentation ranges).
 EARLY = 0.25  # seconds: how late after its chosen moment in a second a same-second batch may start

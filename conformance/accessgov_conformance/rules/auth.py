@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import urllib.parse
 
 from .. import spec
@@ -14,7 +15,7 @@ from ..verdicts import Fail, NotApplicable
 FAMILY = "auth"
 TOKEN_OP = "spec/paths/auth_v1_token.yaml"
 LIST_OP = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
-SEED = "Authentication"
+SECTION = "Authentication"
 
 
 def _client(ctx: Context) -> tuple[str, str]:
@@ -62,8 +63,8 @@ def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1)
     body = ctx.expect(exchange, 200, what=what)
     if "no-store" not in exchange.response_headers.get("cache-control", ""):
         raise Fail(f"{what}: the token response lacks Cache-Control: no-store")
-    if str(body.get("token_type", "")).lower() != "bearer":
-        raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not Bearer")
+    if body.get("token_type") != "Bearer":
+        raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not exactly 'Bearer' (its description: always)")
     if ctx.config.is_mock or not ctx.config.app_id:
         return
     token = str(body["access_token"])
@@ -79,7 +80,7 @@ def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1)
     text="grant_type=client_credentials with client_id and client_secret in the form body is answered 200 with a "
     "Bearer token (Cache-Control: no-store) that the tenant API accepts.",
     spec=f"{TOKEN_OP}#/post/responses/200",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def body_credentials(ctx: Context) -> None:
@@ -95,7 +96,7 @@ def body_credentials(ctx: Context) -> None:
     text="grant_type=client_credentials with the client in an Authorization: Basic header is answered 200, also "
     "when the body names the same client_id.",
     spec=f"{TOKEN_OP}#/post/security",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def basic_credentials(ctx: Context) -> None:
@@ -114,7 +115,7 @@ def basic_credentials(ctx: Context) -> None:
     "with WWW-Authenticate: Basic; an empty secret is refused (401 invalid_client or 400 invalid_request); "
     "never a token.",
     spec=f"{TOKEN_OP}#/post/responses/401",
-    seed=SEED,
+    requirements=SECTION,
 )
 def wrong_secret(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -142,7 +143,7 @@ def wrong_secret(ctx: Context) -> None:
     title="The token endpoint requires client authentication",
     text="grant_type=client_credentials with no client credentials is answered 401 invalid_client.",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def no_client(ctx: Context) -> None:
     _client(ctx)  # not applicable without an OAuth client
@@ -155,7 +156,7 @@ def no_client(ctx: Context) -> None:
     title="One client authentication method per request",
     text="HTTP Basic and a client_secret in the body together are answered 400 invalid_request.",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def two_methods(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -174,7 +175,7 @@ UNSUPPORTED_GRANTS = ("password", "authorization_code", "refresh_token", "CLIENT
     "case-sensitive) or client_credential is answered 400 unsupported_grant_type; no grant_type is 400 "
     "invalid_request (RFC 6749 section 5.2).",
     spec="spec/components/schemas/OAuthTokenRequest.yaml#/properties/grant_type",
-    seed=SEED,
+    requirements=SECTION,
     mock=True,
 )
 def other_grant(ctx: Context) -> None:
@@ -198,7 +199,7 @@ def other_grant(ctx: Context) -> None:
     text="A token request with a JSON body is answered 400 invalid_request; a form body whose Content-Type has "
     "a charset parameter is answered 200 (RFC 6749 section 3.2).",
     spec=f"{TOKEN_OP}#/post/description",
-    seed=SEED,
+    requirements=SECTION,
 )
 def form_encoded(ctx: Context) -> None:
     client_id, secret = _client(ctx)
@@ -222,7 +223,7 @@ def form_encoded(ctx: Context) -> None:
     text="GET .../entitlements without Authorization is 401 UNAUTHENTICATED with WWW-Authenticate; with an "
     "unknown token, an empty one, or one of characters no token has, likewise.",
     spec=f"{LIST_OP}#/get/security; spec/components/responses/Unauthorized.yaml",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
     mock=True,
 )
 def list_unauthenticated(ctx: Context) -> None:
@@ -244,7 +245,7 @@ def list_unauthenticated(ctx: Context) -> None:
     text="The tenant API accepts an access token from the token endpoint in Authorization: Bearer (bearerAuth "
     "and oauth travel in the same header; one header, no second credential).",
     spec="spec/openapi.yaml#/info/description (Tenant API credentials)",
-    seed="Authentication (bearerAuth and oauth in a single requirement)",
+    requirements="Authentication (bearerAuth and oauth in a single requirement)",
 )
 def oauth_on_api(ctx: Context) -> None:
     _client(ctx)  # not applicable without an OAuth client
@@ -268,7 +269,7 @@ def oauth_on_api(ctx: Context) -> None:
     text="Authorization: bearer <token> and BEARER <token> are accepted like Bearer <token> (RFC 9110 section "
     "11.1: the scheme is case-insensitive; RFC 6750 uses it as is).",
     spec="spec/components/securitySchemes/bearerAuth.yaml#/description",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
 )
 def scheme_case(ctx: Context) -> None:
     if not ctx.config.app_id:
@@ -287,7 +288,7 @@ def scheme_case(ctx: Context) -> None:
     "headers (a valid token beside an unknown one, in either order) are each answered 401 UNAUTHENTICATED.",
     spec="spec/openapi.yaml#/info/description (Tenant API credentials); "
     "spec/components/securitySchemes/bearerAuth.yaml#/description",
-    seed="Authentication (bearerAuth and oauth in a single requirement)",
+    requirements="Authentication (bearerAuth and oauth in a single requirement)",
 )
 def elsewhere(ctx: Context) -> None:
     if not ctx.config.app_id:
@@ -304,3 +305,39 @@ def elsewhere(ctx: Context) -> None:
         lines = {"Authorization": f"Bearer {first}", "authorization": f"Bearer {second}"}
         what = "two Authorization headers, the valid token " + ("first" if first == token else "second")
         _refused(ctx, _list(ctx, None, lines), what)
+
+
+INTEGER = re.compile(rb'"expires_in"\s*:\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|"[^"]*"|\w+)')
+
+
+@rule(
+    "AU-OAUTH-008",
+    family=FAMILY,
+    title="The token response's fields are spelled and typed exactly: expires_in whole seconds, token_type Bearer",
+    text="A token response has access_token (a non-empty string), token_type exactly `Bearer` and expires_in "
+    "written as a JSON integer of at least 1 (seconds: not a string, not 3600.0 or 3.6e3), under exactly those "
+    "names (RFC 6749 section 5.1), and Cache-Control exactly no-store, with HTTP Basic and with the client in the "
+    "body.",
+    spec="spec/components/schemas/OAuthTokenResponse.yaml",
+    requirements=SECTION,
+    mock=True,
+)
+def token_fields(ctx: Context) -> None:
+    client_id, secret = _client(ctx)
+    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    for what, exchange in (
+        ("HTTP Basic", ctx.client_credentials()),
+        ("client in the body", ctx.token_request(data=form)),
+    ):
+        body = ctx.expect(exchange, 200, what=what)
+        if not isinstance(body.get("access_token"), str) or not body["access_token"]:
+            raise Fail(f"{what}: access_token is {body.get('access_token')!r}, not a non-empty string")
+        if body.get("token_type") != "Bearer":
+            raise Fail(f"{what}: token_type is {body.get('token_type')!r}, not exactly 'Bearer'")
+        cache = exchange.response_headers.get("cache-control")
+        if cache is None or cache.strip().lower() != "no-store":
+            raise Fail(f"{what}: Cache-Control is {cache!r}, not exactly no-store (its schema's const)")
+        written = INTEGER.search(exchange.response_body)
+        literal = written.group(1).decode("ascii", "replace") if written else None
+        if literal is None or not literal.isdigit() or int(literal) < 1:
+            raise Fail(f"{what}: expires_in is written {literal!r}, not a whole number of seconds (at least 1)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,8 +15,9 @@ from ..verdicts import Fail, NoEvidence, NotApplicable
 FAMILY = "paging"
 LIST = "spec/paths/api_v1_apps_{app_id}_entitlements.yaml"
 SIZE = "spec/components/parameters/PageSize.yaml"
-SEED = "Endpoints > List and search operations (pagination convention)"
+SECTION = "Endpoints > List and search operations (pagination convention)"
 MAX_PAGES = 1000
+PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
 
 
 def _app(ctx: Context, *, other: bool = False, need: int = 0) -> str:
@@ -104,14 +107,25 @@ class Sizes:
 
 
 def page_sizes(ctx: Context, value: Sizes) -> None:
+    """Each size asked, on the first page and on a later one (the page after a first page of 10, asked with its
+    nextPageToken): the convention is the same on every page, the token carries a position, not a size."""
     _need(ctx, value.need)
     app_id = _app(ctx)
+    later: str | None = None
     for asked in value.asked:
         expected = asked if value.expected is None else value.expected
         params = {} if asked is None else {"page_size": asked}
+        shown = "absent" if asked is None else repr(asked)
         got = len(_page(ctx, app_id, f"page_size {asked!r}", **params).get("list") or [])
         if got != expected:
-            raise Fail(f"page_size {'absent' if asked is None else repr(asked)} gave {got} items, expected {expected}")
+            raise Fail(f"page_size {shown} gave {got} items, expected {expected}")
+        if ctx.config.is_mock or ctx.config.min_entitlements < 10 + expected:
+            continue  # a mock keeps no position; a later page of `expected` items needs that many more
+        later = later or _first_page(ctx, app_id)[1]
+        what = f"page_size {shown} on the page after a first page of 10"
+        got = len(_page(ctx, app_id, what, page_token=later, **params).get("list") or [])
+        if got != expected:
+            raise Fail(f"{what} gave {got} items, expected {expected} (as on a first page)")
 
 
 variants(
@@ -123,7 +137,7 @@ variants(
             title="page_size defaults to 25",
             text="Without page_size, a collection of more than 25 items is served 25 at a time.",
             spec=f"{SIZE}#/schema/default",
-            seed=f"{SEED} page_size; Limits (page_size range)",
+            requirements=f"{SECTION} page_size; Limits (page_size range)",
             value=Sizes(26, (None,), 25),
         ),
         Variant(
@@ -131,7 +145,7 @@ variants(
             title="page_size below 10 is treated as 10",
             text="page_size 9, 1, 0, -1 and -25 each give pages of 10 items (clamped, not rejected, not the default).",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(26, (9, 1, 0, -1, -25), 10),
         ),
         Variant(
@@ -140,7 +154,7 @@ variants(
             text="page_size 101, 1000 and 10**20 (beyond 64 bits) each give pages of 100 items (clamped, not "
             "rejected).",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(101, (101, 1000, 10**20), 100),
         ),
         Variant(
@@ -148,7 +162,7 @@ variants(
             title="page_size within 10..100 is honoured",
             text="page_size 10, 11, 37, 99 and 100 give pages of exactly that many items.",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(101, (10, 11, 37, 99, 100)),
         ),
     ),
@@ -165,7 +179,7 @@ NOT_INTEGERS = ("ten", "1.5", "10.0", "1e2", "", " 10", "10 ", "0x10", "1_0")
     text="page_size ten, 1.5, 10.0, 1e2, empty, with surrounding whitespace, 0x10 or 1_0 is answered 400 "
     "INVALID_PAGE_SIZE (not clamped, not the default).",
     spec=f"{SIZE}#/x-error-code",
-    seed=f"{SEED} page_size",
+    requirements=f"{SECTION} page_size",
     mock=True,
 )
 def not_integer(ctx: Context) -> None:
@@ -184,7 +198,7 @@ variants(
             title="Every decimal spelling of an integer is an integer",
             text="page_size 020 (leading zero) and +20 (explicit sign) give pages of 20 items.",
             spec=f"{SIZE}#/description",
-            seed=f"{SEED} page_size",
+            requirements=f"{SECTION} page_size",
             value=Sizes(21, ("020", "+20"), 20),
         ),
     ),
@@ -198,7 +212,7 @@ variants(
     text="Following nextPageToken at page_size 100 and again at 99 returns the same items in the same order, "
     "no item twice, every page but the last full (and the count named by fixtures.expected_entitlements).",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def full_walk(ctx: Context) -> None:
     app_id = _app(ctx)
@@ -233,7 +247,7 @@ def full_walk(ctx: Context) -> None:
     text='nextPageToken is non-empty while items remain and "" on the page holding the last item (also when '
     "the count is a multiple of the page size: no empty page after it).",
     spec="spec/components/schemas/NextPageToken.yaml",
-    seed=f"{SEED} (Response shape)",
+    requirements=f"{SECTION} (Response shape)",
 )
 def last_page(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -276,7 +290,7 @@ def _first_two(ctx: Context, app_id: str) -> tuple[dict[str, Any], list[str]]:
     title="An empty page_token means the first page",
     text='page_token="" returns the first page (the same items as no page_token, not those of the next page).',
     spec="spec/components/parameters/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def empty_token(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -292,7 +306,7 @@ def empty_token(ctx: Context) -> None:
     title="A page token is bound to its collection",
     text="A nextPageToken issued for one app is refused on another app with 400 INVALID_PAGE_TOKEN.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def bound_token(ctx: Context) -> None:
     app_id, other = _app(ctx), _app(ctx, other=True, need=11)
@@ -308,7 +322,7 @@ def bound_token(ctx: Context) -> None:
     text="A nextPageToken with one character changed, truncated, extended, or a made-up token (garbage, or "
     "well-formed base64url) is answered 400 INVALID_PAGE_TOKEN.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def altered_token(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
@@ -335,7 +349,7 @@ def altered_token(ctx: Context) -> None:
     text="The same nextPageToken sent twice (also after the walk reached the last page) returns the same page "
     "both times.",
     spec="spec/components/schemas/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def reused_token(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -357,7 +371,7 @@ def reused_token(ctx: Context) -> None:
     text="A nextPageToken issued to one credential (the API token) returns the same next page for another "
     "credential allowed to list the collection (an OAuth access token).",
     spec="spec/components/schemas/PageToken.yaml#/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def other_caller(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -378,7 +392,7 @@ def other_caller(ctx: Context) -> None:
     text="The first page asked twice returns the same items in the same order, and the second page continues "
     "where the first ended.",
     spec=f"{LIST}#/get/description",
-    seed=f"{SEED} page_token",
+    requirements=f"{SECTION} page_token",
 )
 def stable(ctx: Context) -> None:
     app_id = _app(ctx, need=21)
@@ -391,12 +405,96 @@ def stable(ctx: Context) -> None:
 
 
 @rule(
+    "PG-ORDER-002",
+    family=FAMILY,
+    title="One order across pages and page sizes",
+    text="The first three pages at page_size 10 (and at 25, without page_size) hold, in order, the first items of "
+    "the walk at page_size 100: pages cut one stable order, whatever their size.",
+    spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/list/description",
+    requirements=f"{SECTION} page_token",
+)
+def one_order(ctx: Context) -> None:
+    app_id = _app(ctx, need=76)
+    reference = [item for page in walk(ctx, app_id, 100) for item in page]
+    for size in (10, None):
+        items: list[str] = []
+        token = ""
+        for number in range(1, 4):
+            params: dict[str, Any] = {} if size is None else {"page_size": size}
+            if token:
+                params["page_token"] = token
+            page = _page(ctx, app_id, f"page {number} at page_size {size or 'default'}", **params)
+            items += _ids(page)
+            token = str(page.get("nextPageToken") or "")
+            if not token:
+                break
+        if items != reference[: len(items)]:
+            at = next(i for i, (a, b) in enumerate(zip(items, reference, strict=False)) if a != b) if items else 0
+            got = items[at] if at < len(items) else None
+            wanted = reference[at] if at < len(reference) else None
+            raise Fail(
+                f"pages at page_size {size or 'default'} differ from the walk at 100 at item {at + 1} "
+                f"({got!r} against {wanted!r})"
+            )
+
+
+PAGE_PATHS = ("appPath", "appResourcePath", "appResourceTypePath")
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@rule(
+    "PG-EXPAND-001",
+    family=FAMILY,
+    title="A page's related objects are each included once and located by its items",
+    text="On the first pages at page_size 100 and 10, `expanded` holds no object twice (the same object, or two "
+    "with the same @type and id), and every set path field of an item (appPath, appResourcePath, "
+    "appResourceTypePath) is `$.expanded[i]` inside `expanded`; appPath locates the entitlement's app.",
+    spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/expanded/description",
+    requirements=f"{SECTION} (Response shape)",
+)
+def expanded_once(ctx: Context) -> None:
+    app_id = _app(ctx, need=11)
+    for size in (100, 10):
+        what = f"the first page at page_size {size}"
+        page = _page(ctx, app_id, what, page_size=size)
+        expanded = page.get("expanded") or []
+        seen: dict[str, int] = {}
+        for index, obj in enumerate(expanded):
+            keys = [_canonical(obj)]
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+                keys.append(_canonical([obj.get("@type"), obj["id"]]))
+            for key in keys:
+                if key in seen:
+                    raise Fail(
+                        f"{what}: expanded[{index}] is expanded[{seen[key]}] again (each object is included once)"
+                    )
+                seen[key] = index
+        for number, item in enumerate(page.get("list") or [], 1):
+            for name in PAGE_PATHS:
+                value = item.get(name) if isinstance(item, dict) else None
+                if value in (None, ""):
+                    continue
+                match = PATH_FIELD.match(str(value))
+                if not match or int(match.group(1)) >= len(expanded):
+                    raise Fail(
+                        f"{what}: item {number}'s {name}={value!r} locates nothing in `expanded` ({len(expanded)})"
+                    )
+                located = expanded[int(match.group(1))]
+                owner = (item.get("appEntitlement") or {}).get("appId")
+                if name == "appPath" and isinstance(located, dict) and "id" in located and located["id"] != owner:
+                    raise Fail(f"{what}: item {number}'s appPath locates {located.get('id')!r}, not its app {owner!r}")
+
+
+@rule(
     "PG-404-001",
     family=FAMILY,
     title="An unknown app is 404",
     text="Listing the entitlements of an app the target does not have is answered 404 NOT_FOUND.",
     spec=f"{LIST}#/get/responses/404",
-    seed=SEED,
+    requirements=SECTION,
 )
 def unknown_app(ctx: Context) -> None:
     app_id = f"app-conformance-unknown-{ctx.rng.getrandbits(32):08x}"

@@ -7,6 +7,7 @@ stateless mock gives, therefore never passes a rule that needs state.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from ..verdicts import Fail, NoEvidence, NotApplicable
 FAMILY = "restart"
 OP = "spec/paths/api_v1_tasks_{task_id}_action_restart.yaml"
 REQUEST = "spec/components/schemas/TaskActionsServiceRestartRequest.yaml"
-SEED = "Endpoints > Restart a task"
+SECTION = "Endpoints > Restart a task"
 PATH_FIELD = re.compile(r"^\$\.expanded\[(\d+)\]$")
 FLOW_TASKS = 6
 MEMBERS = ("approval", "provision", "accept", "reject", "wait", "form", "action")
@@ -65,7 +66,13 @@ def _tickets_before(ctx: Context, exchange: Exchange) -> set[str]:
 
 
 def restarted(
-    ctx: Context, task_id: str, body: Any = None, what: str = "", *, expect_id: str | None = None
+    ctx: Context,
+    task_id: str,
+    body: Any = None,
+    what: str = "",
+    *,
+    expect_id: str | None = None,
+    token: str | None = "default",
 ) -> dict[str, Any]:
     """The 200 body of restarting the configured open task `task_id`; a refusal means the fixture is unusable.
 
@@ -73,7 +80,7 @@ def restarted(
     task `expect_id` (default `task_id`) in taskView.task.id.
     """
     label = f"{what}: " if what else ""
-    exchange = restart(ctx, task_id, body)
+    exchange = restart(ctx, task_id, body, token=token)
     if exchange.status in (404, 409):
         raise NoEvidence(f"the configured open task {task_id!r} cannot be restarted (HTTP {exchange.status})")
     body = ctx.expect(exchange, 200, what=what)
@@ -122,7 +129,7 @@ def _workflow(task: dict[str, Any]) -> tuple[Any, list[str | None]]:
     "whose ticketActionId is not empty and new, and whose task is the one addressed (any task state: the "
     "contract does not say which state a restarted task is in).",
     spec=f"{OP}#/post/responses/200",
-    seed=f"{SEED}; States and transitions",
+    requirements=f"{SECTION}; States and transitions",
 )
 def restart_by_id(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -136,7 +143,7 @@ def restart_by_id(ctx: Context) -> None:
     text="Restarting by the numericId the task reports restarts that same task (200, same id and numericId), "
     "also written with a leading zero (the numericId is a number).",
     spec="spec/components/parameters/TaskId.yaml#/description",
-    seed=f"{SEED} (task_id); Resources > Task numericId",
+    requirements=f"{SECTION} (task_id); Resources > Task numericId",
 )
 def restart_by_numeric_id(ctx: Context) -> None:
     for task_id in ctx.config.open_task_ids[:2] or [_open_task(ctx)]:
@@ -156,7 +163,7 @@ def restart_by_numeric_id(ctx: Context) -> None:
     title="Each restart creates a new action record",
     text="Restarts of the same task, and of two tasks, return ticketActionIds that are all different.",
     spec="spec/components/schemas/TaskActionsServiceRestartResponse.yaml",
-    seed="States and transitions (a restart action record is created)",
+    requirements="States and transitions (a restart action record is created)",
 )
 def new_ticket(ctx: Context) -> None:
     tasks = [_open_task(ctx)] * 2 + list(ctx.config.open_task_ids[:2])
@@ -171,7 +178,7 @@ def new_ticket(ctx: Context) -> None:
     text="After a restart the current step is active and it plus `next` are one whole step sequence of the "
     "task's policy (not a later suffix of it, not missing its later steps).",
     spec=f"{OP}#/post/description",
-    seed="States and transitions (task returns to the beginning of its current policy workflow)",
+    requirements="States and transitions (task returns to the beginning of its current policy workflow)",
 )
 def first_step(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -244,7 +251,7 @@ def _check_located(task: dict[str, Any], located: dict[str, Any], what: str) -> 
     "field of taskView is a JSONPath `$.expanded[i]` with i inside `expanded` locating the object the task "
     'names; ["user_id"] sets userPath and no other path field; no expandMask sets no path field.',
     spec="spec/components/schemas/TaskView.yaml",
-    seed="Resources > Task expansion types",
+    requirements="Resources > Task expansion types",
 )
 def expansion(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -280,7 +287,7 @@ UNKNOWN_PATHS = ("no_such_path", "USER_ID", " user_id", "user_id ", "", "users_i
     text="expandMask.paths with a value outside the allowed list (unknown, another letter case, surrounding "
     "whitespace, empty) is answered 400 INVALID_EXPAND_PATH (or INVALID_ARGUMENT).",
     spec="spec/components/schemas/TaskExpandMask.yaml",
-    seed="Resources > Task expansion types (Allowed values)",
+    requirements="Resources > Task expansion types (Allowed values)",
     mock=True,
 )
 def unknown_expand_path(ctx: Context) -> None:
@@ -316,7 +323,7 @@ WRONG_BODIES: tuple[tuple[str, bytes], ...] = (
     "policyStepId has the wrong type, or whose comment exceeds 4096 characters, is answered 400 "
     "INVALID_ARGUMENT (INVALID_EXPAND_PATH also for a wrong expandMask).",
     spec=REQUEST,
-    seed=f"{SEED} (Request body)",
+    requirements=f"{SECTION} (Request body)",
     mock=True,
 )
 def wrong_body(ctx: Context) -> None:
@@ -345,7 +352,7 @@ ALLOWED_BODIES: tuple[tuple[str, Any], ...] = (
     "without paths, a member the schema does not define, or a comment of exactly 4096 characters, is "
     "answered 200 about the task addressed.",
     spec=REQUEST,
-    seed=f"{SEED} (Request body)",
+    requirements=f"{SECTION} (Request body)",
 )
 def allowed_body(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -360,7 +367,7 @@ def allowed_body(ctx: Context) -> None:
     text="A restart with policyStepId naming a real step of the task (or no step at all) is answered 200 and "
     "leaves the task exactly where a restart without it does (same current step kind, same `next`).",
     spec=f"{REQUEST}#/properties/policyStepId",
-    seed="Versioning (deprecated fields are kept accepted)",
+    requirements="Versioning (deprecated fields are kept accepted)",
     mock=True,
 )
 def deprecated_field(ctx: Context) -> None:
@@ -392,7 +399,7 @@ def deprecated_field(ctx: Context) -> None:
     text="A restart with a comment answers a task whose commentCount is higher than a restart without one "
     "answered just before (twice over: other clients may comment in between, never take one away).",
     spec=f"{REQUEST}#/properties/comment",
-    seed=f"{SEED} (Request body: comment)",
+    requirements=f"{SECTION} (Request body: comment)",
 )
 def comment_added(ctx: Context) -> None:
     task_id = _open_task(ctx)
@@ -416,7 +423,7 @@ def comment_added(ctx: Context) -> None:
     text="A restart without Authorization is answered 401 UNAUTHENTICATED with a WWW-Authenticate header; one "
     "with an unknown token likewise.",
     spec=f"{OP}#/post/security; spec/components/responses/Unauthorized.yaml",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
     mock=True,
 )
 def unauthenticated(ctx: Context) -> None:
@@ -436,7 +443,7 @@ def unauthenticated(ctx: Context) -> None:
     title="A caller without the restart action gets 403",
     text="A valid token whose role does not include restart is answered 403 PERMISSION_DENIED.",
     spec=f"{OP}#/post/responses/403",
-    seed="Authentication (Restart and other tenant API operations)",
+    requirements="Authentication (Restart and other tenant API operations)",
 )
 def forbidden(ctx: Context) -> None:
     if not ctx.config.restricted_token:
@@ -452,7 +459,7 @@ def forbidden(ctx: Context) -> None:
     text="Restarting a task id (or numericId) the target does not have is answered 404 NOT_FOUND, and so is a "
     "near miss of a real one: its id in other letter case or with a trailing space, its numericId with a sign.",
     spec=f"{OP}#/post/responses/404",
-    seed=SEED,
+    requirements=SECTION,
 )
 def unknown_task(ctx: Context) -> None:
     for task_id in (f"task-conformance-{ctx.rng.getrandbits(48):x}", str(9_000_000_000 + ctx.rng.randrange(10**9))):
@@ -498,7 +505,7 @@ variants(
             title="A closed task cannot be restarted",
             text="Restarting a closed task is answered 409 TASK_NOT_RESTARTABLE.",
             spec=f"{OP}#/post/responses/409",
-            seed="States and transitions",
+            requirements="States and transitions",
             value=Unrestartable("closed", lambda config: config.closed_task_id, must_exist=True),
         ),
         Variant(
@@ -506,8 +513,127 @@ variants(
             title="A deleted task cannot be restarted",
             text="Restarting a deleted task is answered 409 TASK_NOT_RESTARTABLE.",
             spec=f"{OP}#/post/description",
-            seed="States and transitions",
+            requirements="States and transitions",
             value=Unrestartable("deleted", lambda config: config.deleted_task_id, must_exist=False),
         ),
     ),
 )
+
+
+# What a restart leaves as it was: the task's identity, origin and details, who created it and for whom, its policy
+# generation ("it changes when the policy on the task is changed", which a restart does not do).
+UNCHANGED = (
+    "id",
+    "numericId",
+    "displayName",
+    "description",
+    "origin",
+    "type",
+    "policyGenerationId",
+    "createdAt",
+    "createdByUserId",
+    "userId",
+    "deletedAt",
+    "emergencyAccess",
+    "data",
+    "insightIds",
+    "externalRefs",
+    "revocationTargets",
+)
+
+
+@rule(
+    "RS-STABLE-001",
+    family=FAMILY,
+    title="A restart changes the workflow, not the task's identity or details",
+    text="Restarting an open task three times (by id, by numericId, by id) answers the same id, numericId, "
+    "displayName, description, origin, type, policyGenerationId, createdAt, createdByUserId, userId, deletedAt, "
+    "emergencyAccess, data, insightIds, externalRefs and revocationTargets each time.",
+    spec=f"{OP}#/post/description",
+    requirements="States and transitions (task returns to the beginning of its current policy workflow)",
+)
+def unchanged_by_restart(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    for task_id in ctx.config.open_task_ids[:1]:
+        first = _task(restarted(ctx, task_id, what=f"restart {task_id}"), "restart")
+        numeric = first.get("numericId")
+        spellings = [str(numeric) if isinstance(numeric, str) and numeric.isdigit() else task_id, task_id]
+        for turn, spelling in enumerate(spellings, 2):
+            again = _task(restarted(ctx, spelling, what=f"restart {turn}", expect_id=task_id), "restart again")
+            changed = [name for name in UNCHANGED if again.get(name) != first.get(name)]
+            if changed:
+                name = changed[0]
+                raise Fail(
+                    f"restart {turn} of task {task_id} changed {', '.join(changed)} (a restart changes the workflow "
+                    f"only): {name} was {first.get(name)!r:.80}, is {again.get(name)!r:.80}"
+                )
+
+
+def _expand_values() -> list[str]:
+    """The expandMask.paths values this version of the contract lists, `*` first."""
+    schema = spec.load()["components"]["schemas"]["TaskExpandMask"]["properties"]["paths"]["items"]
+    return [str(value) for value in schema.get("enum", [])]
+
+
+def _located_ids(result: dict[str, Any], what: str) -> dict[str, Any]:
+    """Each set *Path field -> the (canonical JSON of the) object it locates."""
+    return {name: json.dumps(obj, sort_keys=True) for name, obj in _located(result, what).items()}
+
+
+@rule(
+    "RS-EXPAND-003",
+    family=FAMILY,
+    title="expandMask `*` requests everything: every path's objects, with every path field",
+    text='A restart with expandMask.paths ["*"] sets every *Path field, locating the same object, that a restart '
+    "naming every listed path sets; one naming a single path sets no path field that `*` does not.",
+    spec="spec/components/schemas/TaskExpandMask.yaml#/description",
+    requirements="Resources > Task expansion types (* requests everything)",
+)
+def star_is_everything(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    values = [value for value in _expand_values() if value != "*"]
+    for task_id in ctx.config.open_task_ids[:1]:
+        star = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": ["*"]}}, what='["*"]'), '["*"]')
+        # Every listed path at once, and one alone: what `*` must hold, in two requests.
+        asked = [values, [ctx.rng.choice(values)]]
+        for paths in asked:
+            what = f"task {task_id}, expandMask {paths if len(paths) == 1 else 'of every listed path'}"
+            named = _located_ids(restarted(ctx, task_id, {"expandMask": {"paths": paths}}, what=what), what)
+            missing = sorted(set(named) - set(star))
+            if missing:
+                raise Fail(f'{what} sets {", ".join(missing)}, which ["*"] does not: `*` must request everything')
+            differ = [name for name in named if star.get(name) != named[name]]
+            if differ:
+                raise Fail(f'{what}: {differ[0]} locates another object than with ["*"]')
+
+
+NOT_JSON_TEXT = {
+    "an unpaired high surrogate escape": b'{"comment":"\\ud800"}',
+    "an unpaired low surrogate escape": b'{"comment":"x\\udc00y"}',
+    "a number a double cannot hold": b'{"comment":"c","n":1e400}',
+    "NaN": b'{"comment":"c","n":NaN}',
+    "Infinity": b'{"comment":"c","n":-Infinity}',
+    "invalid UTF-8": b'{"comment":"\xff\xfe"}',
+    "a byte order mark": b'\xef\xbb\xbf{"comment":"c"}',
+    "trailing data": b'{"comment":"c"} {}',
+}
+
+
+@rule(
+    "RS-JSON-001",
+    family=FAMILY,
+    title="A restart body that is not JSON text is 400 INVALID_JSON; an escaped surrogate pair is one character",
+    text="A restart body with an unpaired surrogate escape (\\ud800, \\udc00), a number a double cannot hold "
+    "(1e400), NaN, Infinity, invalid UTF-8, a byte order mark or trailing data is 400 INVALID_JSON; "
+    "a comment of an escaped surrogate pair (\\ud83d\\ude00) is accepted.",
+    spec="spec/openapi.yaml#/info/description (JSON text)",
+    requirements="Errors (400 body that is not valid JSON)",
+)
+def restart_json_text(ctx: Context) -> None:
+    task_id = _open_task(ctx)
+    for what, body in NOT_JSON_TEXT.items():
+        exchange = restart(ctx, task_id, body)
+        ctx.expect(exchange, 400, code="INVALID_JSON", what=f"a restart body with {what}")
+    restarted(ctx, task_id, b'{"comment":"\\ud83d\\ude00"}', what="a comment of an escaped surrogate pair")

@@ -23,7 +23,7 @@ def _run(ctx: Context) -> RunState:
     text="Under Schemathesis' generated requests (examples, coverage, fuzzing, stateful links), every response "
     "has a documented status, a body and headers matching its schema, and schema-invalid requests are refused.",
     spec="generated/variants/public.json (the public contract)",
-    seed="Endpoints; Errors",
+    requirements="Endpoints; Errors",
     mock=True,
 )
 def schemathesis_checks(ctx: Context) -> None:
@@ -42,6 +42,8 @@ def schemathesis_checks(ctx: Context) -> None:
         options.spec,
         mock=ctx.config.is_mock,
         timeout=options.timeout,
+        retry_wait=state.retry_budget.seconds_left,
+        on_wait=state.retry_budget.spent,
     )
     state.schema_statuses = result.statuses
     state.schema_evidence = result.evidence
@@ -60,7 +62,7 @@ def schemathesis_checks(ctx: Context) -> None:
     "run with a 2xx of a documented status, the contract's content type and a body that matches its schema (all "
     "401/429/5xx, an HTML page, a truncated or schema-breaking body means nothing was shown).",
     spec="generated/variants/public.json#/paths",
-    seed="Endpoints",
+    requirements="Endpoints",
     mock=True,
 )
 def every_operation_served(ctx: Context) -> None:

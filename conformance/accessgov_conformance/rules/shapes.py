@@ -4,6 +4,8 @@ baseline entry, and the body-size limit every operation with a body shares (the 
 from __future__ import annotations
 
 import urllib.parse
+import uuid
+from typing import Any
 
 from .. import spec
 from ..context import Context, Exchange
@@ -29,7 +31,7 @@ def _known_policy_types() -> set[str]:
     "`grant`), unless baselinePolicyId is set, which is mutually exclusive with that entry and never the policy's "
     "own id.",
     spec="spec/components/schemas/Policy.yaml#/properties/policySteps",
-    seed="Resources and their fields > Policy",
+    requirements="Resources and their fields > Policy",
 )
 def policy_baseline(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -64,7 +66,7 @@ def policy_baseline(ctx: Context) -> None:
     text="The related objects a restart returns in `expanded` (expandMask `*`) each carry a string `@type` naming "
     "their kind, beside arbitrary further members.",
     spec="spec/components/schemas/TaskActionsServiceRestartResponse.yaml#/properties/expanded",
-    seed="Endpoints > Restart a task (expanded: each object has string @type)",
+    requirements="Endpoints > Restart a task (expanded: each object has string @type)",
 )
 def expanded_typed(ctx: Context) -> None:
     if not ctx.config.open_task_ids:
@@ -89,7 +91,7 @@ def expanded_typed(ctx: Context) -> None:
     "a body of exactly 65,536 bytes is read (judged on its content, never 413). Sent to the restart operation "
     "and the token endpoint (the webhook's limit is WH-SIZE-*).",
     spec="spec/components/responses/PayloadTooLarge.yaml",
-    seed="Limits (64 KB); (spec only) the limit of every operation with a body",
+    requirements="Limits (64 KB)",
 )
 def body_limit(ctx: Context) -> None:
     task_id = ctx.config.open_task_ids[0] if ctx.config.open_task_ids else "task-conformance"
@@ -126,3 +128,68 @@ def _token_form(ctx: Context, client_id: str, secret: str, size: int) -> Exchang
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
     content = head + b"a" * (size - len(head))
     return ctx.token_request(headers=headers, content=content)
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return len(text) == 36
+
+
+def _task_statements(task: dict[str, Any]) -> list[str]:
+    """What the Task's descriptions say of it that its schema does not, for an open task just restarted."""
+    problems = []
+    if task.get("deletedAt") not in (None, ""):
+        problems.append(f"deletedAt is {task['deletedAt']!r}, but a deleted task cannot be restarted")
+    kind: dict[str, Any] = task["type"] if isinstance(task.get("type"), dict) else {}
+    action: dict[str, Any] | None = kind["action"] if isinstance(kind.get("action"), dict) else None
+    if (
+        action is not None
+        and action.get("outcome") != "ACTION_OUTCOME_SUCCESS"
+        and action.get("createdAppEntitlementIds")
+    ):
+        problems.append(
+            f"createdAppEntitlementIds is {action['createdAppEntitlementIds']!r} before the outcome "
+            "ACTION_OUTCOME_SUCCESS (filled only after it)"
+        )
+    grant: dict[str, Any] | None = kind["grant"] if isinstance(kind.get("grant"), dict) else None
+    duration = grant.get("grantDuration") if grant is not None else None
+    if duration is not None and (not isinstance(duration, str) or not spec.DURATION.match(duration)):
+        problems.append(f"grantDuration is {duration!r}, not an ISO 8601 duration (or null)")
+    policy = ((task.get("policy") or {}).get("policy")) if isinstance(task.get("policy"), dict) else None
+    known = policy.get("policyType") in _known_policy_types() if isinstance(policy, dict) else False
+    if isinstance(policy, dict) and isinstance(policy.get("policySteps"), dict) and known:
+        # (a policy type added later: its baseline key is not this version's to derive)
+        baseline = str(policy.get("policyType", "")).removeprefix(POLICY_TYPE_PREFIX).lower()
+        others = [key for key in policy["policySteps"] if key != baseline and not _is_uuid(key)]
+        if others:
+            problems.append(f"policySteps keys {others} are neither the baseline {baseline!r} nor opaque UUIDs")
+    form = task.get("form") if isinstance(task.get("form"), dict) else None
+    names = [field.get("name") for field in (form or {}).get("fields") or [] if isinstance(field, dict)]
+    repeated = sorted({name for name in names if names.count(name) > 1 and name is not None})
+    if repeated:
+        problems.append(f"the form's field names {repeated} repeat (unique within its form)")
+    return problems
+
+
+@rule(
+    "TY-TASK-001",
+    family="types",
+    title="A restarted task is what its field descriptions say",
+    text="Each configured open task, restarted, is not deleted (deletedAt null), has no createdAppEntitlementIds "
+    "before the outcome ACTION_OUTCOME_SUCCESS, a grantDuration that is an ISO 8601 duration or null, form field "
+    "names unique within the form, and a policy whose policySteps keys other than the baseline are opaque UUIDs.",
+    spec="spec/components/schemas/Task.yaml#/properties",
+    requirements="Resources and their fields > Task",
+)
+def task_statements(ctx: Context) -> None:
+    if not ctx.config.open_task_ids:
+        raise NotApplicable("the configuration names no open task (fixtures.open_task_ids)")
+    for task_id in ctx.config.open_task_ids:
+        result = restarted(ctx, task_id, what=f"restart {task_id}")
+        task = (result.get("taskView") or {}).get("task") or {}
+        problems = _task_statements(task)
+        if problems:
+            raise Fail(f"task {task_id}: {'; '.join(problems)}")

@@ -12,11 +12,11 @@ from typing import Any
 from ..context import Context
 from ..registry import Variant, rule, variants
 from ..signing import b64url
-from ._webhook import SEED_ERRORS, accepted, hmac_listener
+from ._webhook import SECTION_ERRORS, accepted, hmac_listener
 
 FAMILY = "webhook-hmac"
 SCHEME = "spec/components/securitySchemes/webhookHmac"
-SEED = "Authentication > HMAC method"
+SECTION = "Authentication > HMAC method"
 
 
 @rule(
@@ -25,7 +25,7 @@ SEED = "Authentication > HMAC method"
     title="The HMAC signature is checked",
     text="A signature made with another secret is answered 401 SIGNATURE_MISMATCH.",
     spec="spec/components/schemas/Error.yaml#/description (SIGNATURE_MISMATCH)",
-    seed=SEED_ERRORS,
+    requirements=SECTION_ERRORS,
 )
 def wrong_secret(ctx: Context) -> None:
     listener = hmac_listener(ctx)
@@ -39,7 +39,7 @@ def wrong_secret(ctx: Context) -> None:
     title="An HMAC listener requires Webhook-Signature",
     text="A delivery without Webhook-Signature, or with an empty one, is answered 401 MISSING_AUTHENTICATION.",
     spec="spec/components/schemas/Error.yaml#/description (MISSING_AUTHENTICATION)",
-    seed=SEED_ERRORS,
+    requirements=SECTION_ERRORS,
     mock=True,
 )
 def missing_signature(ctx: Context) -> None:
@@ -69,7 +69,7 @@ variants(
             title="The signature covers the exact body",
             text="A body changed after signing (one byte), or a signature over the input without the body, is 401.",
             spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
-            seed=f"{SEED} (6. any change to the body invalidates the signature)",
+            requirements=f"{SECTION} (6. any change to the body invalidates the signature)",
             value=lambda ctx: {
                 "body changed after signing": {"body": b'{"amount":43}', "sign_body": b'{"amount":42}'},
                 "body left out of the input": {"sign_body": b""},
@@ -81,7 +81,7 @@ variants(
             text="A delivery whose Webhook-Timestamp differs (by 1 s, within the window) from the signed one, or "
             "signed over an input without the timestamp, is 401.",
             spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
-            seed=f"{SEED} (2. the signature input)",
+            requirements=f"{SECTION} (2. the signature input)",
             value=lambda ctx: {
                 "timestamp - 1 s": {"sign_timestamp": str(ctx.now() - 1)},
                 "timestamp left out": {"sign_timestamp": ""},
@@ -93,7 +93,7 @@ variants(
             text="A delivery whose Webhook-Event-Id differs from the signed one, or signed over an input without the "
             "event id, is 401.",
             spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
-            seed=f"{SEED} (2. the signature input)",
+            requirements=f"{SECTION} (2. the signature input)",
             value=lambda ctx: {
                 "another event id signed": {"sign_event_id": ctx.event_id()},
                 "event id left out": {"sign_event_id": ""},
@@ -110,7 +110,7 @@ variants(
     text="A signature keyed with the base64url-decoded secret is answered 401 (the key is the secret string as "
     "given, UTF-8).",
     spec=f"{SCHEME} (key)",
-    seed=f"{SEED} (3. the key is the secret string as given)",
+    requirements=f"{SECTION} (3. the key is the secret string as given)",
 )
 def key_not_decoded(ctx: Context) -> None:
     listener = hmac_listener(ctx)
@@ -133,7 +133,7 @@ def key_not_decoded(ctx: Context) -> None:
     title="The signature is base64url without padding over {timestamp}.{event_id}.{body}",
     text="A delivery signed exactly as the contract says, over a body with non-ASCII UTF-8, is accepted (200).",
     spec=f"{SCHEME} (test vector: spec/paths/api_v1_webhooks_incoming_{{listener_id}}.yaml#/post/x-hmac-test-vector)",
-    seed=f"{SEED} (4. the signature)",
+    requirements=f"{SECTION} (4. the signature)",
 )
 def exact_signature(ctx: Context) -> None:
     listener = hmac_listener(ctx)
@@ -174,7 +174,7 @@ OTHER_INPUTS: dict[str, Callable[[str, str, bytes], bytes]] = {
     text="Signatures over other inputs (the body only, without the event id, Standard Webhooks' "
     "{id}.{timestamp}.{body}, other separators, none, newlines, the body re-serialized) are 401.",
     spec=f"{SCHEME} (signature input {{timestamp}}.{{event_id}}.{{body}})",
-    seed=f"{SEED} (2. the signature input)",
+    requirements=f"{SECTION} (2. the signature input)",
 )
 def other_inputs(ctx: Context) -> None:
     for name, message in OTHER_INPUTS.items():
@@ -192,7 +192,7 @@ def _signed_over(message: Callable[[str, str, bytes], bytes]) -> Callable[[str, 
     title="The MAC is HMAC-SHA256",
     text="HMAC-SHA1, HMAC-SHA512 and an unkeyed SHA-256 of the right input are 401.",
     spec=f"{SCHEME} (HMAC-SHA256)",
-    seed=f"{SEED} (4. the signature)",
+    requirements=f"{SECTION} (4. the signature)",
 )
 def other_algorithms(ctx: Context) -> None:
     def message(ts: str, eid: str, body: bytes) -> bytes:
@@ -227,7 +227,7 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     text="The right digest padded, in standard base64 (+/, with and without padding), in hex (either case), "
     "upper- or lower-cased, or truncated is 401 SIGNATURE_MISMATCH.",
     spec=f"{SCHEME} (base64url, no padding)",
-    seed=f"{SEED} (4. base64url-encoded without padding)",
+    requirements=f"{SECTION} (4. base64url-encoded without padding)",
 )
 def other_encodings(ctx: Context) -> None:
     listener = hmac_listener(ctx)
@@ -269,7 +269,7 @@ HEADER_FORMS: dict[str, Callable[[str, str], str]] = {
     text="The right signature with a version prefix (v1, v2, v1=), in a space- or comma-separated list beside a "
     "wrong one (either order, with v1, prefixes), or split by a space is 401 SIGNATURE_MISMATCH.",
     spec=f"{SCHEME} (the header holds exactly one signature)",
-    seed=f"{SEED} (5. the signature is sent in Webhook-Signature)",
+    requirements=f"{SECTION} (5. the signature is sent in Webhook-Signature)",
 )
 def header_forms(ctx: Context) -> None:
     listener = hmac_listener(ctx)
@@ -295,7 +295,7 @@ def header_forms(ctx: Context) -> None:
     text="Signed over the texts as sent, a timestamp with a leading zero and an upper-case event id are accepted "
     "(200): the input is not rebuilt from parsed values.",
     spec=f"{SCHEME} (the Webhook-Timestamp value, the Webhook-Event-Id value)",
-    seed=f"{SEED} (2. the signature input)",
+    requirements=f"{SECTION} (2. the signature input)",
 )
 def header_texts_as_sent(ctx: Context) -> None:
     listener = hmac_listener(ctx)

@@ -29,13 +29,13 @@ from ..context import Context, Exchange
 from ..registry import Variant, rule, variants
 from ..signing import MISSING, b64url
 from ..verdicts import Fail, NoEvidence
-from ._webhook import SEED_ERRORS, accepted
+from ._webhook import SECTION_ERRORS, accepted
 
 FAMILY = "webhook-jwt"
 SCHEME = "spec/components/securitySchemes/webhookJwt.yaml#/description"
-SEED = "Authentication > JWT method (Required claims)"
-SEED_ALG = "Authentication > JWT method (Supported algorithms)"
-SEED_KID = "Authentication > JWT method (kid)"
+SECTION = "Authentication > JWT method (Required claims)"
+SECTION_ALG = "Authentication > JWT method (Supported algorithms)"
+SECTION_KID = "Authentication > JWT method (kid)"
 BODY = b'{"conformance":true}'
 ALLOWED_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 LEEWAY = 5  # seconds of clock skew the contract allows on every time claim, and no more
@@ -160,12 +160,41 @@ def header_attacks(member: str, values: Mapping[str, Any]) -> dict[str, Attack]:
     return {name: Attack(header={member: value}) for name, value in values.items()}
 
 
+@dataclass(frozen=True)
+class At:
+    """A time claim `seconds` from the moment its token is made (`text`: as a string): a token made again after
+    a 429 was waited out keeps its claims' distance from the clock."""
+
+    seconds: float
+    text: bool = False
+
+    def value(self, now: int) -> Any:
+        moment = now + self.seconds
+        return str(int(moment)) if self.text else (int(moment) if float(moment).is_integer() else moment)
+
+
 def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
-    """Deliver `attack` to the configured JWT listener, every other part of the request correct."""
+    """Deliver `attack` to the configured JWT listener, every other part of the request correct; the token is
+    made for the moment each attempt is sent."""
     listener = ctx.listener("jwt")
     key = _private_key(ctx)
     event_id = ctx.event_id()
-    now = ctx.now()
+
+    def authorization(now: int) -> dict[str, str]:
+        return {"Authorization": _authorization(ctx, attack, listener, key, event_id, now)}
+
+    exchange = ctx.deliver(
+        listener, attack.body, event_id=event_id, timestamp_offset=attack.timestamp_offset, headers_at=authorization
+    )
+    if exchange.webhook is not None:
+        # A fresh event id and the clock the claims were made at (the recipe's): a pasted reproduce line can make
+        # both again.
+        exchange.webhook.fresh_event_id = True
+    return exchange
+
+
+def _authorization(ctx: Context, attack: Attack, listener: Any, key: Any, event_id: str, now: int) -> str:
+    """The Authorization value of `attack`, its token made at `now`."""
     claims: dict[str, Any] = {
         "sub": ctx.config.tenant_base_url,
         "aud": ctx.webhook_url(listener.id),
@@ -185,25 +214,12 @@ def send(ctx: Context, attack: Attack = Attack()) -> Exchange:
             if value is MISSING:
                 target.pop(name, None)
             else:
-                target[name] = value
+                target[name] = value.value(now) if isinstance(value, At) else value
     sign = None if attack.unsigned else attack.sign or _signer(key)
     token = _compact(header, attack.payload(claims) if attack.payload else claims, sign)
     if attack.token is not None:
         token = attack.token(token)
-    value = attack.authorization(token) if attack.authorization else f"Bearer {token}"
-    exchange = ctx.deliver(
-        listener,
-        attack.body,
-        event_id=event_id,
-        timestamp_offset=attack.timestamp_offset,
-        extra_headers={"Authorization": value},
-    )
-    if exchange.webhook is not None:
-        # A fresh event id and the clock the claims were made at: a pasted reproduce line can make both again.
-        exchange.webhook.fresh_event_id = True
-        if hasattr(exchange.webhook, "now"):
-            exchange.webhook.now = now
-    return exchange
+    return attack.authorization(token) if attack.authorization else f"Bearer {token}"
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------------
@@ -313,7 +329,7 @@ def url_variants(url: str) -> dict[str, str]:
     title="A correctly signed JWT is accepted",
     text="A delivery with a JWT carrying every required claim, signed by the configured key, is accepted (200).",
     spec=SCHEME,
-    seed=SEED,
+    requirements=SECTION,
 )
 def valid(ctx: Context) -> None:
     accepted(ctx, send(ctx))
@@ -325,7 +341,7 @@ def valid(ctx: Context) -> None:
     title="A JWT listener requires Authorization",
     text="A delivery without Authorization is answered 401 MISSING_AUTHENTICATION.",
     spec="spec/components/schemas/Error.yaml#/description (MISSING_AUTHENTICATION)",
-    seed=SEED_ERRORS,
+    requirements=SECTION_ERRORS,
 )
 def missing(ctx: Context) -> None:
     _baseline(ctx)
@@ -458,7 +474,7 @@ variants(
             title="The JWT's kid must name a key of the listener's JWKS",
             text="A JWT whose header kid is not in the JWKS is answered 401 UNKNOWN_KID.",
             spec="spec/components/schemas/Error.yaml#/description (UNKNOWN_KID)",
-            seed=SEED_KID,
+            requirements=SECTION_KID,
             value=Refusals(unknown_kid, ("UNKNOWN_KID",)),
         ),
         Variant(
@@ -466,7 +482,7 @@ variants(
             title="The JWT's signature is verified",
             text="A JWT signed by another key under the listener's kid is answered 401 INVALID_TOKEN.",
             spec="spec/components/schemas/Error.yaml#/description (INVALID_TOKEN)",
-            seed=SEED_ERRORS,
+            requirements=SECTION_ERRORS,
             value=Refusals(forged, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -476,7 +492,7 @@ variants(
             "not name (PS256, ES512; validly signed where the listener's key allows it) is answered 401 "
             "INVALID_TOKEN.",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(algorithms, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -485,7 +501,7 @@ variants(
             text="A JWT with alg HS256 whose HMAC key is the listener's public key material (its PEM, its JWK as "
             "JSON, the JWK's x or n member, the raw key bytes) is answered 401 INVALID_TOKEN (RFC 8725 2.1).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(key_confusion, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -495,7 +511,7 @@ variants(
             "(RS256 on an Ed25519 key, ES256 on an RSA key...) is answered 401 INVALID_TOKEN: the algorithm comes "
             "from the header and must be the key's (RFC 8725 3.1).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(algorithm_fits_key, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -504,7 +520,7 @@ variants(
             text="A JWT signed by another key that the header names (an embedded jwk, a jku or x5u URL, an x5c "
             "certificate), under the listener's kid, is answered 401: keys come only from the listener's JWKS.",
             spec=SCHEME,
-            seed="Authentication > JWT method (JWKS)",
+            requirements="Authentication > JWT method (JWKS)",
             value=Refusals(header_keys, ("INVALID_TOKEN", "UNKNOWN_KID", "JWKS_UNREACHABLE")),
         ),
         Variant(
@@ -513,7 +529,7 @@ variants(
             text="A JWT signed by the listener's key whose kid is missing, a prefix or an extension of the key's kid, "
             "in other letter case, with whitespace, a path (../kid) or an injection is answered 401.",
             spec=SCHEME,
-            seed=SEED_KID,
+            requirements=SECTION_KID,
             value=Refusals(kid_exact, ("UNKNOWN_KID", "INVALID_TOKEN")),
         ),
         Variant(
@@ -522,7 +538,7 @@ variants(
             text="A JWT whose header has crit naming an unknown extension, an empty crit, or b64 false (RFC 7797) is "
             "answered 401 INVALID_TOKEN: the listener implements no JWS extension (RFC 7515 4.1.11).",
             spec=SCHEME,
-            seed=SEED_ALG,
+            requirements=SECTION_ALG,
             value=Refusals(critical, ("INVALID_TOKEN",)),
         ),
         Variant(
@@ -532,7 +548,7 @@ variants(
             "an extension of it, case-folded, with whitespace, with the default port spelled out, with a path, or an "
             "array is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} sub",
+            requirements=f"{SECTION} sub",
             value=Refusals(subject, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -543,7 +559,7 @@ variants(
             "request was sent to (when another), with a query string or the default port, an array without the URL, "
             "or given twice with the last one wrong is answered 401.",
             spec=SCHEME,
-            seed=f"{SEED} aud",
+            requirements=f"{SECTION} aud",
             value=Refusals(audience, ("INVALID_CLAIM", "INVALID_TOKEN")),
         ),
     ),
@@ -564,31 +580,31 @@ def _duplicate(claims: Mapping[str, Any], name: str, last: Any) -> str:
     "INVALID_CLAIM; one that expired more than 5 seconds ago is 401 TOKEN_EXPIRED (each 2 s past the limit for "
     "the clock reads); both measured on the server's clock, not from Webhook-Timestamp.",
     spec=SCHEME,
-    seed=f"{SEED} exp; Limits (JWT exp)",
+    requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry(ctx: Context) -> None:
-    now = ctx.now()
+
     refused(
         ctx,
         {
             "missing": Attack(claims={"exp": MISSING}),
-            "string": Attack(claims={"exp": str(now + 300)}),
-            "beyond-limit": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY + MARGIN}),
+            "string": Attack(claims={"exp": At(300, text=True)}),
+            "beyond-limit": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY + MARGIN)}),
         },
         ("INVALID_CLAIM",),
     )
     refused(
         ctx,
         {
-            "expired": Attack(claims={"exp": now - LEEWAY - MARGIN}),
+            "expired": Attack(claims={"exp": At(-LEEWAY - MARGIN)}),
             # Within 10 minutes of a Webhook-Timestamp 200 s old, but past by the server's clock.
-            "expired-at-server-time": Attack(claims={"exp": now - 60}, timestamp_offset=-200),
+            "expired-at-server-time": Attack(claims={"exp": At(-60)}, timestamp_offset=-200),
         },
         ("TOKEN_EXPIRED",),
         baseline=False,
     )
     # Not expired and within 10 minutes of a Webhook-Timestamp 250 s ahead, but beyond them by the server's clock.
-    beyond = Attack(claims={"exp": now + MAX_LIFETIME + 100}, timestamp_offset=250)
+    beyond = Attack(claims={"exp": At(MAX_LIFETIME + 100)}, timestamp_offset=250)
     refused(ctx, {"beyond-limit-at-server-time": beyond}, ("INVALID_CLAIM",), baseline=False)
 
 
@@ -597,19 +613,24 @@ def expiry(ctx: Context) -> None:
     family=FAMILY,
     title="exp within the limits and the leeway is accepted",
     text="A JWT whose exp is exactly 10 minutes and 5 seconds ahead, 3 seconds past (within the leeway), or a "
-    "fractional NumericDate (RFC 7519 2) is accepted.",
+    "fractional NumericDate (RFC 7519 2) is accepted; so is exp 10 minutes and 5 seconds ahead with iat and nbf 5 "
+    "minutes past, or with Webhook-Timestamp 250 s past: the limit is measured from the server's now, not from "
+    "iat, nbf or the timestamp.",
     spec=SCHEME,
-    seed=f"{SEED} exp; Limits (JWT exp)",
+    requirements=f"{SECTION} exp; Limits (JWT exp)",
 )
 def expiry_allowed(ctx: Context) -> None:
-    now = ctx.now()
+
     admitted(
         ctx,
         {
             # The target reads its clock after the kit: now + 605 is at most its limit, never past it.
-            "at-limit": Attack(claims={"exp": now + MAX_LIFETIME + LEEWAY}),
-            "within-leeway": Attack(claims={"exp": now - LEEWAY + MARGIN}),
-            "fraction": Attack(claims={"exp": now + 300.5}),
+            "at-limit": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY)}),
+            "within-leeway": Attack(claims={"exp": At(-LEEWAY + MARGIN)}),
+            "fraction": Attack(claims={"exp": At(300.5)}),
+            "at-limit-old-iat": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY), "iat": At(-300)}),
+            "at-limit-old-nbf": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY), "iat": At(-300), "nbf": At(-300)}),
+            "at-limit-old-timestamp": Attack(claims={"exp": At(MAX_LIFETIME + LEEWAY)}, timestamp_offset=-250),
         },
     )
 
@@ -621,22 +642,22 @@ def expiry_allowed(ctx: Context) -> None:
     text="A JWT whose nbf or iat is more than 5 seconds ahead (by 2 s) is 401 INVALID_CLAIM; at 5 seconds ahead "
     "each is accepted.",
     spec=SCHEME,
-    seed=f"{SEED} (time claims)",
+    requirements=f"{SECTION} (time claims)",
 )
 def not_before(ctx: Context) -> None:
-    now = ctx.now()
-    ahead = now + LEEWAY + MARGIN
+
+    ahead = At(LEEWAY + MARGIN)
     refused(
         ctx,
         {"nbf-future": Attack(claims={"nbf": ahead}), "iat-future": Attack(claims={"iat": ahead})},
         ("INVALID_CLAIM",),
     )
-    now = ctx.now()
+
     admitted(
         ctx,
         {
-            "nbf-within-leeway": Attack(claims={"nbf": now + LEEWAY}),
-            "iat-within-leeway": Attack(claims={"iat": now + LEEWAY}),
+            "nbf-within-leeway": Attack(claims={"nbf": At(LEEWAY)}),
+            "iat-within-leeway": Attack(claims={"iat": At(LEEWAY)}),
         },
     )
 
@@ -648,7 +669,7 @@ def not_before(ctx: Context) -> None:
     text="A JWT whose jti is missing, another UUID v4, the event id as a URN, without hyphens, or in an array is "
     "answered 401 INVALID_CLAIM; the same UUID in other letter case is accepted (UUIDs compare by value).",
     spec=SCHEME,
-    seed=f"{SEED} jti",
+    requirements=f"{SECTION} jti",
 )
 def token_id(ctx: Context) -> None:
     variants: dict[str, Callable[[str], Any]] = {
@@ -733,7 +754,7 @@ variants(
             title="htm is exactly POST",
             text="A JWT whose htm is missing, GET, or post in lower case is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} htm",
+            requirements=f"{SECTION} htm",
             value=Refusals(method, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -742,7 +763,7 @@ variants(
             text="A JWT whose htb_s256 is missing, hashes another body, the body with a trailing newline added or "
             "removed or re-serialised, or is padded, standard base64 or hex is answered 401 INVALID_CLAIM.",
             spec=SCHEME,
-            seed=f"{SEED} htb_s256",
+            requirements=f"{SECTION} htb_s256",
             value=Refusals(body_hash, ("INVALID_CLAIM",)),
         ),
         Variant(
@@ -752,7 +773,7 @@ variants(
             "padding, a JWS JSON serialisation, the token without the Bearer scheme, or under another scheme is "
             "answered 401.",
             spec="spec/components/securitySchemes/webhookJwt.yaml",
-            seed="Authentication > JWT method (Authorization: Bearer)",
+            requirements="Authentication > JWT method (Authorization: Bearer)",
             value=Refusals(token_format, ("INVALID_TOKEN", "MISSING_AUTHENTICATION")),
         ),
     ),
@@ -766,7 +787,7 @@ variants(
     text="The Bearer scheme in lower case and with more than one space (RFC 6750, RFC 9110 11.1), an iss claim "
     "(not checked), an extra claim, and aud as an array holding the URL (RFC 7519 4.1.3) are accepted.",
     spec=SCHEME,
-    seed=SEED,
+    requirements=SECTION,
 )
 def allowed_forms(ctx: Context) -> None:
     url = ctx.webhook_url(ctx.listener("jwt").id)

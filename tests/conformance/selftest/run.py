@@ -135,12 +135,18 @@ def run_once(
         config.write_text(kit_config(fixtures), encoding="utf-8")
         jobs: queue.Queue[dict[str, object]] = queue.Queue()
         # The whole-kit runs (controls) first: the short restricted runs then fill the workers evenly at the end.
+        whole = 0
         for mutant in sorted(selected, key=lambda m: only[m.id] is not None):
             reports = report_dir / mutant.id
             reports.mkdir(exist_ok=True)
             for old in reports.glob("*.xml"):
                 old.unlink()
-            argv = ["run", "--base-url", urls[mutant.id], "--config", str(config), "--checks", "conformance"]
+            own = config
+            if only[mutant.id] is None:  # each whole-kit run restarts tasks of its own (target.kit_config)
+                whole += 1
+                own = reports / "selftest.toml"
+                own.write_text(kit_config(fixtures, group=whole), encoding="utf-8")
+            argv = ["run", "--base-url", urls[mutant.id], "--config", str(own), "--checks", "conformance"]
             argv += ["--seed", str(seed), "--report-dir", str(reports)]
             # The target's failed-authentication limits are off: a 429 here is a mutant refusing for good, and
             # waiting it out (the kit's default for a real server) would only add its Retry-After to the run.

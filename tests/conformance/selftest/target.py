@@ -30,10 +30,10 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from accessgov.config import ServerConfig
 from accessgov.demo import seed as demo_seed
 from accessgov.demo import tenant as demo
+from accessgov.demo.jwks import jwks_server
 from accessgov.webhooks.hmac_signature import compute_signature
 from accessgov.webhooks.protocol import body_hash
 from accessgov.webhooks.signing import jwks_document, public_jwk
-from tests.conformance.run_reference import jwks_server
 from tests.conformance.selftest.asgi import ASGIApp, Receive, Request, Scope, Send, path_param
 
 SECOND_LISTENER_ID = "wh_selftest_second"
@@ -113,8 +113,21 @@ def _demo_tasks() -> tuple[list[str], list[str], list[str]]:
     return opened, closed, [t["id"] for t in tasks if t.get("deletedAt")]
 
 
-def kit_config(fixtures: Fixtures) -> str:
-    """The kit's TOML configuration for this target (the base URL is given per run with --base-url)."""
+def task_groups() -> list[list[str]]:
+    """Open tasks of the demo in groups of one of each kind (grant, revoke, certify, offboarding, action, finding);
+    the first group is the first open task of each kind, which the restart mutants know."""
+    by_kind: dict[str, list[str]] = {}
+    for task in demo.build().tasks:
+        if task["state"] == "TASK_STATE_OPEN" and not task.get("deletedAt"):
+            by_kind.setdefault(next(iter(task["type"])), []).append(task["id"])
+    return [list(group) for group in zip(*(by_kind[kind] for kind in demo.TASK_KINDS), strict=False)]
+
+
+def kit_config(fixtures: Fixtures, group: int = 0) -> str:
+    """The kit's TOML configuration for this target (the base URL is given per run with --base-url); `group`: which
+    of `task_groups()` it names as open tasks (0: the first open task of each kind, what the restart mutants
+    know; another group for the whole-kit runs, whose 150 restarts each would otherwise all land on the same
+    tasks and grow their workflow history run after run)."""
     pem = fixtures.jwt_private_pem.decode()
     hmac_listeners = [  # (id, the kit's source allowed, CIDR-restricted)
         (demo_seed.DEMO_HMAC_LISTENER_ID, True, False),
@@ -133,6 +146,13 @@ def kit_config(fixtures: Fixtures) -> str:
         f'restricted_token = "{demo_seed.DEMO_VIEWER_TOKEN}"',
         "",
     ]
+    for role, token, restart, permissions in (
+        ("admin", demo_seed.DEMO_ADMIN_TOKEN, True, "{ read = true, edit = true, delete = true }"),
+        ("operator", demo_seed.DEMO_OPERATOR_TOKEN, True, "{ read = true, edit = true, delete = false }"),
+        ("viewer", demo_seed.DEMO_VIEWER_TOKEN, False, ""),
+    ):
+        lines += ["[[auth.callers]]", f'role = "{role}"', f'token = "{token}"', f"restart = {str(restart).lower()}"]
+        lines += [f"permissions = {permissions}", ""] if permissions else [""]
     for listener_id, allowed, restricted in hmac_listeners:
         lines += [
             "[[listeners]]",
@@ -152,7 +172,9 @@ def kit_config(fixtures: Fixtures) -> str:
         lines += [f'secret = "{fixtures.hmac_secrets[listener_id]}"', f"{flag} = false", ""]
     lines += ["[[listeners]]", f'id = "{JWT_LISTENER_ID}"', 'method = "jwt"', f'kid = "{JWT_KID}"']
     lines += [f'private_key = """{pem}"""', ""]
-    opened = ", ".join(f'"{task_id}"' for task_id in fixtures.open_task_ids[:6])
+    groups = task_groups()
+    tasks = fixtures.open_task_ids[:6] if group == 0 else groups[group % len(groups)]
+    opened = ", ".join(f'"{task_id}"' for task_id in tasks)
     lines += [
         "[fixtures]",
         f"open_task_ids = [{opened}]",
