@@ -1459,6 +1459,16 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request head is larger than the server takes (`REQUEST_HEADERS_TOO_LARGE`): its request line or a header line over 8 KB, more than 100 header lines, or more than 32 KB in all (the defaults; a server may be configured with other limits). Any operation may answer it, for example to a valid page token of 1,024 characters that percent-encoding makes longer than 8 KB. The connection is then closed. */
+        RequestHeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The server cannot take the request now (`SERVICE_UNAVAILABLE`): its database cannot be reached (connection refused or lost, a lock held past its timeout, a full disk), or it is at its connection cap. A temporary condition of the server, never of the request: retry later, with backoff (the SDK retries idempotent requests). */
         ServiceUnavailable: {
             headers: {
@@ -1629,6 +1639,7 @@ export interface operations {
             409: components["responses"]["TaskNotRestartable"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyFailedAttempts"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1669,6 +1680,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailedAttempts"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1720,6 +1732,7 @@ export interface operations {
             409: components["responses"]["DuplicateEvent"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyFailedAttempts"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             503: components["responses"]["WebhookServiceUnavailable"];
         };
     };
@@ -1752,6 +1765,7 @@ export interface operations {
             401: components["responses"]["OAuthUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyFailedAttempts"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
