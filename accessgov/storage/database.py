@@ -26,13 +26,13 @@ from sqlalchemy.engine import Dialect as Dialect  # re-exported: a `BatchUnit` i
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.config import DEFAULTS, Settings
 from accessgov.errors import ApiError, ErrorCode, ServiceUnavailable
 from accessgov.observability import metrics
 from accessgov.running_loop import running_loop
 from accessgov.storage.engine import (
     SQLITE_BEGIN,
     SQLITE_BUSY_TIMEOUT_MS,
-    SQLITE_SYNCHRONOUS,
     create_engine,
     migrate,
     session_factory,
@@ -533,7 +533,14 @@ def connection_budget_warning(url: str, *, readers: int, writers: int, workers: 
 class Database:
     """Engines, migrations and the bounded read and write paths of one server process."""
 
-    def __init__(self, url: str, *, readers: int = DEFAULT_READERS, writers: int | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        readers: int = DEFAULT_READERS,
+        writers: int | None = None,
+        synchronous: str = DEFAULTS.sqlite_synchronous,
+    ) -> None:
         self.url = url
         self.backend = sa.make_url(url).get_backend_name() if "://" in url else "sqlite"
         self._unavailable = _unavailable_errors(self.backend)
@@ -542,13 +549,13 @@ class Database:
         self._writer: _LoopWriter | _ThreadWriter
         if self.on_loop:
             # One connection for the checkpoint thread, one for synchronous callers (startup, the CLI).
-            self.write_engine = create_engine(url, pool_size=2, max_overflow=0)
+            self.write_engine = create_engine(url, pool_size=2, max_overflow=0, synchronous=synchronous)
             # The loop's long-lived raw connection (`read_raw`) and one for read sessions.
             self.read_engine = create_engine(url, pool_size=2, max_overflow=0, read_only=True)
             migrate(self.write_engine)
             self._loop_engine = create_engine(url, pool_size=1, max_overflow=0, loop_writer=True)
             database_file = self._loop_engine.url.database
-            durable = SQLITE_SYNCHRONOUS != "NORMAL" and database_file not in (None, "", ":memory:")
+            durable = synchronous != "NORMAL" and database_file not in (None, "", ":memory:")
             self._writer = _LoopWriter(
                 _KeptSession(self._loop_engine),
                 MAX_BATCH,
@@ -568,6 +575,16 @@ class Database:
             self._writer = _ThreadWriter(session_factory(self.write_engine), threads=writers, batch=MAX_BATCH)
         self.sessions = session_factory(self.write_engine)
         self.read_sessions = session_factory(self.read_engine)
+
+    @classmethod
+    def open(cls, settings: Settings) -> Database:
+        """The database `settings` name, with their readers, writers and SQLite durability."""
+        return cls(
+            settings.database,
+            readers=settings.db_readers,
+            writers=settings.db_writers,
+            synchronous=settings.sqlite_synchronous,
+        )
 
     @property
     def engine(self) -> Engine:

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from accessgov.config import Settings
 from accessgov.errors import ErrorCode, InvalidRequest, ServiceUnavailable
 from accessgov.storage import database as database_module
 from accessgov.storage.database import Database
@@ -231,7 +232,6 @@ def test_sqlite_syncs_at_once_after_a_quiet_spell_and_shares_one_sync_under_load
 
 
 def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(database_module, "SQLITE_SYNCHRONOUS", "NORMAL")
     calls: list[Path] = []
     real_fdatasync = os.fdatasync
 
@@ -240,7 +240,7 @@ def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, mon
         real_fdatasync(descriptor)
 
     monkeypatch.setattr(database_module.os, "fdatasync", recording_fdatasync)
-    db = Database(f"sqlite:///{tmp_path / 'normal.db'}")
+    db = Database.open(Settings(database_url=f"sqlite:///{tmp_path / 'normal.db'}", sqlite_synchronous="NORMAL"))
     try:
         assert asyncio.run(db.write(store("item-normal"))) == "item-normal"
         ours = [path for path in calls if path.is_relative_to(tmp_path)]
