@@ -39,8 +39,8 @@ from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
 from accessgov.storage import credentials, events, page_keys
 from accessgov.storage import listeners as stored_listeners
+from accessgov.storage.backends import open_database
 from accessgov.storage.caches import AutomationCache, ListenerCache, TokenCache
-from accessgov.storage.database import Database
 from accessgov.storage.page_key_set import PageKeys
 from accessgov.storage.sealing import default_keyring
 from accessgov.webhooks import cidr
@@ -92,7 +92,7 @@ def create_app(
     # page and restart unchanged.
     sys.setswitchinterval(settings.gil_switch_interval)
     log_text.install()  # warnings as escaped JSON lines on stderr, like the access log
-    db = Database.open(settings)
+    db = open_database(settings)
     timed: dict[str, Any] = {"clock": clock} if clock else {}  # else each collaborator's own default
     keyring = keyring or default_keyring(settings)
     page_token_key = settings.page_token_key

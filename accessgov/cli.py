@@ -76,7 +76,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def _warn_of_connection_budget(settings: Settings) -> None:
     """Say so on stderr when the workers may open more PostgreSQL connections than the server accepts: they open
     them as load arrives, so the shortfall would show only under load, as failed requests."""
-    from accessgov.storage.database import connection_budget_warning
+    from accessgov.storage.postgres import connection_budget_warning
 
     warning = connection_budget_warning(
         settings.database, readers=settings.db_readers, writers=settings.db_writers, workers=settings.workers
@@ -327,10 +327,10 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     import signal
 
     from accessgov.automation_runner import run_worker
-    from accessgov.storage.database import Database
+    from accessgov.storage.backends import open_database
 
     async def main() -> None:
-        db = Database.open(settings.updated(db_readers=1, db_writers=1))
+        db = open_database(settings.updated(db_readers=1, db_writers=1))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -263,7 +263,7 @@ def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_
 
 
 def test_no_connection_budget_for_sqlite_or_an_unreachable_server() -> None:
-    from accessgov.storage.database import connection_budget_warning
+    from accessgov.storage.postgres import connection_budget_warning
 
     assert connection_budget_warning("sqlite:///anywhere.db", readers=999, writers=999, workers=999) is None
     unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/test"  # port 1: refused at once
