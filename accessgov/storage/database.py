@@ -176,6 +176,9 @@ class Database(ABC):
     the implementation a URL names)."""
 
     backend: ClassVar[str]
+    # A page of entitlements: the app joined to the page in one statement, or read first, on its own (a plan
+    # choice measured per backend: docs/architecture.md, "A page of entitlements").
+    joins_app_to_page: ClassVar[bool]
     # What says the database cannot take the work now (answered 503, see `_service_unavailable`).
     unavailable: ClassVar[tuple[type[Exception], ...]] = (sa.exc.OperationalError, sa.exc.TimeoutError)
     url: str

@@ -131,7 +131,7 @@ class EntitlementPages:
     def __init__(self, db: Database) -> None:
         self.db = db
         dialect = db.dialect
-        self.joined = dialect.name != "sqlite"
+        self.joined = db.joins_app_to_page
         self.first = PreparedQuery(FIRST_PAGE if self.joined else FIRST_ROWS, dialect)
         self.next = PreparedQuery(NEXT_PAGE if self.joined else NEXT_ROWS, dialect)
         self.app = PreparedQuery(APP_DOCUMENT, dialect)

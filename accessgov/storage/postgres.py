@@ -127,6 +127,7 @@ class PostgresDatabase(Database):
     """PostgreSQL: `readers` reader threads and loop connections, `writers` writer threads and loop connections."""
 
     backend: ClassVar[str] = "postgresql"
+    joins_app_to_page = True  # one round trip instead of two
     # psycopg's own errors too, on the loop's connections (their connect and commit are not wrapped by SQLAlchemy).
     unavailable = (sa.exc.OperationalError, sa.exc.TimeoutError, psycopg.OperationalError)
 

@@ -298,6 +298,7 @@ class SQLiteDatabase(Database):
     """SQLite: reads and writes on the event loop; a thread syncs the WAL, another checkpoints it."""
 
     backend: ClassVar[str] = "sqlite"
+    joins_app_to_page = False  # the join's plan sorted the page in a temporary b-tree: 52 against 18 µs
 
     def __init__(self, url: str, *, synchronous: str = DEFAULTS.sqlite_synchronous) -> None:
         self.url = url
