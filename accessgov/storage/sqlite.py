@@ -150,7 +150,7 @@ class _Checkpointer:
 
 
 class _KeptSession:
-    """The loop writer's Session on one Connection kept for the writer's life; `transaction` runs batch units
+    """The loop writer's Session on one Connection kept for the writer's life; `transaction` runs batch steps
     on that connection with no Session at all. The loop's thread only, a batch at a time."""
 
     def __init__(self, engine: Engine) -> None:

@@ -1,4 +1,4 @@
-"""The writer path of `storage.database`: units queued together commit together; batch units see every item of
+"""The writer path of `storage.database`: units queued together commit together; batch steps see every item of
 their batch at once, each caller gets its own result or error, and one broken item never loses the others. On
 SQLite the writer runs on the event loop: it never blocks the loop (a lock held elsewhere, the WAL's fsync), and
 answers only once the commit is on disk."""
@@ -46,7 +46,7 @@ def sqlite_db(tmp_path: Path) -> Iterator[Database]:
 
 
 class Recorder:
-    """A batch unit storing one setting per item; `poison` items break the whole batch."""
+    """Batch steps storing one setting per item; `poison` items break the whole batch."""
 
     def __init__(self, poison: set[str] = frozenset(), refuse: set[str] = frozenset()) -> None:
         self.calls: list[list[str]] = []
@@ -238,7 +238,7 @@ def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, mon
 
 
 def write_one(db: Database, key: str, kind: str) -> Awaitable[Any]:
-    """One write of `key`: a unit on a Session (`write`), or a batch unit on the DBAPI connection, whose batches
+    """One write of `key`: a unit on a Session (`write`), or batch steps on the DBAPI connection, whose batches
     take the writer's Session-free transaction (`write_steps`)."""
     if kind == "unit":
         return db.write(store(key))
@@ -250,7 +250,7 @@ def write_one(db: Database, key: str, kind: str) -> Awaitable[Any]:
     return batched()
 
 
-@pytest.mark.parametrize("kind", ["unit", "batch unit"])
+@pytest.mark.parametrize("kind", ["unit", "batch steps"])
 def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite_db: Database, kind: str) -> None:
     """Another process's write transaction: the batch is retried, reads and timers go on, then it commits."""
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
@@ -273,7 +273,7 @@ def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite
     assert stored(sqlite_db) == {"item-after-lock": "ITEM-AFTER-LOCK"}
 
 
-@pytest.mark.parametrize("kind", ["unit", "batch unit"])
+@pytest.mark.parametrize("kind", ["unit", "batch steps"])
 def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
     sqlite_db: Database, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
@@ -393,7 +393,7 @@ def test_sqlite_writer_replaces_an_invalidated_connection(sqlite_db: Database) -
 
 
 def test_sqlite_batches_of_batch_units_commit_without_a_session(sqlite_db: Database) -> None:
-    """Deliveries and restarts are batch units on the DBAPI connection: their batches begin and commit on the kept
+    """Deliveries and restarts are batch steps on the DBAPI connection: their batches begin and commit on the kept
     connection, no Session transaction around them. A batch that also holds a plain unit takes the Session,
     and both kinds commit in it."""
     begun: list[int] = []
