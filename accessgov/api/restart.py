@@ -12,7 +12,7 @@ from accessgov.domain import expand, permissions
 from accessgov.domain.permissions import Principal
 from accessgov.errors import ErrorCode, PermissionDenied
 from accessgov.http.context import RequestContext
-from accessgov.storage import directory, restarts
+from accessgov.storage import restarts
 from accessgov.storage.database import Database
 
 
@@ -42,14 +42,8 @@ class RestartHandler:
             comment=body.get("comment") or None,
             actor=principal.subject,
         )
-        restarted = await restarts.restart(self.db, request)
+        restarted = await restarts.restart(self.db, request, wanted)
         updated = restarted.task
-        expanded: list[dict[str, Any]] = []
-        path_fields: dict[str, str] = {}
-        if wanted:
-            expanded, path_fields = await self.db.read(
-                lambda session: expand.expand(updated, wanted, directory.task_lookup(session))
-            )
         task_view = {
             "task": {
                 **updated,
@@ -57,6 +51,6 @@ class RestartHandler:
                 "actions": permissions.task_actions(updated, principal.roles),
             },
             "objectPermissions": permissions.object_permissions(updated, principal.roles),
-            **path_fields,
+            **restarted.path_fields,
         }
-        return 200, {"taskView": task_view, "expanded": expanded, "ticketActionId": restarted.action_id}
+        return 200, {"taskView": task_view, "expanded": restarted.expanded, "ticketActionId": restarted.action_id}

@@ -4,14 +4,15 @@ handler makes (`api/restart.py`: parse, this, shape the answer)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from accessgov.domain import expand
 from accessgov.domain import restart as restarting
 from accessgov.errors import ApiError, NotFound
 from accessgov.jsoncodec import GrowingArrays
-from accessgov.storage import tasks
+from accessgov.storage import directory, tasks
 from accessgov.storage.database import Database, Dialect
 from accessgov.storage.statement_steps import Steps
 
@@ -33,11 +34,14 @@ class Request(NamedTuple):
 
 
 class Restarted(NamedTuple):
-    """The restarted task, its policy instance (the history as JSON text) and the recorded action's id."""
+    """The restarted task, its policy instance (the history as JSON text), the recorded action's id, and the
+    related objects `expand_paths` asked for with the task's fields that locate them (`domain.expand`)."""
 
     task: dict[str, Any]
     policy: dict[str, Any]
     action_id: str
+    expanded: list[dict[str, Any]]
+    path_fields: dict[str, str]
 
 
 class _Done(NamedTuple):
@@ -45,12 +49,20 @@ class _Done(NamedTuple):
     writes: tasks.TaskWrites  # to publish once committed
 
 
-async def restart(db: Database, request: Request) -> Restarted:
+async def restart(db: Database, request: Request, expand_paths: Sequence[str] = ()) -> Restarted:
     """Restart `request`'s task in a write transaction shared with the restarts queued meanwhile; 404 for no such
-    task and 409 for one that cannot restart are raised before anything is written (the batch goes on)."""
+    task and 409 for one that cannot restart are raised before anything is written (the batch goes on). The
+    related objects of `expand_paths` are read afterwards, outside that transaction."""
     done: _Done = await db.write_steps(_batch, request)
     done.writes.publish()  # committed: the task's history may be kept for its next restart
-    return done.restarted
+    restarted = done.restarted
+    if not expand_paths:
+        return restarted
+    task = restarted.task
+    expanded, path_fields = await db.read(
+        lambda session: expand.expand(task, expand_paths, directory.task_lookup(session))
+    )
+    return restarted._replace(expanded=expanded, path_fields=path_fields)
 
 
 def rfc3339(moment: datetime) -> str:
@@ -98,7 +110,7 @@ def _steps(writes: tasks.TaskWrites, request: Request) -> Steps[_Done]:
     action = tasks.Action("RESTART", request.comment, request.actor)
     action_id = yield from writes.replace(row_id, updated, request.now, action=action)
     assert action_id is not None  # an action was given
-    return _Done(Restarted(updated, policy, action_id), writes)
+    return _Done(Restarted(updated, policy, action_id, [], {}), writes)
 
 
 def _lock_order(requests: list[Request]) -> list[int]:
