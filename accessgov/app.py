@@ -25,7 +25,7 @@ from accessgov.api.token import TokenEndpoint
 from accessgov.api.webhooks import WebhookHandler
 from accessgov.automation_runner import AutomationRunner
 from accessgov.bundle.reader import operations_from_bundle
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.failure_limits import FailureLimiter
 from accessgov.http import gc_tuning
 from accessgov.http.context import HandlerSpec
@@ -39,8 +39,8 @@ from accessgov.observability.probes import Probes
 from accessgov.paging import PageTokenCodec
 from accessgov.storage import credentials, events, page_keys
 from accessgov.storage import listeners as stored_listeners
+from accessgov.storage.backends import open_database
 from accessgov.storage.caches import AutomationCache, ListenerCache, TokenCache
-from accessgov.storage.database import Database
 from accessgov.storage.page_key_set import PageKeys
 from accessgov.storage.sealing import default_keyring
 from accessgov.webhooks import cidr
@@ -60,6 +60,9 @@ PAGE_KEYS_REFRESH_MIN_SECONDS = 1.0
 # sealing within it, and `accessgov keys prune` may drop the old key once every server had that long to see the new
 # file; an unknown key id re-reads it at once (`Keyring.key`).
 KEYRING_RELOAD_SECONDS = 30
+# How long `jwks_url` fetches may take, and how long an access token from `POST /oauth/token` lives.
+JWKS_TIMEOUT_SECONDS = 3.0
+ACCESS_TOKEN_TTL_SECONDS = 3600
 RESTART = "svc.api.task.v1.TaskActionsService.Restart"
 LIST_ENTITLEMENTS = "svc.api.app.v1.AppEntitlementsService.List"
 RECEIVE_WEBHOOK = "svc.api.webhooks.v1.IncomingWebhookService.Receive"
@@ -71,27 +74,36 @@ READYZ = "svc.api.meta.v1.OperationsService.Readyz"
 METRICS = "svc.api.meta.v1.OperationsService.Metrics"
 
 
-def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
-    """Build the server for `config`; `overrides` replace collaborators in tests (e.g. `clock`, `jwks`)."""
+def create_app(
+    settings: Settings,
+    *,
+    clock: Callable[[], float] | None = None,
+    keyring: Keyring | None = None,
+    limiter: FailureLimiter | None = None,
+    jwks: JwksCache | None = None,
+    page_keys_reload_seconds: float = PAGE_KEYS_RELOAD_SECONDS,
+) -> Starlette:
+    """Build the server for `settings`; the keywords replace collaborators (tests: a clock, a JWKS cache with
+    another timeout, ...)."""
     # On PostgreSQL the event loop hands every database unit to a pool thread and takes the result back: with the
     # default 5 ms GIL switch interval a busy loop makes those threads wait up to 5 ms per hand-off (convoy effect).
     # The loop waits too, after each call that releases the GIL (RSA verification): 1 -> 0.2 ms gave JWT
     # deliveries 5-9 % more per second in each of four alternating pairs of runs (SQLite and PostgreSQL), HMAC,
     # page and restart unchanged.
-    sys.setswitchinterval(config.gil_switch_interval)
+    sys.setswitchinterval(settings.gil_switch_interval)
     log_text.install()  # warnings as escaped JSON lines on stderr, like the access log
-    db = Database(config.database_url, readers=config.db_readers, writers=config.db_writers)
-    clock = overrides.get("clock")
-    timed = {"clock": clock} if clock else {}
-    keyring: Keyring = overrides.get("keyring") or default_keyring(config.database_url)
+    db = open_database(settings)
+    timed: dict[str, Any] = {"clock": clock} if clock else {}  # else each collaborator's own default
+    keyring = keyring or default_keyring(settings)
+    page_token_key = settings.page_token_key
 
     def codec_keys(keys: PageKeys) -> tuple[bytes, tuple[bytes, ...], tuple[float, ...]]:
         """(current, previous, previous_until): the codec checks each previous key's expiry per token."""
         previous = tuple(key for key, _expires in keys.previous)
         return keys.current, previous, tuple(expires.timestamp() for _key, expires in keys.previous)
 
-    if config.page_token_secret:  # the operator's key: nothing stored, nothing to rotate here
-        codec = PageTokenCodec(config.page_token_secret, **timed)
+    if page_token_key:  # the operator's key: nothing stored, nothing to rotate here
+        codec = PageTokenCodec(page_token_key, **timed)
     else:
         with db.sessions.begin() as session:
             current, previous, until = codec_keys(page_keys.load_or_create(session, keyring))
@@ -117,22 +129,22 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         """Re-read the page-token keys now (at most once a second: forged tokens must not become a query each);
         True when the keys changed."""
         nonlocal refreshed_at
-        if config.page_token_secret or time.monotonic() - refreshed_at < PAGE_KEYS_REFRESH_MIN_SECONDS:
+        if page_token_key or time.monotonic() - refreshed_at < PAGE_KEYS_REFRESH_MIN_SECONDS:
             return False
         refreshed_at = time.monotonic()
         return await refresh_page_keys_now()
 
     listeners = ListenerCache(db, keyring=keyring)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
-    trusted_proxies = cidr.parse_networks(config.trusted_proxies)
-    limiter = overrides.get("limiter") or FailureLimiter(
-        config.auth_failure_limit,
-        config.auth_failure_limit_per_credential,
-        redis_url=config.redis_url,
+    trusted_proxies = cidr.parse_networks(settings.trusted_proxies)
+    limiter = limiter or FailureLimiter(
+        settings.auth_failure_limit,
+        settings.auth_failure_limit_per_credential,
+        redis_url=settings.redis_url,
         trusted_proxies=trusted_proxies,
-        ipv6_prefix=config.auth_failure_ipv6_prefix,
-        backend_timeout=config.limiter_timeout_ms / 1000,
-        failure_mode=config.limiter_failure_mode,
+        ipv6_prefix=settings.auth_failure_ipv6_prefix,
+        backend_timeout=settings.limiter_timeout_ms / 1000,
+        failure_mode=settings.limiter_failure_mode,
     )
     authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
@@ -140,17 +152,16 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     webhook = WebhookHandler(
         db,
         listeners,
-        tenant_base_url=config.tenant_base_url,
-        audience_base_url=config.jwt_audience_base_url,
+        tenant_base_url=settings.tenant_base_url,
+        audience_base_url=settings.jwt_audience_base_url,
         trusted_proxies=trusted_proxies,
-        jwks=overrides.get("jwks")
-        or JwksCache(ttl_seconds=config.jwks_ttl_seconds, timeout_seconds=config.jwks_timeout_seconds),
-        on_queued=runner.wake if config.run_automations else None,
+        jwks=jwks or JwksCache(ttl_seconds=settings.jwks_ttl_seconds, timeout_seconds=JWKS_TIMEOUT_SECONDS),
+        on_queued=runner.wake if settings.run_automations else None,
         limiter=limiter,
         **timed,
     )
-    token_endpoint = TokenEndpoint(db, config.access_token_ttl_seconds, limiter=limiter, **timed)
-    contract_docs = ContractDocs()
+    token_endpoint = TokenEndpoint(db, ACCESS_TOKEN_TTL_SECONDS, limiter=limiter, **timed)
+    contract_docs = ContractDocs(settings.docs_html)
     probes = Probes(db)
     handlers = {
         RESTART: HandlerSpec(RestartHandler(db, **timed)),
@@ -171,7 +182,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
             events.purge_events(session, now=now)
             credentials.purge_expired_tokens(session, now)
             stored_listeners.purge_expired_previous_secrets(session, now)
-            if not config.page_token_secret:
+            if not page_token_key:
                 page_keys.purge_expired(session, now, keyring)
 
         await db.write(unit)
@@ -183,15 +194,14 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
         periodic: list[tuple[float, Callable[[], Awaitable[object]], str]] = [
             (PURGE_INTERVAL_SECONDS, purge, "purging expired event records and tokens")
         ]
-        if not config.page_token_secret:
-            reload = overrides.get("page_keys_reload_seconds", PAGE_KEYS_RELOAD_SECONDS)
-            periodic.append((reload, refresh_page_keys_now, "reloading the page-token keys"))
+        if not page_token_key:
+            periodic.append((page_keys_reload_seconds, refresh_page_keys_now, "reloading the page-token keys"))
         if keyring.path is not None:
             periodic.append(
                 (KEYRING_RELOAD_SECONDS, partial(asyncio.to_thread, keyring.reload), "re-reading the key file")
             )
         background = [asyncio.create_task(_every(*job)) for job in periodic]
-        if config.run_automations:
+        if settings.run_automations:
             background.append(asyncio.create_task(runner.run_forever()))
         gc_tuning.settle()  # startup's objects live as long as the process: later collections skip them
         try:
@@ -213,7 +223,7 @@ def create_app(config: ServerConfig, **overrides: Any) -> Starlette:
     )
     # Request id, JSON access log, request metrics: the outermost layer, so it sees the status of every answer,
     # 404s of unknown routes and 500s included (and a 500 carries the request id too).
-    app.add_middleware(AccessLogMiddleware, log=config.access_log == "json", trusted_proxies=trusted_proxies)
+    app.add_middleware(AccessLogMiddleware, log=settings.access_log == "json", trusted_proxies=trusted_proxies)
     app.state.db = db
     return app
 
@@ -230,16 +240,17 @@ async def _every(seconds: float, work: Callable[[], Awaitable[object]], what: st
 
 
 def worker_app() -> Starlette:
-    """App factory for worker processes (`accessgov serve --workers N`): a worker dies with its supervisor and keeps
-    the collector setting `accessgov serve` passed on (`ACCESSGOV_GC_THRESHOLD`)."""
-    from accessgov.http.server import ServeOptions, die_with_supervisor
+    """App factory for worker processes (`accessgov serve --workers N`): a worker dies with its supervisor and takes
+    the settings it handed down in the environment (`config.export_to_workers`), the collector's included."""
+    from accessgov.http.server import die_with_supervisor
 
     die_with_supervisor()
-    app = create_app(ServerConfig.from_env())
-    gc_tuning.set_young_threshold(ServeOptions.from_env().gc_threshold)
+    settings = Settings.load()
+    app = create_app(settings)
+    gc_tuning.set_young_threshold(settings.gc_threshold)
     return app
 
 
 def app_from_env() -> Starlette:
-    """Factory for `uvicorn --factory accessgov.app:app_from_env` (used with several workers)."""
-    return create_app(ServerConfig.from_env())
+    """Factory for `uvicorn --factory accessgov.app:app_from_env`: the settings of the process's environment."""
+    return create_app(Settings.load())

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from accessgov import config as config_module
 from accessgov.config import (
-    ServerConfig,
     Settings,
     SettingsError,
     check_setting,
@@ -29,98 +27,93 @@ from accessgov.config import (
 )
 
 
-def _engine(config: ServerConfig) -> Any:
+def _engine(settings: Settings) -> Any:
     from accessgov.storage.engine import create_engine, migrate
 
-    engine = create_engine(config.database_url)
+    engine = create_engine(settings.database, synchronous=settings.sqlite_synchronous)
     migrate(engine)
     return engine
 
 
-def _sessions(config: ServerConfig) -> Any:
+def _sessions(settings: Settings) -> Any:
     from accessgov.storage.engine import session_factory
 
-    return session_factory(_engine(config))
+    return session_factory(_engine(settings))
 
 
-def _listener_url(config: ServerConfig, listener_id: str, base_url: str | None = None) -> str:
+def _listener_url(settings: Settings, listener_id: str, base_url: str | None = None) -> str:
     """The listener's URL under the public base URL (`ACCESSGOV_PUBLIC_BASE_URL`, else the tenant's), or under
     `base_url` when given and no public base URL is configured (the address `serve` listens on)."""
-    base = config.public_base_url or base_url or config.listener_base_url
+    base = settings.public_base_url or base_url or settings.listener_base_url
     return f"{base}/api/v1/webhooks/incoming/{listener_id}"
 
 
-def cmd_serve(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the server under uvicorn with the edges of `accessgov.http.server` (deadlines, connection cap, draining
     shutdown, workers that die with their supervisor); proxy headers stay off (see `uvicorn_config`)."""
     from accessgov.http.server import bind, serve
 
-    options = serve_options(args)
-    sock = bind(options)  # before the banner: a port in use is the one message printed
+    settings = serve_settings(args, settings)
+    sock = bind(args.host, args.port)  # before the banner: a port in use is the one message printed
     if args.demo:
         from accessgov.demo.jwks import serve_demo_jwks
         from accessgov.demo.seed import seed_demo
 
-        with _sessions(config).begin() as session:
+        with _sessions(settings).begin() as session:
             summary = seed_demo(session, jwks_url=serve_demo_jwks())  # the JWT listener's JWKS, on loopback
         local = f"http://{args.host}:{args.port}"
-        print(summary.describe(_listener_url(config, summary.hmac_listener_id, local)), flush=True)
-    _warn_of_connection_budget(config, options.workers)
-    os.environ["ACCESSGOV_ACCESS_LOG"] = options.access_log  # the workers build their config from it
-    if options.workers > 1:
-        serve("accessgov.app:worker_app", options, sock)  # the factory each worker process calls
+        print(summary.describe(_listener_url(settings, summary.hmac_listener_id, local)), flush=True)
+    _warn_of_connection_budget(settings)
+    listen: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level}
+    if settings.workers > 1:
+        serve("accessgov.app:worker_app", settings, sock, **listen)  # the factory each worker process calls
     else:
-        from dataclasses import replace
-
         from accessgov.app import create_app
 
-        serve(create_app(replace(config, access_log=options.access_log)), options, sock)
+        serve(create_app(settings), settings, sock, **listen)
     return 0
 
 
-def _warn_of_connection_budget(config: ServerConfig, workers: int) -> None:
+def _warn_of_connection_budget(settings: Settings) -> None:
     """Say so on stderr when the workers may open more PostgreSQL connections than the server accepts: they open
     them as load arrives, so the shortfall would show only under load, as failed requests."""
-    from accessgov.storage.database import connection_budget_warning
+    from accessgov.storage.postgres import connection_budget_warning
 
     warning = connection_budget_warning(
-        config.database_url, readers=config.db_readers, writers=config.db_writers, workers=workers
+        settings.database, readers=settings.db_readers, writers=settings.db_writers, workers=settings.workers
     )
     if warning:
         print(f"warning: {warning}", file=sys.stderr, flush=True)
 
 
-def serve_options(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Any:
-    """Command-line options over `ACCESSGOV_*` variables over `Settings`' defaults."""
-    from accessgov.http.server import ServeOptions
-
+def serve_settings(args: argparse.Namespace, settings: Settings) -> Settings:
+    """`serve`'s command-line options over `settings` (the `ACCESSGOV_*` variables over the defaults)."""
     chosen = {name: getattr(args, name) for name in SERVE_SETTINGS if getattr(args, name, None) is not None}
-    settings = Settings.from_env(env).model_copy(update=chosen)
-    return ServeOptions.from_settings(settings, host=args.host, port=args.port, log_level=args.log_level)
+    return settings.updated(**chosen)
 
 
-def cmd_migrate(args: argparse.Namespace, config: ServerConfig) -> int:
-    _sessions(config)
-    print(f"migrated {config.database_url}")
+def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    _sessions(settings)
+    print(f"migrated {settings.database}")
     return 0
 
 
-def cmd_seed_demo(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.demo.seed import seed_demo
 
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         summary = seed_demo(session)
-    print(summary.describe(_listener_url(config, summary.hmac_listener_id)))
+    print(summary.describe(_listener_url(settings, summary.hmac_listener_id)))
     return 0
 
 
-def cmd_purge(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
     from datetime import UTC, datetime
 
     from accessgov.storage import credentials, events
 
     now = datetime.now(UTC)
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         purged = events.purge_events(session, now=now)
         tokens = credentials.purge_expired_tokens(session, now)
     print(f"purged {purged} event record(s) older than 7 days and {tokens} expired access token(s)")
@@ -138,7 +131,7 @@ def _parse_steps(values: Sequence[str]) -> list[dict[str, str]]:
 
 
 def parse_duration(text: str) -> timedelta:
-    """`config.parse_duration` as an argparse type: anything else is a usage error (exit 2)."""
+    """`settings.parse_duration` as an argparse type: anything else is a usage error (exit 2)."""
     try:
         return config_module.parse_duration(text)
     except ValueError as error:
@@ -150,7 +143,7 @@ def _fail(message: str, status: int = 1) -> int:
     return status
 
 
-def cmd_listeners_create(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_listeners_create(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import listeners
     from accessgov.webhooks.cidr import parse_networks
     from accessgov.webhooks.hmac_signature import generate_secret
@@ -162,7 +155,7 @@ def cmd_listeners_create(args: argparse.Namespace, config: ServerConfig) -> int:
     except ValueError as error:
         return _fail(f"--allow-cidr: {error}")
     secret = generate_secret() if args.auth == "hmac" else None
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         listener = listeners.create_listener(
             session,
             auth_method=args.auth.upper(),
@@ -173,26 +166,26 @@ def cmd_listeners_create(args: argparse.Namespace, config: ServerConfig) -> int:
             automation_steps=_parse_steps(args.step),
         )
     print(f"listener {listener.id} ({listener.auth_method})")
-    print(f"url: {_listener_url(config, listener.id)}")
+    print(f"url: {_listener_url(settings, listener.id)}")
     if secret:
         print(f"signing secret (shown once): {secret}")
     return 0
 
 
-def cmd_listeners_list(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_listeners_list(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import listeners
 
-    with _sessions(config)() as session:
+    with _sessions(settings)() as session:
         for listener in listeners.list_listeners(session):
             flags = f"published={listener.automation_published} enabled={listener.trigger_enabled}"
             print(f"{listener.id}\t{listener.auth_method}\t{flags}\t{','.join(listener.allowed_cidrs or [])}")
     return 0
 
 
-def cmd_listeners_toggle(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_listeners_toggle(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import listeners
 
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         if args.action in ("enable", "disable"):
             found = listeners.set_enabled(session, args.id, args.action == "enable")
         else:
@@ -203,14 +196,14 @@ def cmd_listeners_toggle(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def cmd_listeners_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_listeners_rotate(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import ids, listeners
     from accessgov.webhooks.hmac_signature import generate_secret
 
     secret = generate_secret()
     now = ids.utcnow()
     try:
-        with _sessions(config).begin() as session:
+        with _sessions(settings).begin() as session:
             found = listeners.rotate_secret(session, args.id, secret, grace=args.grace, now=now)
     except ValueError as error:
         return _fail(str(error))
@@ -225,18 +218,18 @@ def cmd_listeners_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def _keyring(config: ServerConfig) -> Any:
-    """The keyring of `config`'s database, by the rule the server follows (`storage.sealing.open_keyring`)."""
+def _keyring(settings: Settings) -> Any:
+    """The keyring of the settings' database, by the rule the server follows (`storage.sealing.open_keyring`)."""
     from accessgov.storage.sealing import default_keyring
 
-    return default_keyring(config.database_url)
+    return default_keyring(settings)
 
 
-def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage.sealing import referenced_key_ids
 
-    keyring = _keyring(config)  # a KeyringError is `main`'s to report, as for every key command
-    with _engine(config).connect() as connection:
+    keyring = _keyring(settings)  # a KeyringError is `main`'s to report, as for every key command
+    with _engine(settings).connect() as connection:
         used = referenced_key_ids(connection)
     source = keyring.path or "ACCESSGOV_SECRET_KEY"
     for kid in keyring.key_ids:
@@ -247,25 +240,25 @@ def cmd_keys_list(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def cmd_keys_doctor(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_keys_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Which key source this command (and a server with this environment) uses, its keys, and whether every
     sealed value opens with them; exit 1 if not. Reads only: never creates a key file."""
     from accessgov.keys import Keyring, KeyringError
     from accessgov.keys.keyring import key_source
     from accessgov.storage.sealing import check_sealed_values, sealed_key_ids_at
 
-    path, why = key_source(os.environ, config.database_url)
-    print(f"database: {config.database_url}")
+    path, why = key_source(settings)
+    print(f"database: {settings.database}")
     print(f"key source: {path or 'ACCESSGOV_SECRET_KEY'} ({why})")
     try:
         if path is not None and not path.exists():
-            sealed = sealed_key_ids_at(config.database_url)
+            sealed = sealed_key_ids_at(settings.database)
             print(f"key file missing; the database holds values under: {', '.join(sorted(sealed)) or 'none'}")
             return 1 if sealed else 0
-        keyring = Keyring.from_env(os.environ, config.database_url)
+        keyring = Keyring.from_settings(settings)
     except KeyringError as error:
         return _fail(f"key source unusable: {error}")
-    with _engine(config).connect() as connection:
+    with _engine(settings).connect() as connection:
         values = check_sealed_values(connection, keyring)
     used = {value.key_id for value in values}
     print("keys:")
@@ -279,12 +272,12 @@ def cmd_keys_doctor(args: argparse.Namespace, config: ServerConfig) -> int:
     return 1 if bad else 0
 
 
-def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_keys_rotate(args: argparse.Namespace, settings: Settings) -> int:
     """A new primary key, then every value re-sealed under it, under the key file's lock (`sealing.rotate_keys`)."""
     from accessgov.storage.sealing import rotate_keys
 
-    keyring = _keyring(config)
-    engine = _engine(config)
+    keyring = _keyring(settings)
+    engine = _engine(settings)
     primary, count = rotate_keys(engine, keyring, wait=args.wait.total_seconds())
     if keyring.path is not None:
         print(f"new primary key {primary} in {keyring.path}")
@@ -294,30 +287,30 @@ def cmd_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def cmd_keys_prune(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_keys_prune(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage.sealing import prune_keys
 
-    unused = prune_keys(_engine(config), _keyring(config), wait=args.wait.total_seconds())
+    unused = prune_keys(_engine(settings), _keyring(settings), wait=args.wait.total_seconds())
     print(f"removed {len(unused)} unused key(s): {', '.join(sorted(unused)) or '-'}")
     return 0
 
 
-def cmd_page_keys_rotate(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_page_keys_rotate(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import ids, page_keys
 
-    if config.page_token_secret:
+    if settings.page_token_key:
         return _fail("ACCESSGOV_PAGE_TOKEN_SECRET is set: that key is the operator's; change the variable instead")
     now = ids.utcnow()
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         keys = page_keys.rotate(session, now, args.grace)
     print(f"new page-token key; {len(keys.previous)} previous key(s) still verify tokens until they expire")
     return 0
 
 
-def cmd_runs(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import events
 
-    with _sessions(config)() as session:
+    with _sessions(settings)() as session:
         if args.action == "stats":
             for status, count in sorted(events.count_runs_by_status(session).items()):
                 print(f"{status}\t{count}")
@@ -329,16 +322,16 @@ def cmd_runs(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0
 
 
-def cmd_worker(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     """Run queued automations until SIGINT/SIGTERM (for servers started with ACCESSGOV_RUN_AUTOMATIONS=0)."""
     import asyncio
     import signal
 
     from accessgov.automation_runner import run_worker
-    from accessgov.storage.database import Database
+    from accessgov.storage.backends import open_database
 
     async def main() -> None:
-        db = Database(config.database_url, readers=1, writers=1)
+        db = open_database(settings.updated(db_readers=1, db_writers=1))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -359,7 +352,7 @@ def _read_data(value: str) -> bytes:
     return value.encode("utf-8")
 
 
-def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_webhook_send(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.webhooks import signing
 
     body = _read_data(args.data)
@@ -370,7 +363,7 @@ def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
             Path(args.jwt_key).read_bytes(),
             kid=args.kid,
             url=args.audience or args.url,
-            tenant_base_url=args.tenant_base_url or config.tenant_base_url,
+            tenant_base_url=args.tenant_base_url or settings.tenant_base_url,
             body=body,
         )
     else:
@@ -380,24 +373,23 @@ def cmd_webhook_send(args: argparse.Namespace, config: ServerConfig) -> int:
     return 0 if response.is_success else 1
 
 
-def cmd_tokens(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_tokens(args: argparse.Namespace, settings: Settings) -> int:
     from accessgov.storage import credentials
 
     token = secrets.token_urlsafe(32)
-    with _sessions(config).begin() as session:
+    with _sessions(settings).begin() as session:
         credentials.add_api_token(session, token, args.name, [args.role])
     print(f"API token for {args.name} ({args.role}), shown once: {token}")
     return 0
 
 
-def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
+def cmd_proxy(args: argparse.Namespace, settings: Settings) -> int:
     """The validation proxy in front of `--upstream`, behind the server's HTTP edge (head limits, deadlines, the
     connection cap: `ACCESSGOV_*` as for `serve`): one JSON line per violation on stderr, counts at
     `GET /__proxy/violations`."""
     import logging
-    from dataclasses import replace
 
-    from accessgov.http.server import ServeOptions, serve
+    from accessgov.http.server import serve
     from accessgov.proxy import create_proxy
 
     handler = logging.StreamHandler(sys.stderr)
@@ -407,9 +399,8 @@ def cmd_proxy(args: argparse.Namespace, config: ServerConfig) -> int:
     proxy_log.setLevel(logging.WARNING)
     proxy_log.propagate = False
     print(f"validating {args.upstream} against the contract on http://{args.host}:{args.port}", flush=True)
-    app = create_proxy(args.upstream, errors=args.errors)
-    options = ServeOptions.from_env()
-    serve(app, replace(options, host=args.host, port=args.port, workers=1, log_level="warning", access_log="off"))
+    app = create_proxy(args.upstream, errors=args.errors, settings=settings)
+    serve(app, settings.updated(workers=1, access_log="off"), host=args.host, port=args.port, log_level="warning")
     return 0
 
 
@@ -617,7 +608,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        config = ServerConfig.from_env(os.environ)
+        settings = Settings.load()
     except SettingsError as error:  # a wrong value stops every command before it starts, naming the variable
         return _fail(f"accessgov {args.command}: configuration: {error}", status=2)
     from accessgov.observability import log_text
@@ -626,7 +617,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from accessgov.keys import KeyringError
 
     try:
-        return int(args.func(args, config) or 0)
+        return int(args.func(args, settings) or 0)
     except KeyringError as error:  # no usable key (e.g. the key file is not where the rule puts it): say so
         return _fail(f"accessgov {args.command}: {error}")
 

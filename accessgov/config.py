@@ -1,5 +1,8 @@
-"""Server configuration, from the environment: `Settings` declares every variable once (type, default, unit, text;
-docs/operations.md's table is generated from it), `ServerConfig` is what the server derives from it."""
+"""The server's settings: `Settings` declares every variable once (type, default, unit, text; docs/operations.md's
+table is generated from it) and is what the server, `accessgov serve` and every CLI command receive. This module is
+the only one that reads the process environment (`Settings.load`, and the few variables of the process itself:
+the key file's per-user directory, the supervisor of `serve`'s workers, prometheus-client's multiprocess
+directory); nothing reads it at import."""
 
 from __future__ import annotations
 
@@ -8,15 +11,13 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field, SecretStr, ValidationError, model_validator
+from pydantic import AliasGenerator, BeforeValidator, Field, SecretStr, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
-from pydantic_settings.sources.utils import parse_env_vars
 
 DEFAULT_TENANT_BASE_URL = "https://example.accessgov.example"
 DEFAULT_DATA_DIR = Path("data")
@@ -146,26 +147,22 @@ class SettingsError(ValueError):
         super().__init__("; ".join(f"{name}={value!r}: {expected}" for name, expected, value in problems))
 
 
-class _MappingSource(EnvSettingsSource):
-    """pydantic-settings' environment source over a given mapping (the process's environment, or a test's)."""
-
-    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
-        self._env = env
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Every variable is declared in capitals; pydantic-settings would match `accessgov_db_readers` too, so only
-        # the names as declared are read (environment names are case-sensitive everywhere else).
-        declared = {name: value for name, value in self._env.items() if name.isupper()}
-        return parse_env_vars(declared, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
-
-
 class Settings(BaseSettings):
-    """Every environment variable of the server, `accessgov serve` and the validation proxy, declared once. A blank
-    value is the default; `from_env` reads a mapping (the process's environment by default)."""
+    """Every environment variable of the server, `accessgov serve` and the validation proxy, declared once, frozen.
+    `Settings(field=...)` is the defaults and what is given (never the environment); `Settings.load()` reads the
+    process's environment; `validated` a mapping of variables or fields, `updated` changes some: both check every
+    value, and a name that is no setting is an error (`SettingsError`). A blank variable is the default."""
 
+    # Each field is read from its variable's name exactly as declared (`ACCESSGOV_DB_READERS`, never
+    # `accessgov_db_readers`: environment names are case-sensitive everywhere else), and may be given by its name.
     model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, case_sensitive=False, env_ignore_empty=True, populate_by_name=True, frozen=True
+        case_sensitive=True,
+        alias_generator=AliasGenerator(validation_alias=lambda field: ENV_PREFIX + field.upper()),
+        validate_by_name=True,
+        validate_by_alias=True,
+        env_ignore_empty=True,
+        extra="forbid",
+        frozen=True,
     )
     # Never stripped: a secret's spaces are part of it.
     _VERBATIM: ClassVar[frozenset[str]] = frozenset({"page_token_secret", "secret_key", "proxy_token"})
@@ -329,23 +326,77 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # `Settings()` is the defaults; `from_env` passes what it read from the environment it is given.
+        # `Settings(...)` is what it is given: a test's settings never depend on the environment it runs in.
         return (init_settings,)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
-        """The settings `env` gives; SettingsError names every variable with a wrong value and what it expects."""
-        values = _MappingSource(cls, env)()
+    def load(cls, **changes: Any) -> Settings:
+        """The settings the process's environment gives (read by pydantic-settings' own source), `changes` (fields
+        by name: a command's options) over them; SettingsError names every variable with a wrong value."""
+        fields = {env_name(name): name for name in cls.model_fields}
+        # The source also matches a variable spelt as the field (`db_readers`, fields may be given by name): only
+        # the declared names count.
+        read = {fields[key]: value for key, value in EnvSettingsSource(cls)().items() if key in fields}
+        return cls.validated({**read, **changes})
+
+    @classmethod
+    def validated(cls, values: Mapping[str, Any]) -> Settings:
+        """The settings of `values` (variables, `ACCESSGOV_WORKERS`, or fields, `workers`), each checked;
+        SettingsError names every wrong value and every name that is no setting."""
         try:
-            return cls(**values)
+            return cls.model_validate(dict(values))
         except ValidationError as error:
             raise SettingsError(_problems(error, values)) from None
+
+    def updated(self, **changes: Any) -> Settings:
+        """These settings with `changes` (fields by name), checked as `validated` checks them: a misspelt name or a
+        wrong value is a SettingsError, never ignored (`model_copy(update=...)` would check neither)."""
+        return type(self).validated({**self.model_dump(exclude_unset=True), **changes})
+
+    @property
+    def database(self) -> str:
+        """The database URL to connect to: `database_url` (a bare `postgres://` one pointed at psycopg 3), else the
+        SQLite file `./data/accessgov.db` (its directory created)."""
+        return _database_url(self.database_url)
+
+    @property
+    def page_token_key(self) -> bytes:
+        """The operator's page-token key; empty: the server generates one and keeps it in the database, shared by
+        every worker."""
+        secret = self.page_token_secret
+        return secret.get_secret_value().encode() if secret else b""
+
+    @property
+    def listener_base_url(self) -> str:
+        """Base URL clients use to reach this server: listener URLs printed by the CLI, a listener's JWT `aud`."""
+        return self.public_base_url or self.tenant_base_url
+
+    @property
+    def jwt_audience_base_url(self) -> str | None:
+        """The base of a listener's JWT `aud`; None when it is taken from the request as received (Host header)."""
+        return None if self.jwt_audience_from_request else self.listener_base_url
+
+    def environment(self) -> dict[str, str]:
+        """The variables that give these settings' chosen values (those not left to their defaults), as
+        `Settings.load` reads them: what `accessgov serve` hands its worker processes."""
+        return {env_name(name): _as_variable(getattr(self, name)) for name in sorted(self.model_fields_set)}
+
+
+def _as_variable(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
+    if isinstance(value, tuple):
+        return ",".join(str(item) for item in value)
+    return "" if value is None else str(value)
 
 
 def env_name(field: str) -> str:
     """The variable a settings field is read from."""
     alias = Settings.model_fields[field].validation_alias
-    return alias if isinstance(alias, str) else ENV_PREFIX + field.upper()
+    assert isinstance(alias, str)  # every field's: the alias generator's, or `_setting(env=...)`
+    return alias
 
 
 def setting_field(field: str) -> FieldInfo:
@@ -373,6 +424,8 @@ def _problems(error: ValidationError, values: Mapping[str, Any]) -> list[tuple[s
         key = str(item["loc"][0]) if item["loc"] else ""
         field = by_key.get(key, key)
         message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "no such setting (a misspelt name?)"
         given = values.get(key, item.get("input"))
         problems.append((env_name(field) if field in Settings.model_fields else key, message, given))
     return problems
@@ -381,7 +434,7 @@ def _problems(error: ValidationError, values: Mapping[str, Any]) -> list[tuple[s
 def check_setting(field: str, text: str) -> Any:
     """`text` read as the field's value (a command-line option's type); ValueError says what it expects."""
     try:
-        return getattr(Settings.from_env({env_name(field): text}), field)
+        return getattr(Settings.validated({env_name(field): text}), field)
     except SettingsError as error:
         raise ValueError("; ".join(expected for _, expected, _ in error.problems)) from None
 
@@ -411,90 +464,49 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
-def database_url_from_env(env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> str:
-    """`DATABASE_URL` if set, else a SQLite file `<data_dir or ./data>/accessgov.db` (directory created)."""
-    return _database_url(Settings.from_env({"DATABASE_URL": env.get("DATABASE_URL", "")}).database_url, data_dir)
-
-
-def _database_url(url: str | None, data_dir: Path | None) -> str:
+def _database_url(url: str | None) -> str:
     if url:
         return normalize_database_url(url)
-    directory = (data_dir or DEFAULT_DATA_DIR).resolve()
+    directory = DEFAULT_DATA_DIR.resolve()
     directory.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{directory / SQLITE_FILENAME}"
 
 
-@dataclass(frozen=True)
-class ServerConfig:
-    """Everything the reference server needs to know about its deployment (its defaults: `Settings`'s)."""
+# The process's own variables, not settings of an operator's: read here too, so that this module is the only one
+# that touches the environment.
+SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"  # set by `serve`'s supervisor for its workers
+METRICS_DIRECTORY_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's multiprocess mode
 
-    database_url: str
-    tenant_base_url: str = DEFAULTS.tenant_base_url
-    # Base URL clients use to reach this server: listener URLs printed by the CLI, and the JWT `aud` of a
-    # listener (this plus its path). Unset: the tenant base URL.
-    public_base_url: str | None = None
-    # Only when the operator asks for it is the JWT `aud` built from the request as received (Host header).
-    jwt_audience_from_request: bool = DEFAULTS.jwt_audience_from_request
-    page_token_secret: bytes = b""
-    trusted_proxies: tuple[str, ...] = ()
-    jwks_ttl_seconds: int = DEFAULTS.jwks_ttl_seconds
-    jwks_timeout_seconds: float = 3.0
-    access_token_ttl_seconds: int = 3600
-    # Run queued automations in the server process; off when separate `accessgov worker` processes do it.
-    run_automations: bool = DEFAULTS.run_automations
-    db_readers: int = DEFAULTS.db_readers
-    db_writers: int = DEFAULTS.db_writers  # PostgreSQL only: SQLite has one writer
-    # Seconds a thread waiting for the GIL lets its holder run on (Python's default is 0.005); see `create_app`.
-    gil_switch_interval: float = DEFAULTS.gil_switch_interval
-    # Failed authentications allowed per source address (past it: 429 for its failures), and per credential (past it:
-    # a warning, never a refusal), in the `limits` notation; "off" disables (docs/keys-and-limits.md).
-    auth_failure_limit: str = DEFAULTS.auth_failure_limit
-    auth_failure_limit_per_credential: str = DEFAULTS.auth_failure_limit_per_credential
-    # IPv6 sources are counted by network: one host is usually given a whole /64. IPv4: per address.
-    auth_failure_ipv6_prefix: int = DEFAULTS.auth_failure_ipv6_prefix
-    # Shared limiter counters (several workers and servers enforce one limit); unset: in memory, per process.
-    redis_url: str | None = None
-    # Milliseconds a failed authentication waits for the shared counters before giving up on them for a while; and
-    # what such a failure gets then: "open" (its 401) or "closed" (429).
-    limiter_timeout_ms: float = DEFAULTS.limiter_timeout_ms
-    limiter_failure_mode: str = DEFAULTS.limiter_failure_mode
-    # "json": one JSON line per request on stderr; "uvicorn" (uvicorn's own access log) and "off": none of ours.
-    access_log: str = DEFAULTS.access_log
 
-    @property
-    def listener_base_url(self) -> str:
-        return self.public_base_url or self.tenant_base_url
+def user_data_directory() -> Path:
+    """The per-user data directory (XDG: `$XDG_DATA_HOME/accessgov`, else `~/.local/share/accessgov`)."""
+    data_home = (os.environ.get("XDG_DATA_HOME") or "").strip()
+    if data_home:
+        return (Path(data_home) / "accessgov").absolute()
+    return (Path(os.environ.get("HOME") or Path.home()) / ".local" / "share" / "accessgov").absolute()
 
-    @property
-    def jwt_audience_base_url(self) -> str | None:
-        return None if self.jwt_audience_from_request else self.listener_base_url
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> ServerConfig:
-        """The configuration `env` gives (SettingsError for a variable with a wrong value)."""
-        return cls.from_settings(Settings.from_env(env), data_dir=data_dir)
+def supervisor_pid() -> int:
+    """The pid of the `serve` supervisor this process is a worker of (0: none)."""
+    value = os.environ.get(SUPERVISOR_PID_ENV, "")
+    return int(value) if value.isascii() and value.isdigit() else 0
 
-    @classmethod
-    def from_settings(cls, settings: Settings, data_dir: Path | None = None) -> ServerConfig:
-        secret = settings.page_token_secret
-        return cls(
-            database_url=_database_url(settings.database_url, data_dir),
-            tenant_base_url=settings.tenant_base_url,
-            public_base_url=settings.public_base_url or None,
-            jwt_audience_from_request=settings.jwt_audience_from_request,
-            # Empty: the server generates one and keeps it in the database, shared by every worker.
-            page_token_secret=secret.get_secret_value().encode() if secret else b"",
-            trusted_proxies=settings.trusted_proxies,
-            jwks_ttl_seconds=settings.jwks_ttl_seconds,
-            run_automations=settings.run_automations,
-            db_readers=settings.db_readers,
-            db_writers=settings.db_writers,
-            gil_switch_interval=settings.gil_switch_interval,
-            auth_failure_limit=settings.auth_failure_limit,
-            auth_failure_limit_per_credential=settings.auth_failure_limit_per_credential,
-            auth_failure_ipv6_prefix=settings.auth_failure_ipv6_prefix,
-            redis_url=settings.redis_url,
-            limiter_timeout_ms=settings.limiter_timeout_ms,
-            limiter_failure_mode=settings.limiter_failure_mode,
-            access_log=settings.access_log,
-        )
+
+def export_to_workers(settings: Settings, supervisor: int) -> None:
+    """Hand `settings` (a command's options over the environment's) and the supervisor's pid to the worker
+    processes it spawns, which inherit the environment and `Settings.load()` it."""
+    os.environ.update(settings.environment())
+    os.environ[SUPERVISOR_PID_ENV] = str(supervisor)
+
+
+def metrics_directory() -> str | None:
+    """prometheus-client's multiprocess directory, when one is set."""
+    return os.environ.get(METRICS_DIRECTORY_ENV) or None
+
+
+def set_metrics_directory(directory: str | None) -> None:
+    """Set (or, None, unset) prometheus-client's multiprocess directory, for the workers this process spawns."""
+    if directory is None:
+        os.environ.pop(METRICS_DIRECTORY_ENV, None)
+    else:
+        os.environ[METRICS_DIRECTORY_ENV] = directory

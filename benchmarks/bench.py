@@ -436,9 +436,11 @@ def print_header(args: argparse.Namespace) -> None:
     wrk_version = subprocess.run([wrk_binary(), "-v"], capture_output=True, text=True, check=False).stdout.split("\n")[
         0
     ]
-    from accessgov.cli import parser, serve_options
+    from accessgov.cli import parser, serve_settings
+    from accessgov.config import Settings
+    from accessgov.http.server import http_parser
 
-    options = serve_options(parser().parse_args(["serve"]))
+    options = serve_settings(parser().parse_args(["serve"]), Settings.load())
     loop = "uvloop" if _importable("uvloop") else "asyncio"
     print(
         f"accessgov benchmark — {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, {platform.python_version()}, {machine_line()}"
@@ -448,7 +450,7 @@ def print_header(args: argparse.Namespace) -> None:
         f"{args.repeat} round(s) per target"
     )
     print(
-        f"both servers run `accessgov serve`'s uvicorn setup: http {options.http}, loop {loop}, "
+        f"both servers run `accessgov serve`'s uvicorn setup: http {http_parser(options)}, loop {loop}, "
         f"keep-alive {options.keep_alive} s, concurrency limit {options.limit_concurrency}; "
         "one process unless noted"
     )

@@ -27,13 +27,15 @@ app = Starlette(routes=[Route("/{path:path}", read_body, methods=["GET", "POST"]
 
 
 def main(argv: Sequence[str]) -> None:
-    from accessgov.cli import parser, serve_options
+    from accessgov.cli import parser, serve_settings
+    from accessgov.config import Settings
     from accessgov.http.server import serve
 
-    options = serve_options(parser().parse_args(["serve", *argv]))
-    if options.workers != 1:
+    args = parser().parse_args(["serve", *argv])
+    settings = serve_settings(args, Settings.load())
+    if settings.workers != 1:
         raise SystemExit("the baseline runs in one process")
-    serve(app, options)
+    serve(app, settings, host=args.host, port=args.port, log_level=args.log_level)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from typing import Any
 from starlette.types import ASGIApp
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_SECRET, seed_demo
 from accessgov.http import gc_tuning
 from accessgov.storage.engine import create_engine, migrate, session_factory
@@ -142,7 +142,7 @@ async def run(args: argparse.Namespace, url: str) -> list[Result]:
         seed_demo(session)
     engine.dispose()
     signer = deliveries.JwtSigner(TENANT_BASE_URL)
-    config = ServerConfig(database_url=url, tenant_base_url=TENANT_BASE_URL, run_automations=False)
+    config = Settings(database_url=url, tenant_base_url=TENANT_BASE_URL, run_automations=False)
     with deliveries.jwks_server(signer.jwks()) as jwks_url:
         jwt_listener = create_jwt_listener(url, jwks_url, deliveries.STEPS) if "jwt" in args.targets else ""
         app = create_app(config)

@@ -14,7 +14,6 @@ from typing import Any
 
 from starlette.responses import Response
 
-from accessgov.config import Settings
 from accessgov.documents import PUBLIC_VARIANT, document
 from accessgov.http.context import RequestContext
 from accessgov.http.negotiation import require_acceptable
@@ -52,7 +51,7 @@ class ContractDocs:
 
     def __init__(self, docs_html: Path | None = None) -> None:
         self.document = public_document()
-        page = docs_html or Settings.from_env().docs_html or BUILT_DOCS
+        page = docs_html or BUILT_DOCS
         if page.is_file():
             self.page = page.read_bytes()
         else:

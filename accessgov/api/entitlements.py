@@ -13,8 +13,11 @@ from accessgov.paging.errors import PageTokenError
 from accessgov.storage.database import Database
 from accessgov.storage.entitlements import EntitlementPages
 from accessgov.storage.parsed_documents import ParsedDocuments
+from accessgov.storage.statement_steps import Steps
 
 TYPE_PREFIX = "type.googleapis.com/svc.api.app.v1"
+# (kind, id) -> the steps that read a directory object's document (`EntitlementPages.directory`), or None.
+Lookup = Callable[[str, str], Steps[dict[str, Any] | None]]
 APP_PATH = "$.expanded[0]"  # where `expanded` holds the app: first
 
 
@@ -94,9 +97,7 @@ class ListEntitlementsHandler:
         entitlements = _ENTITLEMENTS.parse_many([key for key, _ in shown], [text for _, text in shown])
         if any(entitlement.related for entitlement in entitlements):
             documents = [entitlement.document for entitlement in entitlements]
-            items, expanded = await self.db.read_raw(
-                lambda connection: self._expand_looking_up(connection, app, documents)
-            )
+            items, expanded = await self.db.read_steps(lambda: _expand(self.pages.directory, app, documents))
         else:
             items, expanded = _expand_unrelated(app, entitlements)
         cursor = (rows[page.size - 1][0],) if len(rows) > page.size else None
@@ -104,17 +105,12 @@ class ListEntitlementsHandler:
         body["expanded"] = expanded
         return 200, body
 
-    def _expand_looking_up(
-        self, connection: Any, app: dict[str, Any] | None, documents: list[dict[str, Any]]
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return _expand(lambda kind, object_id: self.pages.directory(connection, kind, object_id), app, documents)
-
 
 class Expansion:
     """The page's `expanded` array (each related object once) and the path fields that locate them: the app of
     every item, and the app resource and its type when the entitlement names them and the directory has them."""
 
-    def __init__(self, lookup: Callable[[str, str], dict[str, Any] | None]) -> None:
+    def __init__(self, lookup: Lookup) -> None:
         self.objects: list[dict[str, Any]] = []
         self._index: dict[tuple[str, str], int | None] = {}
         self._lookup = lookup
@@ -126,15 +122,15 @@ class Expansion:
         self.objects.append({"@type": f"{TYPE_PREFIX}.{type_name}", **document})
         return len(self.objects) - 1
 
-    def _find(self, kind: str, type_name: str, object_id: Any) -> int | None:
+    def _find(self, kind: str, type_name: str, object_id: Any) -> Steps[int | None]:
         if not isinstance(object_id, str) or not object_id:
             return None
         if (kind, object_id) not in self._index:
-            self._index[(kind, object_id)] = self.add(kind, type_name, self._lookup(kind, object_id))
+            self._index[(kind, object_id)] = self.add(kind, type_name, (yield from self._lookup(kind, object_id)))
         return self._index[(kind, object_id)]
 
-    def view(self, entitlement: dict[str, Any]) -> dict[str, Any]:
-        """The AppEntitlementView of one entitlement."""
+    def view(self, entitlement: dict[str, Any]) -> Steps[dict[str, Any]]:
+        """The AppEntitlementView of one entitlement (steps: it reads the related objects not read yet)."""
         item: dict[str, Any] = {"appEntitlement": entitlement}
         app = self._index.get(("app", str(entitlement.get("appId", ""))))
         if app is not None:
@@ -142,24 +138,28 @@ class Expansion:
         if not _names_related(entitlement):
             return item  # `_find` would find nothing (most entitlements): spare its calls
         resource_id, type_id = entitlement.get("appResourceId"), entitlement.get("appResourceTypeId")
-        resource = self._find("resource", "AppResource", resource_id)
+        resource = yield from self._find("resource", "AppResource", resource_id)
         if resource is not None:
             item["appResourcePath"] = f"$.expanded[{resource}]"
         if not type_id and resource is not None:
             type_id = self.objects[resource].get("resourceTypeId")
-        resource_type = self._find("resource_type", "AppResourceType", type_id)
+        resource_type = yield from self._find("resource_type", "AppResourceType", type_id)
         if resource_type is not None:
             item["appResourceTypePath"] = f"$.expanded[{resource_type}]"
         return item
 
 
 def _expand(
-    lookup: Callable[[str, str], dict[str, Any] | None], app: dict[str, Any] | None, documents: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The page's items (AppEntitlementViews) and `expanded` array, the app (its parsed document) first."""
+    lookup: Lookup, app: dict[str, Any] | None, documents: list[dict[str, Any]]
+) -> Steps[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """The page's items (AppEntitlementViews) and `expanded` array, the app (its parsed document) first; steps,
+    which read each related object once, when an entitlement first names it."""
     expansion = Expansion(lookup)
     expansion.add("app", "App", app)
-    return [expansion.view(document) for document in documents], expansion.objects
+    items = []
+    for document in documents:
+        items.append((yield from expansion.view(document)))
+    return items, expansion.objects
 
 
 def _expand_unrelated(
@@ -190,5 +190,5 @@ def _names_related(entitlement: dict[str, Any]) -> bool:
     return _is_id(entitlement.get("appResourceId")) or _is_id(entitlement.get("appResourceTypeId"))
 
 
-def _nothing_related(kind: str, object_id: str) -> dict[str, Any] | None:
+def _nothing_related(kind: str, object_id: str) -> Steps[dict[str, Any] | None]:
     raise AssertionError(f"no lookup expected, got {kind} {object_id!r}")  # see `_names_related`

@@ -105,9 +105,7 @@ class WebhookHandler:
         reason = skip_reason(published=listener.automation_published, enabled=listener.trigger_enabled)
         received_at = datetime.fromtimestamp(now, UTC)
         delivery = events.Delivery(listener.id, event_id.lower(), ctx.body, received_at, reason)
-        result: events.DeliveryResult = await self.db.write_batched(
-            events.record_batch, delivery, on_loop=events.claim_deliveries
-        )
+        result: events.DeliveryResult = await self.db.write_steps(self.db.delivery_steps, delivery)
         if result.duplicate:
             raise Conflict(ErrorCode.DUPLICATE_EVENT, f"event {event_id} was already received by this listener")
         metrics.run_recorded(str(result.status))  # QUEUED, or SKIPPED (unpublished, disabled)

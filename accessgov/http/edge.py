@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
@@ -32,15 +32,6 @@ DEFAULT_HEAD_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 10.0
 
 
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    if not value.isascii() or not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value[:64]!r}")
-    return int(value)
-
-
 @dataclass(frozen=True)
 class HeaderLimits:
     """The request-head limits (431 `REQUEST_HEADERS_TOO_LARGE` beyond any of them), the same for both parsers:
@@ -49,14 +40,6 @@ class HeaderLimits:
     line_bytes: int = 8 * 1024  # the request target, or one header line (name and value)
     count: int = 100  # header lines
     head_bytes: int = 32 * 1024  # the whole head: the target and every header's name and value
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> HeaderLimits:
-        return cls(
-            line_bytes=_positive(env, "ACCESSGOV_MAX_HEADER_LINE_BYTES", cls.line_bytes),
-            count=_positive(env, "ACCESSGOV_MAX_HEADERS", cls.count),
-            head_bytes=_positive(env, "ACCESSGOV_MAX_HEAD_BYTES", cls.head_bytes),
-        )
 
 
 DEFAULT_HEADER_LIMITS = HeaderLimits()

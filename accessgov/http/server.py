@@ -16,18 +16,23 @@ import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
 from uvicorn.supervisors.multiprocess import Multiprocess
 
-from accessgov.config import DEFAULTS, Settings
+from accessgov.config import (
+    DEFAULTS,
+    Settings,
+    export_to_workers,
+    metrics_directory,
+    set_metrics_directory,
+    supervisor_pid,
+)
 from accessgov.http import gc_tuning
 from accessgov.http.edge import EdgeConfig, HeaderLimits, HttpToolsEdgeProtocol
 from accessgov.observability.access_log import EdgeLog
-from accessgov.observability.metrics import MULTIPROC_ENV
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +41,8 @@ DEFAULT_HEADER_LIMITS = HeaderLimits(
     line_bytes=DEFAULTS.max_header_line_bytes, count=DEFAULTS.max_headers, head_bytes=DEFAULTS.max_head_bytes
 )
 
-SUPERVISOR_PID_ENV = "ACCESSGOV_SUPERVISOR_PID"
+HOST = "127.0.0.1"
+PORT = 8080
 PR_SET_PDEATHSIG = 1
 
 
@@ -56,83 +62,47 @@ def count_edge_answer(method: str | None, status: int, code: str, client: str | 
     _edge_log(False).answered(method, status, code, client, request_id)
 
 
-@dataclass(frozen=True)
-class ServeOptions:
-    """How `accessgov serve` listens: `Settings`' serve variables (their defaults here), over which the command line
-    sets host, port and log level."""
-
-    host: str = "127.0.0.1"
-    port: int = 8080
-    workers: int = DEFAULTS.workers
-    http: str = DEFAULTS.http if HttpToolsEdgeProtocol else "h11"
-    head_timeout: float = DEFAULTS.head_timeout
-    body_timeout: float = DEFAULTS.body_timeout
-    keep_alive: int = DEFAULTS.keep_alive
-    limit_concurrency: int = DEFAULTS.limit_concurrency
-    backlog: int = DEFAULTS.backlog
-    graceful_shutdown: int = DEFAULTS.graceful_shutdown
-    log_level: str = "info"
-    # "json": the app's JSON access log (uvicorn's off); "uvicorn": uvicorn's text access log; "off": neither.
-    access_log: str = DEFAULTS.access_log
-    gc_threshold: int = DEFAULTS.gc_threshold  # see `accessgov.http.gc_tuning`
-    header_limits: HeaderLimits = DEFAULT_HEADER_LIMITS
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> ServeOptions:
-        """The options `env` gives (SettingsError for a variable with a wrong value)."""
-        return cls.from_settings(Settings.from_env(env))
-
-    @classmethod
-    def from_settings(cls, settings: Settings, **listen: Any) -> ServeOptions:
-        """The serve settings of `settings`; `listen`: host, port, log level."""
-        chosen = "http" in settings.model_fields_set  # else the default, h11 where httptools is not installed
-        return cls(
-            workers=settings.workers,
-            http=settings.http if chosen or HttpToolsEdgeProtocol else "h11",
-            head_timeout=settings.head_timeout,
-            body_timeout=settings.body_timeout,
-            keep_alive=settings.keep_alive,
-            limit_concurrency=settings.limit_concurrency,
-            backlog=settings.backlog,
-            graceful_shutdown=settings.graceful_shutdown,
-            access_log=settings.access_log,
-            gc_threshold=settings.gc_threshold,
-            header_limits=HeaderLimits(
-                line_bytes=settings.max_header_line_bytes,
-                count=settings.max_headers,
-                head_bytes=settings.max_head_bytes,
-            ),
-            **listen,
-        )
+def header_limits(settings: Settings) -> HeaderLimits:
+    """The request-head limits of `settings` (431 beyond any of them)."""
+    return HeaderLimits(
+        line_bytes=settings.max_header_line_bytes, count=settings.max_headers, head_bytes=settings.max_head_bytes
+    )
 
 
-def uvicorn_config(app: Any, options: ServeOptions, **kwargs: Any) -> EdgeConfig:
-    """The uvicorn configuration for `options` (proxy headers off: ACCESSGOV_TRUSTED_PROXIES is the only place where
-    forwarded addresses are trusted)."""
+def http_parser(settings: Settings) -> str:
+    """The HTTP parser `settings` chose; by default httptools, h11 where httptools is not installed."""
+    return settings.http if "http" in settings.model_fields_set or HttpToolsEdgeProtocol else "h11"
+
+
+def uvicorn_config(
+    app: Any, settings: Settings, *, host: str = HOST, port: int = PORT, log_level: str = "info", **kwargs: Any
+) -> EdgeConfig:
+    """The uvicorn configuration for `settings`, listening on `host:port` (proxy headers off:
+    ACCESSGOV_TRUSTED_PROXIES is the only place where forwarded addresses are trusted)."""
     return EdgeConfig(
         app,
-        host=options.host,
-        port=options.port,
-        workers=options.workers,
-        http=options.http,
+        host=host,
+        port=port,
+        workers=settings.workers,
+        http=http_parser(settings),
         loop="auto",
-        log_level=options.log_level,
-        access_log=options.access_log == "uvicorn",
-        timeout_keep_alive=options.keep_alive,
-        limit_concurrency=options.limit_concurrency or None,
-        backlog=options.backlog,
-        timeout_graceful_shutdown=options.graceful_shutdown,
-        timeout_request_head=options.head_timeout,
-        timeout_request_body=options.body_timeout,
-        header_limits=options.header_limits,
-        edge_log=log_edge_answer if options.access_log == "json" else count_edge_answer,
+        log_level=log_level,
+        access_log=settings.access_log == "uvicorn",
+        timeout_keep_alive=settings.keep_alive,
+        limit_concurrency=settings.limit_concurrency or None,
+        backlog=settings.backlog,
+        timeout_graceful_shutdown=settings.graceful_shutdown,
+        timeout_request_head=settings.head_timeout,
+        timeout_request_body=settings.body_timeout,
+        header_limits=header_limits(settings),
+        edge_log=log_edge_answer if settings.access_log == "json" else count_edge_answer,
         **kwargs,
     )
 
 
 def die_with_supervisor() -> None:
     """Ask Linux to SIGTERM this worker when its supervisor dies, even by SIGKILL (no orphaned workers)."""
-    supervisor = int(os.environ.get(SUPERVISOR_PID_ENV, "0"))
+    supervisor = supervisor_pid()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
@@ -146,50 +116,58 @@ def _metrics_directory() -> Iterator[None]:
     """prometheus-client's multiprocess mode for the workers: each writes its samples under one directory (a
     temporary one, removed at exit, unless the operator set PROMETHEUS_MULTIPROC_DIR), and `/metrics` on any
     worker sums them. Set before the workers start, so their prometheus-client picks the file-backed values."""
-    if os.environ.get(MULTIPROC_ENV):
+    if metrics_directory():
         yield
         return
     directory = tempfile.mkdtemp(prefix="accessgov-metrics-")
-    os.environ[MULTIPROC_ENV] = directory
+    set_metrics_directory(directory)
     try:
         yield
     finally:
-        os.environ.pop(MULTIPROC_ENV, None)
+        set_metrics_directory(None)
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def bind(options: ServeOptions) -> socket.socket:
+def bind(host: str = HOST, port: int = PORT) -> socket.socket:
     """The listening socket, bound before anything else is done or printed: an address in use is one message that
     says what to do, not a start-up banner followed by uvicorn's traceback."""
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((options.host, options.port))
+        sock.bind((host, port))
     except OSError as error:
         sock.close()
-        where = f"{options.host}:{options.port}"
+        where = f"{host}:{port}"
         if error.errno == errno.EADDRINUSE:
             raise SystemExit(
                 f"accessgov: {where} is already in use (another server is listening there): stop it, or choose "
-                f"another port with --port (make run PORT={options.port + 1})"
+                f"another port with --port (make run PORT={port + 1})"
             ) from None
         raise SystemExit(f"accessgov: cannot listen on {where}: {error.strerror}") from None
     sock.set_inheritable(True)  # the workers under uvicorn's supervisor serve it
     return sock
 
 
-def serve(app: Any, options: ServeOptions, sock: socket.socket | None = None) -> None:
+def serve(
+    app: Any,
+    settings: Settings,
+    sock: socket.socket | None = None,
+    *,
+    host: str = HOST,
+    port: int = PORT,
+    log_level: str = "info",
+) -> None:
     """Run `app` (one process), or with several workers `app` as the import string (`module:factory`) of the app
-    factory each of `options.workers` processes calls under uvicorn's supervisor (`accessgov.app.worker_app`), on
-    `sock` (`bind(options)` when not given)."""
-    sock = sock or bind(options)
-    if options.workers > 1:
-        os.environ[SUPERVISOR_PID_ENV] = str(os.getpid())  # inherited by the spawned workers
-        os.environ["ACCESSGOV_GC_THRESHOLD"] = str(options.gc_threshold)  # the workers read their options from it
-        config = uvicorn_config(app, options, factory=True)
+    factory each of `settings.workers` processes calls under uvicorn's supervisor (`accessgov.app.worker_app`), on
+    `sock` (`bind(host, port)` when not given)."""
+    sock = sock or bind(host, port)
+    listen: dict[str, Any] = {"host": host, "port": port, "log_level": log_level}
+    if settings.workers > 1:
+        export_to_workers(settings, os.getpid())  # the workers inherit the environment and load their settings
+        config = uvicorn_config(app, settings, factory=True, **listen)
         with _metrics_directory():
             Multiprocess(config, sockets=[sock]).run()
         return
-    gc_tuning.set_young_threshold(options.gc_threshold)
-    uvicorn.Server(uvicorn_config(app, options)).run(sockets=[sock])
+    gc_tuning.set_young_threshold(settings.gc_threshold)
+    uvicorn.Server(uvicorn_config(app, settings, **listen)).run(sockets=[sock])

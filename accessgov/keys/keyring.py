@@ -23,15 +23,14 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from accessgov.config import env_name
+from accessgov.config import Settings, env_name, user_data_directory
 
 KEY_BYTES = 32
-# Declared in `config.Settings` (docs/operations.md's table); read here from the mapping each caller passes, by the
-# one rule of `key_source`, because the key commands and the tests choose the environment per call.
+# Declared in `config.Settings` (docs/operations.md's table); the settings each caller passes are read by the one
+# rule of `key_source`.
 ENV_KEY = env_name("secret_key")
 ENV_KEY_FILE = env_name("secret_key_file")
 DEFAULT_KEY_FILENAME = "secret.keys"
-USER_DATA_DIR = Path(".local/share/accessgov")  # under $HOME, when $XDG_DATA_HOME is not set
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # How long a command that changes the key file waits for another one (a rotation re-seals every value while it
 # holds the lock) before it refuses; and how often it looks meanwhile.
@@ -104,14 +103,15 @@ class Keyring:
         return cls(kid, {kid: secrets.token_bytes(KEY_BYTES)})
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ, database_url: str | None = None) -> Keyring:
-        """The keyring the environment names (for the database at `database_url`, else `DATABASE_URL`'s); creates
-        the key file on first use (mode 0600). Servers and the CLI go through `storage.sealing.open_keyring`."""
-        value = (env.get(ENV_KEY) or "").strip()
+    def from_settings(cls, settings: Settings) -> Keyring:
+        """The keyring `settings` name (ACCESSGOV_SECRET_KEY's fixed keys, else the key file `key_source` finds for
+        their database); creates the key file on first use (mode 0600). Servers and the CLI go through
+        `storage.sealing.open_keyring`."""
+        value = _fixed_keys(settings)
         if value:
             primary, keys = parse_env_keys(value)
             return cls(primary, keys)
-        return cls.from_file(key_file_path(env, database_url), create=True)
+        return cls.from_file(key_file_path(settings), create=True)
 
     @classmethod
     def from_file(cls, path: Path, *, create: bool = False) -> Keyring:
@@ -231,30 +231,30 @@ class Keyring:
             self.reload()
 
 
-def key_source(env: Mapping[str, str] = os.environ, database_url: str | None = None) -> tuple[Path | None, str]:
-    """(the key file, or None for `ACCESSGOV_SECRET_KEY`; why this one): the one rule for every process."""
-    if (env.get(ENV_KEY) or "").strip():
-        return None, f"{ENV_KEY} (fixed keys from the environment)"
-    explicit = (env.get(ENV_KEY_FILE) or "").strip()
-    if explicit:
-        return Path(explicit).expanduser().absolute(), ENV_KEY_FILE
-    if database_url is None:
-        from accessgov.config import database_url_from_env
+def _fixed_keys(settings: Settings) -> str:
+    return settings.secret_key.get_secret_value().strip() if settings.secret_key else ""
 
-        database_url = database_url_from_env(env)
-    database = _sqlite_file(database_url)
+
+def key_source(settings: Settings) -> tuple[Path | None, str]:
+    """(the key file, or None for `ACCESSGOV_SECRET_KEY`; why this one): the one rule for every process."""
+    if _fixed_keys(settings):
+        return None, f"{ENV_KEY} (fixed keys from the environment)"
+    return _key_file(settings)
+
+
+def _key_file(settings: Settings) -> tuple[Path, str]:
+    if settings.secret_key_file is not None:
+        return settings.secret_key_file.expanduser().absolute(), ENV_KEY_FILE
+    database = _sqlite_file(settings.database)
     if database is not None:
         return database.parent / DEFAULT_KEY_FILENAME, "next to the SQLite database"
-    data_home = (env.get("XDG_DATA_HOME") or "").strip()
-    base = Path(data_home) / "accessgov" if data_home else Path(env.get("HOME") or Path.home()) / USER_DATA_DIR
-    return base.absolute() / DEFAULT_KEY_FILENAME, "the per-user data directory (the database is not a SQLite file)"
+    where = "the per-user data directory (the database is not a SQLite file)"
+    return user_data_directory() / DEFAULT_KEY_FILENAME, where
 
 
-def key_file_path(env: Mapping[str, str] = os.environ, database_url: str | None = None) -> Path:
-    """Where the key file is for the database at `database_url` (default: `DATABASE_URL`'s); see `key_source`."""
-    path, _why = key_source({name: value for name, value in env.items() if name != ENV_KEY}, database_url)
-    assert path is not None
-    return path
+def key_file_path(settings: Settings) -> Path:
+    """Where the key file is for the database `settings` name (whether or not they also give fixed keys)."""
+    return _key_file(settings)[0]
 
 
 def _sqlite_file(database_url: str) -> Path | None:

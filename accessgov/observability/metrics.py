@@ -10,7 +10,6 @@ sample), exposed as the same families.
 from __future__ import annotations
 
 import functools
-import os
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, M
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus-client when it is imported
+from accessgov.config import metrics_directory
 
 REQUESTS_NAME, REQUESTS_HELP = "accessgov_http_requests", "HTTP requests answered, by operation id and status."
 REQUEST_SECONDS_NAME = "accessgov_http_request_duration_seconds"
@@ -112,19 +111,23 @@ class _WorkerRequests:
 
 
 def _request_metrics() -> RequestRecorder | _WorkerRequests:
-    """What records each request: with workers, `_WorkerRequests`; in one process, the `RequestRecorder`."""
-    if os.environ.get(MULTIPROC_ENV):
-        return _WorkerRequests()
-    recorder = RequestRecorder()
-    REGISTRY.register(recorder)
-    return recorder
+    """What records each request: with workers, `_WorkerRequests`; in one process, the `RequestRecorder`. Chosen at
+    the first request or exposition, not at import."""
+    global _REQUEST_METRICS
+    if _REQUEST_METRICS is None:
+        if metrics_directory():
+            _REQUEST_METRICS = _WorkerRequests()
+        else:
+            recorder = _REQUEST_METRICS = RequestRecorder()
+            REGISTRY.register(recorder)
+    return _REQUEST_METRICS
 
 
-_REQUEST_METRICS = _request_metrics()
+_REQUEST_METRICS: RequestRecorder | _WorkerRequests | None = None
 
 
 def observe_request(operation: str, status: int, seconds: float) -> None:
-    _REQUEST_METRICS.observe(operation, status, seconds)
+    (_REQUEST_METRICS or _request_metrics()).observe(operation, status, seconds)
 
 
 def delivery(outcome: str, reason: str = "") -> None:
@@ -149,7 +152,8 @@ def jwks_fetch(ok: bool) -> None:
 
 def render() -> tuple[bytes, str]:
     """The exposition (text format) of this process, or of every worker in multiprocess mode."""
-    if os.environ.get(MULTIPROC_ENV):
+    _request_metrics()
+    if metrics_directory():
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()

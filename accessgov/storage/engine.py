@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from pathlib import Path
@@ -13,10 +12,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import Session, sessionmaker
 
-# Configuration's (a lower layer), named here too for the storage's callers.
-from accessgov.config import Settings, env_name
-from accessgov.config import database_url_from_env as database_url_from_env
-from accessgov.config import normalize_database_url as normalize_database_url
+from accessgov.config import DEFAULTS
+from accessgov.config import normalize_database_url as normalize_database_url  # named here for storage's callers
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -25,11 +22,6 @@ MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A writer's transactions take the write lock at once (see `_configure_sqlite`).
 SQLITE_BEGIN = "BEGIN IMMEDIATE"
-_SYNCHRONOUS = env_name("sqlite_synchronous")
-# FULL (the default): every commit reaches the disk, so an acknowledged event survives a power loss and is
-# never run twice after a reboot. NORMAL: commits survive a crash of the process but the last ones may be lost
-# with the machine's power; it spares an fsync per (group) commit. An operator's choice, never silent.
-SQLITE_SYNCHRONOUS = Settings.from_env({_SYNCHRONOUS: os.environ.get(_SYNCHRONOUS, "")}).sqlite_synchronous
 # PostgreSQL: a pooled connection idle for longer than this is pinged before use (see `_ping_when_idle`).
 PING_AFTER_IDLE_SECONDS = 10.0
 
@@ -39,11 +31,19 @@ def rowcount(result: Result[Any]) -> int:
     return cast(CursorResult[Any], result).rowcount
 
 
-def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = False, **kwargs: Any) -> Engine:
+def create_engine(
+    url: str,
+    *,
+    read_only: bool = False,
+    loop_writer: bool = False,
+    synchronous: str = DEFAULTS.sqlite_synchronous,
+    **kwargs: Any,
+) -> Engine:
     """An engine configured for this service; `kwargs` go to `sqlalchemy.create_engine`. SQLite: WAL, foreign keys,
-    a 5 s busy timeout, transactions begun `BEGIN IMMEDIATE`; `read_only` connections refuse writes and begin
-    deferred ones; `loop_writer` is the event loop's writer (no busy wait, no checkpoint, no fsync: a thread syncs).
-    Why each: docs/architecture.md, "Storage settings and their measurements"."""
+    a 5 s busy timeout, transactions begun `BEGIN IMMEDIATE`, commits `synchronous` (ACCESSGOV_SQLITE_SYNCHRONOUS:
+    FULL, the default, survives a power loss; NORMAL a crash of the process only); `read_only` connections refuse
+    writes and begin deferred ones; `loop_writer` is the event loop's writer (no busy wait, no checkpoint, no fsync:
+    a thread syncs). Why each: docs/architecture.md, "Storage settings and their measurements"."""
     url = normalize_database_url(url)
     backend = sa.make_url(url).get_backend_name()
     from accessgov.jsoncodec import dumps, loads
@@ -52,7 +52,7 @@ def create_engine(url: str, *, read_only: bool = False, loop_writer: bool = Fals
     kwargs.setdefault("json_deserializer", loads)
     engine = sa.create_engine(url, **kwargs)
     if backend == "sqlite":
-        _configure_sqlite(engine, read_only=read_only, loop_writer=loop_writer)
+        _configure_sqlite(engine, read_only=read_only, loop_writer=loop_writer, synchronous=synchronous)
     elif backend == "postgresql" and not kwargs.get("pool_pre_ping"):
         _ping_when_idle(engine, PING_AFTER_IDLE_SECONDS)
     return engine
@@ -79,7 +79,7 @@ def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
             raise sa.exc.DisconnectionError(f"pooled connection failed its ping: {error}") from error
 
 
-def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: bool = False) -> None:
+def _configure_sqlite(engine: Engine, *, read_only: bool, loop_writer: bool, synchronous: str) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins (see `_do_begin`).
@@ -96,7 +96,7 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False, loop_writer: b
                 cursor.execute("PRAGMA wal_autocheckpoint = 0")
                 cursor.execute("PRAGMA synchronous = NORMAL")
             else:
-                cursor.execute(f"PRAGMA synchronous = {SQLITE_SYNCHRONOUS}")
+                cursor.execute(f"PRAGMA synchronous = {synchronous}")
         finally:
             cursor.close()
 

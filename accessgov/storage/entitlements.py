@@ -18,6 +18,7 @@ from accessgov.storage import ids
 from accessgov.storage.database import Database
 from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
+from accessgov.storage.statement_steps import Steps, read
 
 # Rows per executemany batch (not PostgreSQL, which uses COPY): amortises round trips, bounds memory.
 INSERT_BATCH_SIZE = 5000
@@ -122,15 +123,15 @@ Rows = list[tuple[str, str]]
 
 
 class EntitlementPages:
-    """The reads of the list operation: the app's document and one page of its entitlements (id, document text), or
-    None without such an app; the directory objects an entitlement names. PostgreSQL: one statement
-    (`_with_app`); SQLite: the app, then the page (docs/architecture.md, "A page of entitlements"), each its own
-    snapshot, which is safe: the app only decides the 404 and a page never depends on its document."""
+    """The reads of the list operation, as statement steps: the app's document and one page of its entitlements
+    (id, document text), or None without such an app; the directory objects the entitlements name. PostgreSQL:
+    one statement (`_with_app`); SQLite: the app, then the page (docs/architecture.md, "A page of entitlements"),
+    each its own snapshot, which is safe: the app only decides the 404 and a page never depends on its document."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        dialect = db.read_engine.dialect
-        self.joined = dialect.name != "sqlite"
+        dialect = db.dialect
+        self.joined = db.joins_app_to_page
         self.first = PreparedQuery(FIRST_PAGE if self.joined else FIRST_ROWS, dialect)
         self.next = PreparedQuery(NEXT_PAGE if self.joined else NEXT_ROWS, dialect)
         self.app = PreparedQuery(APP_DOCUMENT, dialect)
@@ -138,17 +139,21 @@ class EntitlementPages:
 
     async def read(self, values: dict[str, Any]) -> tuple[str, Rows] | None:
         """`values`: `app_id`, `limit` and, after the first page, `after` (the last id of the previous page)."""
-        db = self.db
+        return await self.db.read_steps(lambda: self._page(values))
+
+    def _page(self, values: dict[str, Any]) -> Steps[tuple[str, Rows] | None]:
         query = self.next if "after" in values else self.first
         if self.joined:
-            found = await db.fetch(query, **values)
+            found = yield read(query, **values)
             if not found:
                 return None
             return found[0][0], [(key, text) for _app, key, text in found if key is not None]
-        app = await db.fetch(self.app, app_id=values["app_id"])
-        return (app[0][0], await db.fetch(query, **values)) if app else None
+        app = yield read(self.app, app_id=values["app_id"])
+        if not app:
+            return None
+        return app[0][0], (yield read(query, **values))
 
-    def directory(self, connection: Any, kind: str, object_id: str) -> dict[str, Any] | None:
-        """A directory object's document on a DBAPI connection of `Database.read_raw`, or None."""
-        rows = self.directory_document.run(connection, kind=kind, object_id=object_id)
+    def directory(self, kind: str, object_id: str) -> Steps[dict[str, Any] | None]:
+        """A directory object's document, or None (steps, for the expansion of a page: `Database.read_steps`)."""
+        rows = yield read(self.directory_document, kind=kind, object_id=object_id)
         return json_column(rows[0][0]) if rows else None

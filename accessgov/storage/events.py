@@ -22,6 +22,15 @@ from accessgov.storage import ids
 from accessgov.storage.engine import rowcount
 from accessgov.storage.prepared import PreparedQuery, per_dialect
 from accessgov.storage.schema import FINAL_RUN_STATUSES, AutomationRun, WebhookEvent
+from accessgov.storage.statement_steps import (
+    WRITE_MANY,
+    Statement,
+    Steps,
+    drive_in,
+    read,
+    write_many,
+    write_many_returning,
+)
 
 EVENT_RETENTION = timedelta(days=7)
 QUEUED, RUNNING, SUCCEEDED, SKIPPED, FAILED = "QUEUED", "RUNNING", "SUCCEEDED", "SKIPPED", "FAILED"
@@ -94,17 +103,31 @@ def _claim_and_queue_statement() -> Any:
 class _Statements:
     """The delivery path's statements for one dialect, compiled once."""
 
+    dialect: Dialect
     insert_event: PreparedQuery  # plain INSERT: a batch whose events are known to be new
     insert_run: PreparedQuery
     claim_and_queue: PreparedQuery | None  # PostgreSQL: `_claim_and_queue_statement`
+    lookups: dict[int, PreparedQuery]  # `recorded`'s, by the length of their IN list
+
+    def recorded(self, count: int) -> tuple[PreparedQuery, int]:
+        """The look-up of `count` event ids of one listener, and the length of its IN list (the next power of
+        two)."""
+        size = 1 << (count - 1).bit_length()
+        query = self.lookups.get(size)
+        if query is None:
+            query = self.lookups[size] = PreparedQuery(_lookup_statement(size), self.dialect)
+        return query, size
 
 
 @per_dialect
 def _prepared(dialect: Dialect) -> _Statements:
+    claims = dialect.name == "postgresql"  # its statement's syntax is PostgreSQL's (`claim_each`)
     return _Statements(
+        dialect=dialect,
         insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
         insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
-        claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if dialect.name == "postgresql" else None,
+        claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if claims else None,
+        lookups={},
     )
 
 
@@ -119,17 +142,13 @@ class Delivery(NamedTuple):
     skip_reason: str | None = None
 
 
-def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
+def record_looked_up(dialect: Dialect, deliveries: Sequence[Delivery]) -> Steps[list[DeliveryResult]]:
     """Record each of `deliveries` (its event and its run, exactly once per listener and event id; a repeat in the
-    list is a duplicate), in order, on a DBAPI connection in the caller's transaction (the writer's batch unit).
-    SQLite holds the write lock from `BEGIN IMMEDIATE`, so one look-up and two multi-row inserts decide the batch
-    (a fifth of the CPU of two statements per delivery); PostgreSQL claims each event by its own conflict
-    handling (another server may insert it meanwhile), all claims in one pipelined `executemany`."""
+    list is a duplicate), in order, in the caller's transaction, when that transaction holds the only write lock
+    (SQLite's writer, from `BEGIN IMMEDIATE`): one look-up and two multi-row inserts decide the batch (a fifth of
+    the CPU of two statements per delivery)."""
     statements = _prepared(dialect)
-    if dialect.name == "postgresql":
-        query, runs, rows = _claims(statements, deliveries)  # a repeat within the batch conflicts with its first
-        return _claimed(runs, query.execute_many_returning(dbapi, rows))
-    seen = _recorded(dbapi, {(delivery.listener_id, delivery.event_id) for delivery in deliveries})
+    seen = yield from _recorded(statements, {(delivery.listener_id, delivery.event_id) for delivery in deliveries})
     accepted = []
     for delivery in deliveries:
         key = (delivery.listener_id, delivery.event_id)
@@ -137,53 +156,35 @@ def record_batch(dbapi: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -
         seen.add(key)
     new_events = [_event_values(delivery) for delivery, new in zip(deliveries, accepted, strict=True) if new]
     if new_events:
-        statements.insert_event.execute_many(dbapi, [statements.insert_event.params(row) for row in new_events])
-    return _queue_runs(statements, dbapi, deliveries, accepted)
+        yield write_many(statements.insert_event, [statements.insert_event.params(row) for row in new_events])
+    runs = [_run_values(delivery) if new else None for delivery, new in zip(deliveries, accepted, strict=True)]
+    rows = [statements.insert_run.params(run) for run in runs if run is not None]
+    if rows:
+        yield write_many(statements.insert_run, rows)
+    return [_accepted(run) if run is not None else DeliveryResult(accepted=False) for run in runs]
 
 
-async def claim_deliveries(connection: Any, dialect: Dialect, deliveries: Sequence[Delivery]) -> list[DeliveryResult]:
-    """`record_batch` on PostgreSQL, on a psycopg `AsyncConnection` whose transaction the caller commits
-    (`storage.loop_batches`)."""
-    query, runs, rows = _claims(_prepared(dialect), deliveries)
-    return _claimed(runs, await query.execute_many_returning_async(connection, rows))
-
-
-def _claims(
-    statements: _Statements, deliveries: Sequence[Delivery]
-) -> tuple[PreparedQuery, list[dict[str, Any]], list[Any]]:
-    """PostgreSQL's claim statement, the run of each delivery and the statement's parameters for each."""
-    query = statements.claim_and_queue
+def claim_each(dialect: Dialect, deliveries: Sequence[Delivery]) -> Steps[list[DeliveryResult]]:
+    """`record_looked_up` where other servers write concurrently (PostgreSQL): each event claims itself by its own
+    conflict handling and queues its run in the same statement (a repeat within the batch conflicts with its
+    first), all claims in one pipelined `executemany`."""
+    query = _prepared(dialect).claim_and_queue
     assert query is not None  # PostgreSQL's
     runs = [_run_values(delivery) for delivery in deliveries]
     rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
-    return query, runs, rows
-
-
-def _claimed(runs: list[dict[str, Any]], inserted: list[tuple[Any, ...] | None]) -> list[DeliveryResult]:
-    """A result per claim: a row back says this batch inserted the event and its run."""
+    inserted = yield write_many_returning(query, rows)
+    # A row back says this batch inserted the event and its run.
     return [
         _accepted(run) if row is not None else DeliveryResult(accepted=False)
         for run, row in zip(runs, inserted, strict=True)
     ]
 
 
-def _queue_runs(
-    statements: _Statements, dbapi: Any, deliveries: Sequence[Delivery], accepted: Sequence[bool]
-) -> list[DeliveryResult]:
-    """The run of every accepted delivery inserted in one `executemany`; a result per delivery (a duplicate for
-    the others)."""
-    runs = [_run_values(delivery) if new else None for delivery, new in zip(deliveries, accepted, strict=True)]
-    rows = [statements.insert_run.params(run) for run in runs if run is not None]
-    if rows:
-        statements.insert_run.execute_many(dbapi, rows)
-    return [_accepted(run) if run is not None else DeliveryResult(accepted=False) for run in runs]
-
-
 def _accepted(run: Mapping[str, Any]) -> DeliveryResult:
     return DeliveryResult(accepted=True, run_id=run["id"], status=run["status"], reason=run["reason"])
 
 
-def _recorded(dbapi: Any, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+def _recorded(statements: _Statements, keys: set[tuple[str, str]]) -> Steps[set[tuple[str, str]]]:
     """Which of `keys` (listener id, event id) already have an event record: per listener, an `IN` list on the
     primary key (a row-value `IN (VALUES ...)` is not matched against the index by SQLite: a full scan)."""
     by_listener: dict[str, list[str]] = {}
@@ -193,17 +194,28 @@ def _recorded(dbapi: Any, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
     for listener_id, event_ids in by_listener.items():
         for start in range(0, len(event_ids), _LOOKUP_CHUNK):
             chunk = event_ids[start : start + _LOOKUP_CHUNK]
-            cursor = dbapi.execute(
-                "SELECT event_id FROM webhook_events WHERE listener_id = ? AND event_id IN "
-                f"({','.join('?' * len(chunk))})",
-                [listener_id, *chunk],
-            )
-            found.update((listener_id, event_id) for (event_id,) in cursor.fetchall())
+            query, size = statements.recorded(len(chunk))
+            rows = yield read(query, listener_id=listener_id, **_padded(chunk, size))
+            found.update((listener_id, event_id) for (event_id,) in rows)
     return found
 
 
 # Event ids looked up per statement: well under SQLite's bound-parameter limit.
-_LOOKUP_CHUNK = 500
+_LOOKUP_CHUNK = 512
+
+
+def _lookup_statement(size: int) -> Any:
+    """The events of one listener among `size` event ids (`e0`...)."""
+    event_ids: list[BindParameter[str]] = [bindparam(f"e{n}") for n in range(size)]
+    listener = _EVENTS.c.listener_id == bindparam("listener_id")
+    return select(_EVENTS.c.event_id).where(listener, _EVENTS.c.event_id.in_(event_ids))
+
+
+def _padded(event_ids: list[str], size: int) -> dict[str, str]:
+    """`event_ids` as the parameters of an IN list of `size` (at least as many): the last id fills the rest (a
+    statement per power of two of ids, compiled once, not one per length)."""
+    padded = [*event_ids, *[event_ids[-1]] * (size - len(event_ids))]
+    return {f"e{n}": event_id for n, event_id in enumerate(padded)}
 
 
 def _event_values(delivery: Delivery) -> dict[str, Any]:
@@ -264,14 +276,16 @@ def _runner_statements(dialect: Dialect) -> _RunnerStatements:
 def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int) -> list[ClaimedRun]:
     """Take up to `limit` runs, oldest first: queued ones, and running ones whose lease has expired (PostgreSQL
     skips rows another runner locked). Runs claimed `MAX_ATTEMPTS` times already are finished as FAILED instead."""
-    connection = session.connection()
-    statements = _runner_statements(connection.dialect)
-    dbapi = connection.connection.driver_connection  # the session's transaction
+    return drive_in(session, _claim_steps(_runner_statements(session.connection().dialect), now, lease, limit))
+
+
+def _claim_steps(statements: _RunnerStatements, now: datetime, lease: timedelta, limit: int) -> Steps[list[ClaimedRun]]:
     # Fresh work first, then runs whose lease expired: two range scans of the (status, created_at) index. One
     # statement with `OR` made SQLite gather and sort the whole backlog for every batch (a temporary B-tree).
-    rows = statements.queued.run_typed(dbapi, limit=limit)
+    rows = statements.queued.typed((yield read(statements.queued, limit=limit)))
     if len(rows) < limit:
-        rows += statements.expired.run_typed(dbapi, now=now, limit=limit - len(rows))
+        expired = yield read(statements.expired, now=now, limit=limit - len(rows))
+        rows += statements.expired.typed(expired)
     claimed = []
     gave_up = []
     lease_until = now + lease
@@ -281,10 +295,11 @@ def claim_runs(session: Session, *, now: datetime, lease: timedelta, limit: int)
         else:
             claimed.append(ClaimedRun(run_id, listener_id, event_id, context, attempts + 1, lease_until, created_at))
     if gave_up:
-        _finish_all(session, gave_up, now)
+        finish = statements.finish
+        yield write_many(finish, finish.params_many(gave_up, now=now))
     if claimed:  # an idle runner polls every second: no statement when there is nothing to take
         take = statements.take
-        take.execute_many(dbapi, take.params_many([{"run_id": run.id} for run in claimed], lease_until=lease_until))
+        yield write_many(take, take.params_many([{"run_id": run.id} for run in claimed], lease_until=lease_until))
     return claimed
 
 
@@ -308,9 +323,14 @@ _FINISH = (
 
 def _finish_all(session: Session, rows: Sequence[Mapping[str, Any]], now: datetime) -> int:
     """`_FINISH` once per row of `_finish_params`; returns how many runs it changed."""
-    connection = session.connection()
-    finish = _runner_statements(connection.dialect).finish
-    return finish.execute_many(connection.connection.driver_connection, finish.params_many(rows, now=now))
+    finish = _runner_statements(session.connection().dialect).finish
+    return drive_in(session, _changed(Statement(finish, finish.params_many(rows, now=now), WRITE_MANY)))
+
+
+def _changed(statement: Statement) -> Steps[int]:
+    """How many rows `statement` (a `WRITE_MANY`) changed."""
+    changed: int = yield statement
+    return changed
 
 
 def _finish_params(

@@ -1,7 +1,8 @@
-"""PostgreSQL's hottest writes on the event loop: what is queued while every connection is busy is committed in one
-transaction (at most `max_batch` items) by the next psycopg async connection free. A batch that failed, not by
-losing its connection, is run again an item per transaction; a connection that failed is closed and its write
-not repeated elsewhere (whether it committed is unknown: the caller is told it failed).
+"""PostgreSQL's hottest writes on the event loop, statement steps awaited on psycopg async connections: what is
+queued while every connection is busy is committed in one transaction (at most `max_batch` items) by the next
+connection free. A batch that failed, not by losing its connection, is run again an item per transaction; a
+connection that failed is closed and its write not repeated elsewhere (whether it committed is unknown: the caller
+is told it failed).
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy.engine import Dialect
@@ -17,13 +17,11 @@ from sqlalchemy.engine import Dialect
 from accessgov.errors import ApiError
 from accessgov.storage.engine import PING_AFTER_IDLE_SECONDS
 from accessgov.storage.loop_reads import Connect, close_connection
-
-# (connection, dialect, items) -> one result (or ApiError) per item, in order; the caller commits.
-AsyncBatchUnit = Callable[[Any, Dialect, list[Any]], Awaitable[Sequence[Any]]]
+from accessgov.storage.statement_steps import BatchSteps, drive_async
 
 
 class _Item(NamedTuple):
-    unit: AsyncBatchUnit
+    unit: BatchSteps
     item: Any
     future: asyncio.Future[Any]
 
@@ -48,7 +46,7 @@ class LoopBatches:
         self._tasks: set[asyncio.Task[None]] = set()  # referenced until done (the loop keeps only weak references)
         self._closed = False
 
-    def submit(self, unit: AsyncBatchUnit, item: Any) -> asyncio.Future[Any]:
+    def submit(self, unit: BatchSteps, item: Any) -> asyncio.Future[Any]:
         """The future result of `unit` for `item`, settled once its transaction committed."""
         if self._closed:
             raise RuntimeError("the database was closed")
@@ -123,12 +121,12 @@ class LoopBatches:
 
     async def _run(self, connection: Any, batch: list[_Item]) -> list[Any]:
         outcomes: list[Any] = [None] * len(batch)
-        grouped: dict[AsyncBatchUnit, list[int]] = {}
+        grouped: dict[BatchSteps, list[int]] = {}
         for index, item in enumerate(batch):
             grouped.setdefault(item.unit, []).append(index)
         try:
             for unit, indexes in grouped.items():
-                results = await unit(connection, self.dialect, [batch[index].item for index in indexes])
+                results = await drive_async(unit(self.dialect, [batch[index].item for index in indexes]), connection)
                 for index, result in zip(indexes, results, strict=True):
                     outcomes[index] = result
             await connection.commit()

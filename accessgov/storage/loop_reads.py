@@ -1,5 +1,5 @@
-"""PostgreSQL's hot reads on the event loop: a semaphore and a stack of psycopg async connections (measured against
-reader threads and psycopg_pool: docs/architecture.md, "The database path").
+"""PostgreSQL's hot reads on the event loop, statement steps awaited on a semaphore and a stack of psycopg async
+connections (measured against reader threads and psycopg_pool: docs/architecture.md, "The database path").
 
 Connections are autocommit, opened on first use up to `size`, most recently used first, and belong to one event
 loop (another loop starts over). A connection that failed, or whose statement was cancelled, is closed; a read
@@ -9,12 +9,14 @@ that failed because a kept connection had broken is tried once more on a new one
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 
-from accessgov.storage.prepared import PreparedQuery
+from accessgov.storage.statement_steps import Steps, drive_async
+
+T = TypeVar("T")
 
 Connect = Callable[[], Awaitable[Any]]  # -> psycopg.AsyncConnection in autocommit
 
@@ -37,8 +39,9 @@ class LoopReads:
         """Open connections waiting for a statement."""
         return len(self._idle)
 
-    async def run(self, query: PreparedQuery, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        """The rows of `query` with `values`, read on a connection of this loop's pool."""
+    async def run(self, make: Callable[[], Steps[T]]) -> T:
+        """What the steps `make()` return, read on a connection of this loop's pool (`make` is called again, once,
+        when a kept connection turns out broken)."""
         if self._closed:
             raise RuntimeError("the database was closed")
         self._bind(asyncio.get_running_loop())
@@ -46,18 +49,18 @@ class LoopReads:
         await slots.acquire()
         try:
             try:
-                return await self._run_on(self._idle.pop() if self._idle else None, query, values)
+                return await self._run_on(self._idle.pop() if self._idle else None, make)
             except _Broken:  # a kept connection had gone away: once more, on a new one
-                return await self._run_on(None, query, values)
+                return await self._run_on(None, make)
         finally:
             slots.release()
 
-    async def _run_on(self, connection: Any, query: PreparedQuery, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    async def _run_on(self, connection: Any, make: Callable[[], Steps[T]]) -> T:
         kept = connection is not None
         if connection is None:
             connection = await self._connect()
         try:
-            rows = await query.run_async(connection, **values)
+            rows = await drive_async(make(), connection)
         except BaseException as error:
             lost = kept and _connection_lost(error, connection)
             close_connection(connection)

@@ -50,7 +50,7 @@ class PreparedQuery:
             for name, bind in compiled.binds.items()
             if (processor := bind.type.dialect_impl(dialect).bind_processor(dialect)) is not None
         }
-        # For `run_typed`: each selected column's result processor (None where the driver's value is final).
+        # For `typed`: each selected column's result processor (None where the driver's value is final).
         selected = getattr(stmt, "selected_columns", ())
         self.result_processors = [
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in selected
@@ -203,13 +203,13 @@ class PreparedQuery:
         finally:
             await cursor.close()
 
-    def run_typed(self, dbapi_connection: Any, **values: Any) -> list[tuple[Any, ...]]:
-        """`run` of a SELECT, its values converted as Core converts them (aware datetimes, parsed JSON), for
-        callers that need typed rows; `run` hands over what the driver returned."""
+    def typed(self, rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        """`rows` of this SELECT as the driver returned them, their values converted as Core converts them (aware
+        datetimes, parsed JSON), for callers that need typed rows."""
         processors = self.result_processors
         return [
             tuple(value if process is None else process(value) for process, value in zip(processors, row, strict=True))
-            for row in self.run(dbapi_connection, **values)
+            for row in rows
         ]
 
 

@@ -5,9 +5,8 @@ database's plaintext, re-sealing under the primary key (`keys rotate`), the key 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, SessionTransaction
 
+from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, is_sealed, open_sealed, seal
-from accessgov.keys.keyring import ENV_KEY, ENV_KEY_FILE, LOCK_WAIT_SECONDS, key_file_path, key_source
+from accessgov.keys.keyring import ENV_KEY_FILE, LOCK_WAIT_SECONDS, key_file_path, key_source
 from accessgov.keys.secretbox import SealedValueError, key_id_of
 from accessgov.storage.page_key_set import PageKeys
 
@@ -232,33 +232,30 @@ def _release_seal_lock(session: Session, transaction: SessionTransaction) -> Non
 
 
 def keyring_of(bind: Session | Connection | None) -> Keyring:
-    """The process's keyring for the database `bind` talks to (by the one rule of `open_keyring`), so a value is
-    sealed with the key file of the database it is written to, whatever `DATABASE_URL` says; the environment's
-    without a bind."""
+    """The process's keyring for the database `bind` talks to (by the one rule of `open_keyring`, with the
+    process's settings), so a value is sealed with the key file of the database it is written to, whatever
+    `DATABASE_URL` says; the settings' own database's without a bind."""
+    settings = Settings.load()
     if bind is None:
-        return default_keyring()
+        return default_keyring(settings)
     url = (bind.get_bind() if isinstance(bind, Session) else bind).engine.url
-    return default_keyring(url.render_as_string(hide_password=False))
+    return default_keyring(settings.updated(database_url=url.render_as_string(hide_password=False)))
 
 
-def open_keyring(database_url: str | None = None, env: Mapping[str, str] = os.environ) -> Keyring:
-    """The keyring for the database at `database_url` (default: `DATABASE_URL`'s), by `keyring.key_source`'s rule.
-    A key file is created on first use, never beside a database holding sealed values: a new key could not open
-    them (the usual cause: another working directory or `ACCESSGOV_SECRET_KEY_FILE`)."""
-    path, why = key_source(env, database_url)
+def open_keyring(settings: Settings) -> Keyring:
+    """The keyring for the database `settings` name, by `keyring.key_source`'s rule. A key file is created on first
+    use, never beside a database holding sealed values: a new key could not open them (the usual cause: another
+    working directory or `ACCESSGOV_SECRET_KEY_FILE`)."""
+    path, why = key_source(settings)
     if path is not None and not path.exists():
-        if database_url is None:
-            from accessgov.config import database_url_from_env
-
-            database_url = database_url_from_env(env)
-        sealed = sealed_key_ids_at(database_url)
+        sealed = sealed_key_ids_at(settings.database)
         if sealed:
             raise KeyringError(
                 f"no key file at {path} ({why}), but the database holds values sealed under key(s) "
                 f"{', '.join(sorted(sealed))}: point {ENV_KEY_FILE} at the key file that holds them "
                 "(a new key could not open them; none was created)"
             )
-    return Keyring.from_env(env, database_url)
+    return Keyring.from_settings(settings)
 
 
 def sealed_key_ids_at(database_url: str) -> set[str]:
@@ -315,19 +312,19 @@ _defaults: dict[Path | str, Keyring] = {}
 _default_lock = threading.Lock()
 
 
-def default_keyring(database_url: str | None = None) -> Keyring:
-    """The process's keyring for the database at `database_url` (default: `DATABASE_URL`'s), loaded once per key
-    source through `open_keyring`: the server and every CLI command find the same key file."""
-    value = (os.environ.get(ENV_KEY) or "").strip()
-    source: Path | str = value or key_file_path(os.environ, database_url)
+def default_keyring(settings: Settings) -> Keyring:
+    """The process's keyring for the database `settings` name, loaded once per key source through `open_keyring`:
+    the server and every CLI command find the same key file."""
+    fixed = settings.secret_key.get_secret_value().strip() if settings.secret_key else ""
+    source: Path | str = fixed or key_file_path(settings)
     with _default_lock:
         keyring = _defaults.get(source)
         if keyring is None:
-            keyring = _defaults[source] = open_keyring(database_url)
+            keyring = _defaults[source] = open_keyring(settings)
         return keyring
 
 
 def reset_default_keyring() -> None:
-    """Forget the process's keyrings (after the environment changed, and in tests)."""
+    """Forget the process's keyrings (after the settings changed, and in tests)."""
     with _default_lock:
         _defaults.clear()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN
 from tests.support.harness import seeded_server
 
@@ -16,7 +16,7 @@ from tests.support.harness import seeded_server
 @dataclass
 class Server:
     base_url: str
-    config: ServerConfig
+    config: Settings
     sessions: object
 
     def client(self, token: str | None = DEMO_ADMIN_TOKEN) -> httpx.Client:

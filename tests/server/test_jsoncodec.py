@@ -93,8 +93,8 @@ def test_growing_arrays_keep_a_bounded_amount_of_text() -> None:
 def test_the_restart_history_texts_survive_tasks_restarted_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     """`make bench` restarts 250 demo tasks in turn until their histories pass 250 steps (~45 KB each). An LRU
     smaller than all of them misses on every restart (each task's text was evicted by the 249 restarts since its
-    last), and writes each history whole again: the restart handler's cache holds them all."""
-    from accessgov.api import restart
+    last), and writes each history whole again: the restart's cache (`storage.restarts`) holds them all."""
+    from accessgov.storage import restarts as restart
 
     arrays = GrowingArrays(max_bytes=restart._HISTORIES._written.max_length)
     step = {

@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo import tenant as demo
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.http.engine import load_bundle
@@ -125,7 +125,7 @@ def _serve(url: str) -> Iterator[Served]:
         sessions = session_factory(engine)
         with sessions.begin() as session:
             seed_demo(session)
-        with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
+        with serve(create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
             yield Served(base_url, sessions)
     finally:
         engine.dispose()

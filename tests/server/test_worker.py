@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.storage import events
 from accessgov.storage.ids import utcnow
@@ -67,7 +67,7 @@ def test_a_separate_worker_runs_what_the_server_queued(tmp_path: Path) -> None:
 
     with seeded_database(tmp_path) as (url, sessions):
         run_ids = []
-        with serve(create_app(ServerConfig(database_url=url, run_automations=False))) as base:
+        with serve(create_app(Settings.load(database_url=url, run_automations=False))) as base:
             for _ in range(5):
                 headers = signing.hmac_headers(DEMO_HMAC_SECRET, BODY)
                 target = f"{base}/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"

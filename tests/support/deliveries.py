@@ -10,12 +10,15 @@ from sqlalchemy.orm import Session
 
 from accessgov.storage import events
 from accessgov.storage.schema import WebhookEvent
+from accessgov.storage.statement_steps import drive_in
 
 
 def record_deliveries(session: Session, deliveries: Sequence[events.Delivery]) -> list[events.DeliveryResult]:
-    """`events.record_batch` of `deliveries` in `session`'s transaction (the caller commits)."""
-    connection = session.connection()
-    return events.record_batch(connection.connection.driver_connection, connection.dialect, deliveries)
+    """The steps the server's database records `deliveries` with (`Database.delivery_steps`: a claim per event on
+    PostgreSQL, one look-up under SQLite's write lock), in `session`'s transaction (the caller commits)."""
+    dialect = session.connection().dialect
+    steps = events.claim_each if dialect.name == "postgresql" else events.record_looked_up
+    return drive_in(session, steps(dialect, list(deliveries)))
 
 
 def record_delivery(

@@ -18,7 +18,7 @@ import uvicorn
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.http.edge import EdgeConfig
 
 
@@ -143,12 +143,12 @@ NO_FAILURE_LIMITS: dict[str, Any] = {"auth_failure_limit": "off", "auth_failure_
 @contextlib.contextmanager
 def seeded_server(
     data_dir: Path, *, url: str | None = None, **config: Any
-) -> Iterator[tuple[str, ServerConfig, sessionmaker[Session]]]:
+) -> Iterator[tuple[str, Settings, sessionmaker[Session]]]:
     """The reference server on a fresh database (`seeded_database`) with the demo tenant loaded; `config`
-    overrides `ServerConfig` fields (failure limits off unless given)."""
+    overrides `Settings` fields (failure limits off unless given)."""
     from accessgov.app import create_app
 
     with seeded_database(data_dir, url) as (url, sessions):
-        config = ServerConfig(database_url=url, **{**NO_FAILURE_LIMITS, **config})
+        config = Settings.load(database_url=url, **{**NO_FAILURE_LIMITS, **config})  # the suite's key file
         with serve(create_app(config)) as base_url:
             yield base_url, config, sessions

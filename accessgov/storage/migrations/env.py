@@ -5,7 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from accessgov.storage.engine import create_engine, database_url_from_env
+from accessgov.config import Settings
+from accessgov.storage.engine import create_engine
 from accessgov.storage.schema import Base
 
 config = context.config
@@ -30,7 +31,7 @@ def main() -> None:
         run_migrations(connection)
         return
     # Invoked without a connection (e.g. the alembic CLI): use the server's own configuration.
-    engine = create_engine(config.get_main_option("sqlalchemy.url") or database_url_from_env())
+    engine = create_engine(config.get_main_option("sqlalchemy.url") or Settings.load().database)
     try:
         with engine.begin() as connection:
             run_migrations(connection)

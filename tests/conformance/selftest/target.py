@@ -27,7 +27,7 @@ import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from accessgov.config import ServerConfig
+from accessgov.config import DEFAULTS, Settings
 from accessgov.demo import seed as demo_seed
 from accessgov.demo import tenant as demo
 from accessgov.demo.jwks import jwks_server
@@ -282,7 +282,7 @@ def serve_variants(wrappers: Mapping[str, Any]) -> Iterator[tuple[dict[str, str]
     key = ed25519.Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     fixtures = Fixtures(
-        tenant_base_url=ServerConfig(database_url="").tenant_base_url,
+        tenant_base_url=DEFAULTS.tenant_base_url,
         jwt_private_pem=pem,
         hmac_secrets={
             demo_seed.DEMO_HMAC_LISTENER_ID: demo_seed.DEMO_HMAC_SECRET,
@@ -301,7 +301,7 @@ def serve_variants(wrappers: Mapping[str, Any]) -> Iterator[tuple[dict[str, str]
         fixtures.jwks_url = stack.enter_context(jwks_server(jwks_document([public_jwk(pem, kid=JWT_KID)])))
         database_url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"
         _seed(database_url, fixtures)
-        config = ServerConfig(
+        config = Settings.load(
             database_url=database_url,
             auth_failure_limit="off",
             auth_failure_limit_per_credential="off",

@@ -14,6 +14,7 @@ from accessgov.api.entitlements import (
     _names_related,
     _nothing_related,
 )
+from accessgov.storage.statement_steps import drive
 
 APP = {"id": "app-1", "displayName": "App"}
 DOCUMENTS = [
@@ -29,7 +30,7 @@ def test_same_views_as_the_general_path(app: dict[str, Any] | None) -> None:
     assert not any(map(_names_related, DOCUMENTS))
     entitlements = [_entitlement(document) for document in DOCUMENTS]
     assert not any(entitlement.related for entitlement in entitlements)
-    assert _expand_unrelated(app, entitlements) == _expand(_nothing_related, app, DOCUMENTS)
+    assert _expand_unrelated(app, entitlements) == drive(_expand(_nothing_related, app, DOCUMENTS), None)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy.engine import Engine
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
@@ -51,7 +51,7 @@ def test_the_token_endpoint_and_a_delivery_answer_their_declared_503_while_the_d
             with session_factory(engine).begin() as session:
                 seed_demo(session)
             engine.dispose()
-            app = create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))
+            app = create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))
             with serve(app) as base_url, httpx.Client(base_url=base_url, timeout=10) as client:
                 signed = hmac_headers(DEMO_HMAC_SECRET, body)
                 assert client.post(WEBHOOK, content=body, headers=signed).status_code == 200

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from accessgov.config import Settings
 from accessgov.http.edge import PROTOCOLS, HeaderLimits
 from accessgov.http.engine import load_bundle
-from accessgov.http.server import ServeOptions, uvicorn_config
+from accessgov.http.server import uvicorn_config
 from accessgov.observability.access_log import EdgeLog
 from tests.support.protocols import PEER, RecordingTransport
 from tests.support.protocols import drive as drive_protocol
@@ -55,7 +56,7 @@ def drive(
     def log_to_pipe(protocol: Any) -> None:
         protocol._edge_log = EdgeLog(stream_fd=log_fd).answered
 
-    config = uvicorn_config(app, ServeOptions(http=http, limit_concurrency=limit_concurrency))
+    config = uvicorn_config(app, Settings(http=http, limit_concurrency=limit_concurrency))
     return drive_protocol(config, data, read=read, prepare=log_to_pipe)
 
 

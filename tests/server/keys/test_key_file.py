@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.keyring import key_file_path, key_source
 from accessgov.storage import listeners
@@ -18,21 +19,22 @@ def test_the_key_file_sits_next_to_the_sqlite_database(tmp_path: Path, monkeypat
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the working directory plays no part
     url = f"sqlite:///{tmp_path / 'db' / 'accessgov.db'}"
-    assert key_file_path({"DATABASE_URL": url}) == tmp_path / "db" / "secret.keys"
-    assert key_file_path({}, database_url=url) == tmp_path / "db" / "secret.keys"
+    assert key_file_path(Settings.validated({"DATABASE_URL": url})) == tmp_path / "db" / "secret.keys"
 
 
 def test_the_key_file_setting_wins(tmp_path: Path) -> None:
     env = {"ACCESSGOV_SECRET_KEY_FILE": str(tmp_path / "k.json"), "DATABASE_URL": "sqlite:////srv/x.db"}
-    assert key_file_path(env) == tmp_path / "k.json"
+    assert key_file_path(Settings.validated(env)) == tmp_path / "k.json"
 
 
-def test_postgresql_keys_live_in_the_per_user_data_directory(tmp_path: Path) -> None:
-    url = "postgresql://u@127.0.0.1/db"
-    assert key_file_path({"DATABASE_URL": url, "XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "accessgov/secret.keys"
-    home = {"DATABASE_URL": url, "HOME": str(tmp_path)}
-    assert key_file_path(home) == tmp_path / ".local/share/accessgov/secret.keys"
-    assert "per-user" in key_source(home)[1]
+def test_postgresql_keys_live_in_the_per_user_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(database_url="postgresql://u@127.0.0.1/db")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert key_file_path(settings) == tmp_path / "accessgov/secret.keys"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert key_file_path(settings) == tmp_path / ".local/share/accessgov/secret.keys"
+    assert "per-user" in key_source(settings)[1]
 
 
 def test_no_second_key_file_beside_sealed_rows(tmp_path: Path) -> None:
@@ -50,14 +52,14 @@ def test_no_second_key_file_beside_sealed_rows(tmp_path: Path) -> None:
     from accessgov.storage.sealing import open_keyring
 
     with pytest.raises(KeyringError, match=r"secret\.keys") as refused:
-        open_keyring(url, env={})
+        open_keyring(Settings(database_url=url))
     assert other.primary_id in str(refused.value)
     assert not (tmp_path / "secret.keys").exists()
     # An empty database gets its key file next to it.
     (tmp_path / "fresh").mkdir()
     fresh = f"sqlite:///{tmp_path / 'fresh' / 'accessgov.db'}"
     migrate(create_engine(fresh))
-    assert open_keyring(fresh, env={}).path == tmp_path / "fresh" / "secret.keys"
+    assert open_keyring(Settings(database_url=fresh)).path == tmp_path / "fresh" / "secret.keys"
 
 
 def test_a_rotation_by_another_process_is_seen_at_once(tmp_path: Path) -> None:

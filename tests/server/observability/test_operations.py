@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage.engine import create_engine, migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
@@ -179,7 +179,7 @@ def test_metrics_are_summed_over_workers(tmp_path: Path) -> None:
 def test_startup_objects_are_frozen_out_of_garbage_collection(tmp_path: Path) -> None:
     """What the process holds from startup is never walked again by the cyclic collector (a full collection
     over it paused the event loop for ~100 ms under load)."""
-    app = create_app(ServerConfig(database_url=f"sqlite:///{tmp_path / 'accessgov.db'}", **NO_FAILURE_LIMITS))
+    app = create_app(Settings.load(database_url=f"sqlite:///{tmp_path / 'accessgov.db'}", **NO_FAILURE_LIMITS))
     route_table = app.routes  # a list built at startup and kept for the process's life
     assert any(tracked is route_table for tracked in gc.get_objects())
     with serve(app) as base_url:
@@ -193,7 +193,7 @@ def test_readyz_fails_when_the_database_is_not_migrated(tmp_path: Path) -> None:
     engine = create_engine(url)
     migrate(engine)
     try:
-        with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
+        with serve(create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
             assert httpx.get(base_url + "/readyz").status_code == 200
             with engine.begin() as connection:
                 connection.execute(sa.text("UPDATE alembic_version SET version_num = '0003'"))
@@ -217,7 +217,7 @@ def test_readyz_and_requests_fail_with_503_while_the_database_is_down(postgres_a
             with session_factory(engine).begin() as session:
                 seed_demo(session)
             engine.dispose()
-            with serve(create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
+            with serve(create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
                 assert httpx.get(base_url + "/readyz").status_code == 200
                 assert httpx.get(base_url + ENTITLEMENTS, headers=ADMIN).status_code == 200  # the token now cached
                 forwarder.stop()  # the database is gone
@@ -263,7 +263,7 @@ def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_
 
 
 def test_no_connection_budget_for_sqlite_or_an_unreachable_server() -> None:
-    from accessgov.storage.database import connection_budget_warning
+    from accessgov.storage.postgres import connection_budget_warning
 
     assert connection_budget_warning("sqlite:///anywhere.db", readers=999, writers=999, workers=999) is None
     unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/test"  # port 1: refused at once

@@ -69,8 +69,9 @@ def test_created_is_the_first_observation_of_each_label_set() -> None:
 
 def test_a_single_process_records_into_the_recorder() -> None:
     """Without PROMETHEUS_MULTIPROC_DIR (the test process) requests go to the recorder in the default registry."""
-    assert isinstance(metrics._REQUEST_METRICS, RequestRecorder)
-    before = metrics._REQUEST_METRICS.counts.get(("test.Op", 204), [0])[0]
+    recorder = metrics._request_metrics()
+    assert isinstance(recorder, RequestRecorder)
+    before = recorder.counts.get(("test.Op", 204), [0])[0]
     metrics.observe_request("test.Op", 204, 0.001)
-    assert metrics._REQUEST_METRICS.counts[("test.Op", 204)][0] == before + 1
+    assert recorder.counts[("test.Op", 204)][0] == before + 1
     assert b'accessgov_http_requests_total{operation="test.Op",status="204"}' in metrics.render()[0]

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo import tenant as demo
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN
 from accessgov.storage import page_keys
@@ -28,7 +28,7 @@ RELOAD = 0.1
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[tuple[httpx.Client, sessionmaker[Session]]]:
     with seeded_database(tmp_path) as (url, sessions):
-        app = create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS), page_keys_reload_seconds=RELOAD)
+        app = create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS), page_keys_reload_seconds=RELOAD)
         with serve(app) as base_url, httpx.Client(base_url=base_url) as client:
             client.headers["Authorization"] = f"Bearer {DEMO_ADMIN_TOKEN}"
             yield client, sessions
@@ -82,7 +82,7 @@ def test_expired_previous_keys_are_purged(tmp_path: Path) -> None:
 def two_workers(data_dir: Path) -> Iterator[tuple[httpx.Client, httpx.Client, sessionmaker[Session]]]:
     """Two servers on one database: A reloads the page-token keys every RELOAD seconds, B only every hour."""
     with seeded_database(data_dir) as (url, sessions):
-        config = ServerConfig(database_url=url, **NO_FAILURE_LIMITS)
+        config = Settings.load(database_url=url, **NO_FAILURE_LIMITS)
         fast = create_app(config, page_keys_reload_seconds=RELOAD)
         slow = create_app(config, page_keys_reload_seconds=3600)
         with serve(fast) as fast_url, serve(slow) as slow_url:
@@ -123,7 +123,7 @@ def test_a_rotation_without_grace_reaches_a_default_server_within_seconds(tmp_pa
     """With the default reload interval, `page-keys rotate --grace 0` ends the old key's tokens within a few
     seconds (it was up to 30), on every server; the deadline here is generous for a loaded machine."""
     with seeded_database(tmp_path) as (url, sessions):
-        app = create_app(ServerConfig(database_url=url, **NO_FAILURE_LIMITS))
+        app = create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))
         with serve(app) as base_url, httpx.Client(base_url=base_url) as client:
             client.headers["Authorization"] = f"Bearer {DEMO_ADMIN_TOKEN}"
             old_token = next_token(client).json()["nextPageToken"]

@@ -1,4 +1,4 @@
-"""The writer path of `storage.database`: units queued together commit together; batch units see every item of
+"""The writer path of `storage.database`: units queued together commit together; batch steps see every item of
 their batch at once, each caller gets its own result or error, and one broken item never loses the others. On
 SQLite the writer runs on the event loop: it never blocks the loop (a lock held elsewhere, the WAL's fsync), and
 answers only once the commit is on disk."""
@@ -21,35 +21,38 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from accessgov.config import Settings
 from accessgov.errors import ErrorCode, InvalidRequest, ServiceUnavailable
-from accessgov.storage import database as database_module
+from accessgov.storage import sqlite as sqlite_module
+from accessgov.storage.backends import open_database, open_url
 from accessgov.storage.database import Database
 from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import Setting
+from accessgov.storage.statement_steps import Steps, write
 
 
 @pytest.fixture
 def db(db_url: str) -> Iterator[Database]:
-    database = Database(db_url, writers=1)
+    database = open_url(db_url, writers=1)
     yield database
     database.close()
 
 
 @pytest.fixture
 def sqlite_db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(f"sqlite:///{tmp_path / 'writer.db'}")
+    database = open_url(f"sqlite:///{tmp_path / 'writer.db'}")
     yield database
     database.close()
 
 
 class Recorder:
-    """A batch unit storing one setting per item; `poison` items break the whole batch."""
+    """Batch steps storing one setting per item; `poison` items break the whole batch."""
 
     def __init__(self, poison: set[str] = frozenset(), refuse: set[str] = frozenset()) -> None:
         self.calls: list[list[str]] = []
         self.poison, self.refuse = poison, refuse
 
-    def __call__(self, dbapi: Any, dialect: Dialect, items: list[str]) -> list[Any]:
+    def __call__(self, dialect: Dialect, items: list[str]) -> Steps[list[Any]]:
         self.calls.append(list(items))
         if self.poison & set(items):
             raise RuntimeError("a broken item")
@@ -59,29 +62,15 @@ class Recorder:
             if item in self.refuse:
                 results.append(InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"{item} refused"))
                 continue
-            insert_setting.execute(dbapi, key=item, value=item.upper())
+            yield write(insert_setting, key=item, value=item.upper())
             results.append(f"stored {item}")
         return results
 
 
-async def queue_behind_a_held_writer(db: Database, recorder: Recorder, items: list[str]) -> list[Any]:
-    """Queue every item before the writer looks at its queue, so they meet in one batch: on SQLite by queueing
-    them in one turn of the loop; on PostgreSQL by holding the (one) writer thread with a plain unit meanwhile."""
-    if db.on_loop:
-        calls = [asyncio.ensure_future(db.write_batched(recorder, item)) for item in items]
-        return await asyncio.gather(*calls, return_exceptions=True)
-    held, release = threading.Event(), threading.Event()
-
-    def hold(session: Session) -> None:
-        held.set()
-        release.wait(10)
-
-    blocker = asyncio.ensure_future(db.write(hold))
-    await asyncio.to_thread(held.wait, 10)
-    calls = [asyncio.ensure_future(db.write_batched(recorder, item)) for item in items]
-    await asyncio.sleep(0.05)  # every put has reached the queue
-    release.set()
-    await blocker
+async def queue_in_one_turn(db: Database, recorder: Recorder, items: list[str]) -> list[Any]:
+    """Queue every item in one turn of the loop, before the writer (SQLite's loop writer, PostgreSQL's one loop
+    connection) looks at its queue, so they meet in one batch."""
+    calls = [asyncio.ensure_future(db.write_steps(recorder, item)) for item in items]
     return await asyncio.gather(*calls, return_exceptions=True)
 
 
@@ -98,7 +87,7 @@ def stored(db: Database) -> dict[str, str]:
 def test_batched_items_reach_the_unit_together_in_queue_order(db: Database) -> None:
     recorder = Recorder()
     items = [f"item-{n:02d}" for n in range(20)]
-    results = asyncio.run(queue_behind_a_held_writer(db, recorder, items))
+    results = asyncio.run(queue_in_one_turn(db, recorder, items))
     assert results == [f"stored {item}" for item in items]
     assert recorder.calls == [items]  # one call, in order
     assert stored(db) == {item: item.upper() for item in items}
@@ -112,11 +101,11 @@ def test_sqlite_a_batch_waits_while_it_grows_over_loop_turns(sqlite_db: Database
     async def arriving(turns: int) -> None:
         calls = []
         for turn in range(turns):
-            calls.append(asyncio.ensure_future(sqlite_db.write_batched(recorder, f"item-{turns}-{turn}")))
+            calls.append(asyncio.ensure_future(sqlite_db.write_steps(recorder, f"item-{turns}-{turn}")))
             await asyncio.sleep(0)  # one turn of the loop per unit
         await asyncio.gather(*calls)
 
-    limit = database_module.MAX_GROWING_TURNS
+    limit = sqlite_module.MAX_GROWING_TURNS
     asyncio.run(arriving(3))
     assert recorder.calls == [[f"item-3-{turn}" for turn in range(3)]]
     recorder.calls.clear()
@@ -128,7 +117,7 @@ def test_sqlite_a_batch_waits_while_it_grows_over_loop_turns(sqlite_db: Database
 def test_an_item_refused_with_an_api_error_fails_alone(db: Database) -> None:
     recorder = Recorder(refuse={"item-03"})
     items = [f"item-{n:02d}" for n in range(6)]
-    results = asyncio.run(queue_behind_a_held_writer(db, recorder, items))
+    results = asyncio.run(queue_in_one_turn(db, recorder, items))
     assert isinstance(results[3], InvalidRequest)
     assert [r for i, r in enumerate(results) if i != 3] == [f"stored {item}" for item in items if item != "item-03"]
     assert len(recorder.calls) == 1
@@ -138,7 +127,7 @@ def test_an_item_refused_with_an_api_error_fails_alone(db: Database) -> None:
 def test_a_broken_batch_is_retried_item_by_item(db: Database) -> None:
     recorder = Recorder(poison={"item-02"})
     items = [f"item-{n:02d}" for n in range(5)]
-    results = asyncio.run(queue_behind_a_held_writer(db, recorder, items))
+    results = asyncio.run(queue_in_one_turn(db, recorder, items))
     assert isinstance(results[2], RuntimeError)
     assert [r for i, r in enumerate(results) if i != 2] == [f"stored {item}" for item in items if item != "item-02"]
     assert recorder.calls[0] == items and sorted(recorder.calls[1:]) == [[item] for item in items]
@@ -176,7 +165,7 @@ def test_sqlite_answers_a_write_only_after_the_wal_reached_the_disk(
         real_fdatasync(descriptor)
         synced.append(descriptor)
 
-    monkeypatch.setattr(database_module.os, "fdatasync", slow_fdatasync)
+    monkeypatch.setattr(sqlite_module.os, "fdatasync", slow_fdatasync)
     count, total = "accessgov_sqlite_wal_sync_duration_seconds_count", "accessgov_sqlite_wal_sync_duration_seconds_sum"
     count_before, total_before = _count(count), _count(total)
 
@@ -231,7 +220,6 @@ def test_sqlite_syncs_at_once_after_a_quiet_spell_and_shares_one_sync_under_load
 
 
 def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(database_module, "SQLITE_SYNCHRONOUS", "NORMAL")
     calls: list[Path] = []
     real_fdatasync = os.fdatasync
 
@@ -239,8 +227,8 @@ def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, mon
         calls.append(synced_file(descriptor))
         real_fdatasync(descriptor)
 
-    monkeypatch.setattr(database_module.os, "fdatasync", recording_fdatasync)
-    db = Database(f"sqlite:///{tmp_path / 'normal.db'}")
+    monkeypatch.setattr(sqlite_module.os, "fdatasync", recording_fdatasync)
+    db = open_database(Settings(database_url=f"sqlite:///{tmp_path / 'normal.db'}", sqlite_synchronous="NORMAL"))
     try:
         assert asyncio.run(db.write(store("item-normal"))) == "item-normal"
         ours = [path for path in calls if path.is_relative_to(tmp_path)]
@@ -250,19 +238,19 @@ def test_sqlite_without_fsync_when_the_operator_chose_normal(tmp_path: Path, mon
 
 
 def write_one(db: Database, key: str, kind: str) -> Awaitable[Any]:
-    """One write of `key`: a unit on a Session (`write`), or a batch unit on the DBAPI connection, whose batches
-    take the writer's Session-free transaction (`write_batched`)."""
+    """One write of `key`: a unit on a Session (`write`), or batch steps on the DBAPI connection, whose batches
+    take the writer's Session-free transaction (`write_steps`)."""
     if kind == "unit":
         return db.write(store(key))
 
     async def batched() -> str:
-        result = await db.write_batched(Recorder(), key)
+        result = await db.write_steps(Recorder(), key)
         return str(result).removeprefix("stored ")
 
     return batched()
 
 
-@pytest.mark.parametrize("kind", ["unit", "batch unit"])
+@pytest.mark.parametrize("kind", ["unit", "batch steps"])
 def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite_db: Database, kind: str) -> None:
     """Another process's write transaction: the batch is retried, reads and timers go on, then it commits."""
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
@@ -285,11 +273,11 @@ def test_sqlite_waits_for_a_lock_held_elsewhere_without_blocking_the_loop(sqlite
     assert stored(sqlite_db) == {"item-after-lock": "ITEM-AFTER-LOCK"}
 
 
-@pytest.mark.parametrize("kind", ["unit", "batch unit"])
+@pytest.mark.parametrize("kind", ["unit", "batch steps"])
 def test_sqlite_gives_up_on_a_lock_held_past_the_busy_timeout(
     sqlite_db: Database, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    monkeypatch.setattr(database_module, "SQLITE_BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr(sqlite_module, "SQLITE_BUSY_TIMEOUT_MS", 100)
     other = sqlite3.connect(sqlite_db.write_engine.url.database, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
@@ -310,10 +298,10 @@ def test_sqlite_checkpoints_on_a_thread_not_in_the_loops_commits(
 ) -> None:
     """Commits land in the WAL; the checkpoint thread copies them into the database file (so the WAL is reused
     from its start instead of growing without end)."""
-    monkeypatch.setattr(database_module, "CHECKPOINT_SECONDS", 0.05)
+    monkeypatch.setattr(sqlite_module, "CHECKPOINT_SECONDS", 0.05)
     path = tmp_path / "checkpoint.db"
     timed_before = _count("accessgov_sqlite_checkpoint_duration_seconds_count")
-    db = Database(f"sqlite:///{path}")
+    db = open_url(f"sqlite:///{path}")
     checkpoints: list[str] = []
 
     @event.listens_for(db.write_engine, "checkout")
@@ -358,7 +346,7 @@ def test_sqlite_units_of_one_turn_each_get_their_own_result(sqlite_db: Database)
         for turn in range(3):
             recorder = Recorder()
             results += await asyncio.gather(
-                *(sqlite_db.write_batched(recorder, f"t{turn}-{n}") for n in range(5)), return_exceptions=True
+                *(sqlite_db.write_steps(recorder, f"t{turn}-{n}") for n in range(5)), return_exceptions=True
             )
         return results
 
@@ -377,7 +365,7 @@ def test_sqlite_batches_share_one_connection_and_session(sqlite_db: Database) ->
         for turn in range(3):
             recorder = Recorder(poison={f"1-{n}" for n in range(3)})  # every unit of the second batch fails
             results += await asyncio.gather(
-                *(sqlite_db.write_batched(recorder, f"{turn}-{n}") for n in range(3)), return_exceptions=True
+                *(sqlite_db.write_steps(recorder, f"{turn}-{n}") for n in range(3)), return_exceptions=True
             )
             await asyncio.sleep(0.01)
         return results
@@ -393,11 +381,11 @@ def test_sqlite_writer_replaces_an_invalidated_connection(sqlite_db: Database) -
     """A broken connection (SQLAlchemy invalidates it) is not kept: the next batch commits on a new one."""
 
     async def scenario() -> list[Any]:
-        first = await sqlite_db.write_batched(Recorder(), "before")
+        first = await sqlite_db.write_steps(Recorder(), "before")
         kept = sqlite_db._writer.sessions.connection  # type: ignore[union-attr]
         assert kept is not None
         kept.invalidate()
-        second = await sqlite_db.write_batched(Recorder(), "after")
+        second = await sqlite_db.write_steps(Recorder(), "after")
         assert sqlite_db._writer.sessions.connection is not kept  # type: ignore[union-attr]
         return [first, second]
 
@@ -405,7 +393,7 @@ def test_sqlite_writer_replaces_an_invalidated_connection(sqlite_db: Database) -
 
 
 def test_sqlite_batches_of_batch_units_commit_without_a_session(sqlite_db: Database) -> None:
-    """Deliveries and restarts are batch units on the DBAPI connection: their batches begin and commit on the kept
+    """Deliveries and restarts are batch steps on the DBAPI connection: their batches begin and commit on the kept
     connection, no Session transaction around them. A batch that also holds a plain unit takes the Session,
     and both kinds commit in it."""
     begun: list[int] = []
@@ -413,9 +401,9 @@ def test_sqlite_batches_of_batch_units_commit_without_a_session(sqlite_db: Datab
     async def scenario() -> tuple[list[Any], list[Any]]:
         event.listen(sqlite_db._writer.sessions.factory, "after_begin", lambda *args: begun.append(1))  # type: ignore[union-attr]
         recorder = Recorder()
-        alone = await asyncio.gather(*(sqlite_db.write_batched(recorder, f"item-b{n}") for n in range(3)))
+        alone = await asyncio.gather(*(sqlite_db.write_steps(recorder, f"item-b{n}") for n in range(3)))
         sessionless = len(begun)
-        mixed = await asyncio.gather(sqlite_db.write(store("item-unit")), sqlite_db.write_batched(recorder, "item-b3"))
+        mixed = await asyncio.gather(sqlite_db.write(store("item-unit")), sqlite_db.write_steps(recorder, "item-b3"))
         return [sessionless, len(begun), recorder.calls], [*alone, *mixed]
 
     (sessionless, sessions, calls), results = asyncio.run(scenario())

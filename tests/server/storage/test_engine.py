@@ -12,9 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.config import Settings
 from accessgov.storage import engine as engine_module
 from accessgov.storage import page_keys, settings
-from accessgov.storage.engine import create_engine, database_url_from_env
+from accessgov.storage.engine import create_engine
 from accessgov.storage.schema import Task
 from tests.support.postgres import postgres_url
 
@@ -30,21 +31,20 @@ PRAGMAS = {"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 5000}
         ("sqlite:////srv/x.db", "sqlite:////srv/x.db"),
     ],
 )
-def test_database_url_from_env_normalises_postgres_urls(given: str, expected: str, tmp_path: Path) -> None:
-    assert database_url_from_env({"DATABASE_URL": given}, data_dir=tmp_path / "unused") == expected
-    assert not (tmp_path / "unused").exists()
-
-
-def test_database_url_defaults_to_sqlite_in_data_dir(tmp_path: Path) -> None:
-    data_dir = tmp_path / "nested" / "data"
-    url = database_url_from_env({"DATABASE_URL": ""}, data_dir=data_dir)
-    assert url == f"sqlite:///{data_dir.resolve()}/accessgov.db"
-    assert data_dir.is_dir()
-
-
-def test_database_url_default_data_dir_is_relative_to_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_database_url_is_normalised_for_postgres(
+    given: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    assert database_url_from_env({}) == f"sqlite:///{tmp_path.resolve()}/data/accessgov.db"
+    assert Settings.validated({"DATABASE_URL": given}).database == expected
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("env", [{}, {"DATABASE_URL": ""}, {"DATABASE_URL": "  "}])
+def test_the_database_defaults_to_sqlite_in_data_under_the_working_directory(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert Settings.validated(env).database == f"sqlite:///{tmp_path.resolve()}/data/accessgov.db"
     assert (tmp_path / "data").is_dir()
 
 

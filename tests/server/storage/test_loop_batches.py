@@ -4,12 +4,11 @@ one failing item failing alone, broken connections never reused)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -17,7 +16,9 @@ from accessgov.errors import ApiError, Conflict, ErrorCode
 from accessgov.storage import events
 from accessgov.storage.database import MAX_BATCH
 from accessgov.storage.loop_batches import LoopBatches
+from accessgov.storage.prepared import PreparedQuery
 from accessgov.storage.schema import WebhookEvent
+from accessgov.storage.statement_steps import Steps, read
 from tests.server.storage.conftest import NOW, MakeListener
 from tests.server.storage.test_events import (
     EVENT,
@@ -33,18 +34,24 @@ from tests.server.storage.test_loop_reads import Opened
 pytestmark = [pytest.mark.postgres, pytest.mark.parametrize("db_url", ["postgres"], indirect=True)]
 
 
+SLEEP = sa.select(sa.func.pg_sleep(sa.bindparam("seconds", type_=sa.Float)))
+SUICIDE = sa.select(sa.func.pg_terminate_backend(sa.func.pg_backend_pid()))
+
+
 class Recording:
-    """`events.claim_deliveries`, recording the items of each call (one call per transaction and unit)."""
+    """`events.claim_each`, recording the items of each call (one call per transaction and unit), after a sleep
+    of `delay` seconds in the transaction."""
 
     def __init__(self, delay: float = 0.0) -> None:
         self.batches: list[int] = []
         self.delay = delay
 
-    async def __call__(self, connection: Any, dialect: Any, items: list[Any]) -> Sequence[Any]:
+    def __call__(self, dialect: Dialect, items: list[Any]) -> Steps[list[Any]]:
         self.batches.append(len(items))
         if self.delay:
-            await asyncio.sleep(self.delay)
-        return await events.claim_deliveries(connection, dialect, items)
+            yield read(PreparedQuery(SLEEP, dialect), seconds=self.delay)
+        results: list[Any] = yield from events.claim_each(dialect, items)
+        return results
 
 
 def _batches(engine: Engine, size: int = 2, **options: Any) -> tuple[LoopBatches, Opened]:
@@ -136,7 +143,8 @@ def test_an_api_error_result_is_raised_to_its_caller_only(engine: Engine) -> Non
     batches, _ = _batches(engine)
     refused = Conflict(ErrorCode.DUPLICATE_EVENT, "seen")
 
-    async def unit(connection: Any, dialect: Any, items: list[str]) -> list[Any]:
+    def unit(dialect: Dialect, items: list[str]) -> Steps[list[Any]]:
+        yield from ()
         return [refused if item == "bad" else item.upper() for item in items]
 
     async def main() -> list[Any]:
@@ -172,10 +180,10 @@ def test_a_connection_lost_mid_transaction_fails_its_batch_and_is_not_reused(
     listener = make_listener()
     batches, opened = _batches(engine, size=1)
 
-    async def dies(connection: Any, dialect: Any, items: list[Any]) -> list[Any]:
-        with postgres_admin.begin() as admin:
-            admin.execute(sa.select(sa.func.pg_terminate_backend(connection.info.backend_pid)))
-        return await events.claim_deliveries(connection, dialect, items)
+    def dies(dialect: Dialect, items: list[Any]) -> Steps[list[Any]]:
+        yield read(PreparedQuery(SUICIDE, dialect))  # the connection's backend ends itself, mid-transaction
+        results: list[Any] = yield from events.claim_each(dialect, items)
+        return results
 
     async def main() -> tuple[list[Any], events.DeliveryResult]:
         lost = await asyncio.gather(
@@ -206,9 +214,8 @@ def test_a_transaction_cancelled_with_its_loop_closes_its_connection(engine: Eng
     batches, opened = _batches(engine, size=1)
     submitted: list[asyncio.Future[Any]] = []
 
-    async def stalls(connection: Any, dialect: Any, items: list[Any]) -> list[Any]:
-        await connection.execute("SELECT 1")
-        await asyncio.sleep(30)
+    def stalls(dialect: Dialect, items: list[Any]) -> Steps[list[Any]]:
+        yield read(PreparedQuery(SLEEP, dialect), seconds=30)
         return items
 
     async def main() -> None:  # returns while the transaction is under way: asyncio.run cancels its task

@@ -46,7 +46,8 @@ def test_values_are_stored_as_core_stores_them_and_read_back_as_core_reads_them(
     with probes.connect() as connection:
         stored = dict(connection.execute(as_text).all())
         through_core = [tuple(row) for row in connection.execute(read)]
-        typed = PreparedQuery(read, probes.dialect).run_typed(connection.connection.driver_connection)
+        query = PreparedQuery(read, probes.dialect)
+        typed = query.typed(query.run(connection.connection.driver_connection))
     assert stored["prepared"] == stored["core"]
     assert typed == through_core == [("core", document, MOMENT), ("prepared", document, MOMENT)]
     assert all(moment.tzinfo is UTC for _, _, moment in typed)
@@ -72,8 +73,8 @@ def test_a_limit_is_a_parameter(probes: Engine) -> None:
     first = PreparedQuery(select(PROBES.c.key).order_by(PROBES.c.key).limit(bindparam("limit")), probes.dialect)
     with probes.connect() as connection:
         dbapi = connection.connection.driver_connection
-        assert first.run_typed(dbapi, limit=2) == [("k0",), ("k1",)]
-        assert len(first.run_typed(dbapi, limit=10)) == 5
+        assert first.typed(first.run(dbapi, limit=2)) == [("k0",), ("k1",)]
+        assert len(first.typed(first.run(dbapi, limit=10))) == 5
 
 
 def test_driver_errors_are_raised_as_core_raises_them(probes: Engine) -> None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID
 from tests.support import deliveries
 from tests.support.harness import seeded_database, serve
@@ -25,7 +25,7 @@ def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
 
         deliver("old", NOW - timedelta(days=8))
         deliver("recent", NOW - timedelta(days=6))
-        with serve(create_app(ServerConfig(database_url=url), clock=NOW.timestamp)):
+        with serve(create_app(Settings.load(database_url=url), clock=NOW.timestamp)):
             pass
         with sessions() as session:
             assert not deliveries.event_seen(session, DEMO_HMAC_LISTENER_ID, "old")

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from accessgov.automation_runner import AutomationRunner
 from accessgov.errors import ErrorCode, ServiceUnavailable
 from accessgov.keys import Keyring, seal
+from accessgov.storage.backends import open_url
 from accessgov.storage.caches import AutomationCache
-from accessgov.storage.database import Database
 from accessgov.storage.schema import AutomationRun, Listener
 from accessgov.storage.sealing import listener_ad
 from tests.server.storage.conftest import NOW, MakeListener
@@ -56,7 +56,7 @@ def test_one_listeners_trouble_fails_its_runs_only(
             (("healthy", healthy), ("keyless", keyless), ("broken", broken))}  # fmt: skip
 
     caplog.set_level(logging.WARNING, logger="accessgov.automation_runner")
-    db = Database(db_url)
+    db = open_url(db_url)
 
     async def rounds() -> list[int]:
         runner = AutomationRunner(db, AutomationCache(db), clock=(NOW + timedelta(seconds=1)).timestamp)

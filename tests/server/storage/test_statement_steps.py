@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import tasks
-from accessgov.storage.database import _async_connector
+from accessgov.storage.postgres import _async_connector
 from accessgov.storage.statement_steps import Statement, Steps, drive_async
 from tests.server.storage.conftest import NOW
 from tests.server.storage.test_task_history import TASK_ID, step, step_rows, task_doc

@@ -28,7 +28,7 @@ import uvicorn
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.app import create_app
-from accessgov.config import ServerConfig
+from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_DISABLED_LISTENER_ID, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage import events, listeners
 from accessgov.storage.engine import create_engine, migrate, session_factory
@@ -130,7 +130,7 @@ def ipv6_loopback() -> bool:
 
 def app_for(db_url: str, clock: ServerClock) -> Any:
     return create_app(
-        ServerConfig(database_url=db_url, **NO_FAILURE_LIMITS), clock=clock, jwks=JwksCache(timeout_seconds=2)
+        Settings.load(database_url=db_url, **NO_FAILURE_LIMITS), clock=clock, jwks=JwksCache(timeout_seconds=2)
     )
 
 
@@ -511,7 +511,7 @@ def test_audience_from_the_host_header_only_when_configured(env: Env) -> None:
     as_received = {"aud": env.url("jwt")}  # what a URL built from the request's Host header would say
     headers, url = jwt_delivery(env, env.keys.ec, "ec-1", **as_received)
     expect(post(url, BODY, headers), 401, "INVALID_CLAIM")
-    config = ServerConfig(database_url=env.db_url, jwt_audience_from_request=True, **NO_FAILURE_LIMITS)
+    config = Settings.load(database_url=env.db_url, jwt_audience_from_request=True, **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         headers, _ = jwt_delivery(env, env.keys.ec, "ec-1", aud=env.url("jwt", base))
         expect(post(env.url("jwt", base), BODY, headers), 200)
@@ -528,7 +528,7 @@ def test_forwarded_for_is_ignored_without_trusted_proxies(env: Env) -> None:
 
 
 def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
-    config = ServerConfig(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",), **NO_FAILURE_LIMITS)
+    config = Settings.load(database_url=env.db_url, trusted_proxies=("127.0.0.0/8",), **NO_FAILURE_LIMITS)
     with serve(create_app(config, jwks=JwksCache(timeout_seconds=2))) as base:
         expect(post(env.url("cidr10", base), BODY, hmac_headers(x_forwarded_for="10.1.2.3")), 200)
         # Only the right-most untrusted hop counts: a client cannot prepend its way in.
@@ -539,15 +539,22 @@ def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
 
 def test_cli_serve_turns_uvicorn_proxy_headers_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from accessgov import cli
+    from accessgov.config import SUPERVISOR_PID_ENV
     from accessgov.http import server
 
     configs: list[uvicorn.Config] = []
     monkeypatch.setattr(server.uvicorn.Server, "run", lambda self, *args, **kwargs: configs.append(self.config))
     monkeypatch.setattr(server.Multiprocess, "run", lambda self: configs.append(self.config))
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
-    monkeypatch.setenv(server.SUPERVISOR_PID_ENV, "")
-    assert cli.main(["serve", "--port", "0"]) == 0
-    assert cli.main(["serve", "--port", "0", "--workers", "2"]) == 0
+    monkeypatch.setenv(SUPERVISOR_PID_ENV, "")
+    before = dict(os.environ)
+    try:
+        assert cli.main(["serve", "--port", "0"]) == 0
+        assert cli.main(["serve", "--port", "0", "--workers", "2"]) == 0
+        assert os.environ["ACCESSGOV_WORKERS"] == "2"  # handed to the workers, which load their settings from it
+    finally:  # what `serve` handed its workers must not reach the other tests of this process
+        os.environ.clear()
+        os.environ.update(before)
     assert [config.proxy_headers for config in configs] == [False, False]
     assert [config.workers for config in configs] == [1, 2]
     assert configs[1].app == "accessgov.app:worker_app" and configs[1].factory  # each worker's factory, by name
