@@ -22,7 +22,7 @@ import pytest
 from _pytest.mark.expression import Expression  # pytest's own -m grammar; no public equivalent
 
 # Fixtures shared by suites of several folders (pytest reads `pytest_plugins` only here, in the root conftest).
-pytest_plugins = ["tests.support.postgres"]
+pytest_plugins = ["tests.support.postgres", "tests.support.costs"]
 
 _created: list[str] = []
 
