@@ -10,8 +10,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.bundle import CLIENT_DIR
 from tests.support.venvs import new_venv, pip
+
+pytestmark = pytest.mark.slow
 
 SMOKE = """
 from accessgov_client import AccessGov, AuthenticatedClient, Client, WebhookSender

@@ -15,8 +15,11 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.venvs import new_venv, pip, server_sources
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}

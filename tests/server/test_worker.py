@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.config import ServerConfig
@@ -24,6 +25,8 @@ from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
 from tests.support import deliveries
 from tests.support.harness import seeded_database, serve
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 BODY = b'{"orderId": "A-7"}'

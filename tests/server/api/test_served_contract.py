@@ -12,6 +12,8 @@ import pytest
 from accessgov.api.contract_docs import ContractDocs
 from tests.support.harness import seeded_server
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[3]
 PUBLIC = json.loads((REPO / "generated" / "variants" / "public.json").read_text(encoding="utf-8"))
 BUNDLE = json.loads((REPO / "generated" / "openapi.json").read_text(encoding="utf-8"))

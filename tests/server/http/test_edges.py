@@ -24,6 +24,8 @@ from tests.support.server_process import (
     read_until_closed,
 )
 
+pytestmark = pytest.mark.slow
+
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
 DISCONNECT_WITHIN = 30
 HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])

@@ -91,6 +91,7 @@ def two_workers(data_dir: Path) -> Iterator[tuple[httpx.Client, httpx.Client, se
                 yield a, b, sessions
 
 
+@pytest.mark.slow
 def test_a_worker_that_has_not_reloaded_yet_accepts_tokens_of_the_new_key(tmp_path: Path) -> None:
     """Two workers on one database: A reloads quickly and signs with the new key at once; B would reload only in
     an hour, so a token of the key it does not know makes it re-read the keys (at most once a second)."""
@@ -104,6 +105,7 @@ def test_a_worker_that_has_not_reloaded_yet_accepts_tokens_of_the_new_key(tmp_pa
         assert forged.status_code == 400 and forged.json()["code"] == "INVALID_PAGE_TOKEN"
 
 
+@pytest.mark.slow
 def test_a_grace_ends_on_time_on_a_server_that_does_not_reload(tmp_path: Path) -> None:
     """Server B learns of the rotation once (a token of the new key) and then would not reload for an hour: the
     rotated-out key still stops verifying when its grace ends, checked per token."""
@@ -119,6 +121,7 @@ def test_a_grace_ends_on_time_on_a_server_that_does_not_reload(tmp_path: Path) -
         assert rejected.status_code == 400 and rejected.json()["code"] == "INVALID_PAGE_TOKEN"
 
 
+@pytest.mark.slow
 def test_a_rotation_without_grace_reaches_a_default_server_within_seconds(tmp_path: Path) -> None:
     """With the default reload interval, `page-keys rotate --grace 0` ends the old key's tokens within a few
     seconds (it was up to 30), on every server; the deadline here is generous for a loaded machine."""
