@@ -20,7 +20,7 @@ import tempfile
 import pytest
 
 # Fixtures shared by suites of several folders (pytest reads `pytest_plugins` only here, in the root conftest).
-pytest_plugins = ["tests.support.postgres", "tests.support.costs"]
+pytest_plugins = ["tests.support.postgres", "tests.support.venvs", "tests.support.costs"]
 
 _created: list[str] = []
 
