@@ -28,29 +28,7 @@ _created: list[str] = []
 POSTGRES_FIXTURES = frozenset({"postgres_admin"})
 
 
-class _XdistGroupIds:
-    """Keep `xdist_group`s together under `--dist loadgroup` on pytest 9.2: xdist 3.8 tags a grouped test by
-    rewriting `item._nodeid`, which pytest 9.2's structured node ids no longer read, so every group was silently
-    spread over the workers (pytest-xdist#1386). This tags the id pytest reads, as xdist means to; once xdist does
-    it itself the id already ends with the tag and nothing is changed."""
-
-    @pytest.hookimpl(trylast=True)  # after the lanes' markers and xdist's own attempt
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        if not getattr(config.option, "loadgroup", False):  # set on xdist's workers under --dist loadgroup
-            return
-        from _pytest.nodeid import NodeId  # pytest 9.2's structured ids; no public way to retag an item
-
-        for item in items:
-            names = {
-                str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")
-            }
-            tag = "@" + "_".join(sorted(names))
-            if names and not item.nodeid.endswith(tag) and hasattr(item, "_id"):
-                item._id = NodeId.parse(item.nodeid + tag)
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(_XdistGroupIds(), "accessgov-xdist-group-ids")
     if not os.environ.get("ACCESSGOV_SECRET_KEY") and not os.environ.get("ACCESSGOV_SECRET_KEY_FILE"):
         directory = tempfile.mkdtemp(prefix="accessgov-keys-")
         _created.append(directory)
