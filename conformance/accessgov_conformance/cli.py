@@ -75,7 +75,7 @@ def select(rules: list[Rule], checks: str, only: str) -> list[Rule]:
 def list_rules() -> int:
     for item in all_rules():
         mock = "mock too" if item.mock else "implementations"
-        print(f"{item.id:<14} {item.title}\n{'':<14} spec: {item.spec}\n{'':<14} seed: {item.seed} ({mock})")
+        print(f"{item.id:<14} {item.title}\n{'':<14} spec: {item.spec}\n{'':<14} requirements: {item.seed} ({mock})")
     return 0
 
 

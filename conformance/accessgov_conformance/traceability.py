@@ -59,7 +59,7 @@ class Requirement:
 
     @property
     def source(self) -> str:
-        return "; ".join(part for part in (f"seed: {self.seed}" if self.seed else "", self.spec) if part)
+        return "; ".join(part for part in (f"requirements: {self.seed}" if self.seed else "", self.spec) if part)
 
     def variant_keys(self) -> list[str]:
         """`REQUIREMENT-ID/variant` for each variant: what a self-test mutant's `covers` names."""

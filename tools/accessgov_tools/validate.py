@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -13,11 +14,18 @@ from accessgov_tools.paths import REPO
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or [REPO / "generated/openapi.yaml"]
+    parser = argparse.ArgumentParser(prog="accessgov-tools validate", description=__doc__)
+    parser.add_argument("paths", nargs="*", type=Path, help="OpenAPI documents (default: generated/openapi.yaml)")
+    paths = parser.parse_args(argv).paths or [REPO / "generated/openapi.yaml"]
     failed = 0
     for path in paths:
         try:
-            validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+            print(f"{path}: cannot be read: {error}", file=sys.stderr)
+            return 2
+        try:
+            validate(document)
         except OpenAPIValidationError as error:
             failed += 1
             print(f"{path}: INVALID: {error.message} at {'/'.join(map(str, error.path))}")
