@@ -220,6 +220,31 @@ test: ## Run every check and test (what CI runs)
 	$(PY) -m tests.support.check_services
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 
+# One product's tests, what its CI job runs (.github/workflows/pull-request.yml), with only the installs and services
+# they need; make test runs them all at once (and the linters, which CI's contract job runs). Every folder of tests/
+# but support/ belongs to one product (tests/repository/test_workflows.py holds it).
+SERVER_TESTS := tests/server tests/benchmarks
+TOOLS_TESTS := tests/tools tests/spec tests/repository
+SDK_TESTS := tests/sdk
+KIT_TESTS := tests/conformance
+PRODUCT_PYTEST = $(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history"
+
+.PHONY: test-server test-tools test-sdk test-kit
+test-server: $(STAMP) ## The server's tests ($(SERVER_TESTS)): PostgreSQL and Redis
+	$(PY) -m tests.support.check_services postgres redis
+	$(PRODUCT_PYTEST) $(SERVER_TESTS) $(PYTEST_ARGS)
+
+test-tools: ## The reviewers' tools', the contract's and the repository's tests ($(TOOLS_TESTS)): Redocly, actionlint, Chromium
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP)
+	$(PRODUCT_PYTEST) $(TOOLS_TESTS) $(PYTEST_ARGS)
+
+test-sdk: $(STAMP) ## The SDK's tests ($(SDK_TESTS))
+	$(PRODUCT_PYTEST) $(SDK_TESTS) $(PYTEST_ARGS)
+
+test-kit: ## The conformance kit's tests and its self-test ($(KIT_TESTS)): Prism
+	@$(MAKE) --no-print-directory -j3 $(STAMP) $(MOCK_BENCH_STAMP)
+	$(PRODUCT_PYTEST) $(KIT_TESTS) $(PYTEST_ARGS)
+
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
 	$(PYTEST) -m bench_tools tests/benchmarks $(PYTEST_ARGS)
 
