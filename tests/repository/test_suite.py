@@ -75,3 +75,12 @@ def test_lanes_are_marked_in_the_test_files() -> None:
     for conftest in conftests:
         text = conftest.read_text(encoding="utf-8")
         assert not re.search(r"""["']tests/[\w/]+\.py(::|["'])""", text), f"{conftest}: a test named by its path"
+
+
+def test_the_docs_do_not_count_the_tests_or_time_the_suite() -> None:
+    """Counts and times of the suite go stale with the next test: `pytest --costs` and `--durations` print them,
+    performance.md's log keeps the dated ones."""
+    stale = re.compile(r"~?\b\d[\d,]* tests\b|\b\d+ (?:s|min|minutes) (?:on|of) (?:2|two) cores\b", re.IGNORECASE)
+    for page in ("README.md", "docs/testing.md", "docs/ci.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert not stale.findall(text), (page, stale.findall(text))
