@@ -27,6 +27,7 @@ import venv
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,25 +159,21 @@ def product_venv(tmp_path_factory: pytest.TempPathFactory, product: str) -> Prod
         return ProductVenv(work / "venv", Path(wheel) if wheel else None)
 
 
-@pytest.fixture(scope="session")
-def server_venv(tmp_path_factory: pytest.TempPathFactory) -> ProductVenv:
-    """The server's wheel (built from a copy of the sources, then deleted), installed with its dependencies."""
-    return product_venv(tmp_path_factory, "server")
+def _fixture(product: str, doc: str) -> Any:
+    """The session fixture `<product>_venv`: the product's clean environment (`product_venv`)."""
+
+    def fixture(tmp_path_factory: pytest.TempPathFactory) -> ProductVenv:
+        return product_venv(tmp_path_factory, product)
+
+    fixture.__doc__ = doc
+    return pytest.fixture(scope="session", name=f"{product}_venv")(fixture)
 
 
-@pytest.fixture(scope="session")
-def tools_venv(tmp_path_factory: pytest.TempPathFactory) -> ProductVenv:
-    """`pip install './tools[mock]'` from a copy of `tools/` (deleted after the install)."""
-    return product_venv(tmp_path_factory, "tools")
-
-
-@pytest.fixture(scope="session")
-def sdk_venv(tmp_path_factory: pytest.TempPathFactory) -> ProductVenv:
-    """The SDK's wheel (built from a copy of `generated/client`), installed with its dependencies."""
-    return product_venv(tmp_path_factory, "sdk")
-
-
-@pytest.fixture(scope="session")
-def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> ProductVenv:
-    """`pip install ./generated/client ./conformance`, the README's one command for the kit."""
-    return product_venv(tmp_path_factory, "kit")
+server_venv = _fixture(
+    "server", "The server's wheel (built from a copy of the sources, then deleted), with its dependencies."
+)
+tools_venv = _fixture("tools", "`pip install './tools[mock]'` from a copy of `tools/` (deleted after the install).")
+sdk_venv = _fixture(
+    "sdk", "The SDK's wheel (built from a copy of `generated/client`), installed with its dependencies."
+)
+kit_venv = _fixture("kit", "`pip install ./generated/client ./conformance`, the README's one command for the kit.")

@@ -23,21 +23,13 @@ from sqlalchemy.engine import Engine
 
 from accessgov.cli import main
 from accessgov.keys.keyring import lock_path
-from tests.server.keys.forkserver import Command, ForkServer
+from tests.server.keys.forkserver import KILL_STEPS, Command, ForkServer
 from tests.support.postgres import fresh_schema
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
 
-ROTATE_STEPS = (
-    "locked",
-    "before-rename",
-    "before-directory-fsync",
-    "before-reseal",
-    "mid-reseal",
-    "before-commit",
-    "before-unlock",
-)
+ROTATE_STEPS = tuple(step for step in KILL_STEPS if step != "prune-looked")  # every step a rotation passes
 PRUNE_STEPS = ("locked", "prune-looked", "before-rename", "before-directory-fsync", "before-unlock")
 
 
