@@ -17,6 +17,9 @@ from packaging.specifiers import SpecifierSet
 from tests.support.server_process import accessgov_serve
 from tests.support.venvs import ProductVenv, pip
 
+# One worker runs the module: the kit's clean venv (`kit_venv`) is built while no other worker waits for it.
+pytestmark = pytest.mark.xdist_group("kit-venv")
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "conformance" / "conformance.example.toml"
 

@@ -13,7 +13,8 @@ import pytest
 
 from tests.support.venvs import ProductVenv, pip
 
-pytestmark = pytest.mark.slow
+# One worker runs the users of the SDK's clean venv (with test_readme_snippets.py): none waits while another builds it.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sdk-venv")]
 
 SMOKE = """
 from accessgov_client import AccessGov, AuthenticatedClient, Client, WebhookSender

@@ -18,7 +18,8 @@ import pytest
 
 from tests.support.venvs import ProductVenv
 
-pytestmark = pytest.mark.slow
+# One worker runs the users of the server's clean venv (with test_wheel.py): none waits while another builds it.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server-venv")]
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}

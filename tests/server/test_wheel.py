@@ -19,6 +19,8 @@ import pytest
 from accessgov.documents import BUNDLE, PUBLIC_VARIANT, document
 from tests.support.venvs import ProductVenv
 
+pytestmark = pytest.mark.xdist_group("server-venv")  # with test_install.py: one venv build, no worker waiting on it
+
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = "accessgov/bundle/documents"
 # What the installed package answers: where each document is and its bytes, whether `generated` is importable, and
