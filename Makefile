@@ -48,8 +48,13 @@ MOCK_PORT ?= 4010
 BASE_URL ?=
 SPEC ?= generated/openapi.json
 
-help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+# The variables the targets' help texts name ($(HOST), $(PORT), ...), shown with their values: make help PORT=9000.
+HELP_VARS = $(sort $(shell grep -hoE '## .*' $(MAKEFILE_LIST) | grep -oE '\$$\([A-Z_]+\)' | tr -d '$$()'))
+help: ## List the targets, with the values of the variables they name (HOST=, PORT=, ... change them)
+	@$(foreach v,$(HELP_VARS),$(v)='$($(v))') awk -F':.*## ' '/^[a-zA-Z_-]+:.*## / { text = $$2; \
+		while (match(text, /\$$\([A-Z_]+\)/)) { name = substr(text, RSTART + 2, RLENGTH - 3); \
+			text = substr(text, 1, RSTART - 1) ENVIRON[name] substr(text, RSTART + RLENGTH) } \
+		printf "  %-18s %s\n", $$1, text }' $(MAKEFILE_LIST)
 
 .PHONY: venv-rebuild
 venv-rebuild:
@@ -57,17 +62,27 @@ venv-rebuild:
 $(VENV)/pyvenv.cfg: $(VENV_REBUILD)
 	@bash build-aux/venv.sh ensure '$(PYTHON)' '$(VENV)'
 
+# Installs talk on stderr: a report a target prints (make diff > pr.md) is all its stdout holds, even on a first run.
 $(RUNTIME_STAMP): pyproject.toml $(VENV)/pyvenv.cfg
-	@echo "==> Installing the server and its runtime dependencies into $(VENV) (pip install -e .)"
-	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e .
-	touch $@
+	@echo "==> Installing the server and its runtime dependencies into $(VENV) (pip install -e .)" >&2
+	@$(BIN)/pip install --disable-pip-version-check --progress-bar on -e . >&2
+	@touch $@
 
 # The SDK and the conformance kit editable too, as a user installs them (the kit depends on the SDK by version):
 # the kit's targets and tests import both from the checkout without a PYTHONPATH.
 $(STAMP): pyproject.toml tools/pyproject.toml generated/client/pyproject.toml conformance/pyproject.toml $(RUNTIME_STAMP)
-	@echo "==> Installing the development toolchain, the reviewers' tools, the SDK and the conformance kit into $(VENV) (pip install -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance)"
-	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance
-	touch $@
+	@echo "==> Installing the development toolchain, the reviewers' tools, the SDK and the conformance kit into $(VENV) (pip install -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance)" >&2
+	@$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance >&2
+	@touch $@
+
+# What `make mock` needs: the reviewers' tools with the mock's extra, and nothing else. Never the development install
+# ($(STAMP)): pip reinstalls every editable package it is given, the server's too, under a running `make run`.
+MOCK_STAMP := $(VENV)/.mock-installed
+$(MOCK_STAMP): tools/pyproject.toml $(VENV)/pyvenv.cfg
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt tools/pyproject.toml ]; then :; else \
+		echo "==> Installing the reviewers' tools and the mock into $(VENV) (pip install -e './tools[mock]')" >&2; \
+		$(BIN)/pip install --disable-pip-version-check --progress-bar on -e './tools[mock]' >&2; fi
+	@touch $@
 
 setup: $(STAMP) ## Create .venv (Python 3.11+) and install the pinned toolchain
 
@@ -86,8 +101,8 @@ lint: bundle $(DOCS_STAMP) $(CI_LINT_STAMP) ## Redocly CLI lint (redocly.yaml) o
 	$(BIN)/lint-imports --no-cache
 
 SEEDCHECK ?= ../shared/tools/seedcheck.py
-seedcheck: bundle ## Hold the bundle against every type, field and value the seed names (SEEDCHECK=path to the workspace's seedcheck.py)
-	@test -f '$(SEEDCHECK)' || { echo "seedcheck: $(SEEDCHECK) not found. It is the requirements checker of the workspace this repository is developed in (shared/tools/seedcheck.py beside the checkout); give its path: make seedcheck SEEDCHECK=/path/to/seedcheck.py" >&2; exit 2; }
+seedcheck: bundle ## Hold the bundle against every type, field and value the requirements name (SEEDCHECK=path to the requirements checker, default $(SEEDCHECK))
+	@test -f '$(SEEDCHECK)' || { echo "seedcheck: $(SEEDCHECK) not found. It is the requirements checker (shared/tools/seedcheck.py beside the checkout); give its path: make seedcheck SEEDCHECK=/path/to/seedcheck.py" >&2; exit 2; }
 	$(PY) '$(SEEDCHECK)' $(BUNDLE)
 
 check: validate lint check-generated ## bundle + validate + lint + check-generated (the SDKs import and compile)
@@ -108,8 +123,8 @@ generate: $(STAMP) $(SDK_TS_STAMP) ## Regenerate bundle, variants, models, the P
 check-generated: $(STAMP) $(SDK_TS_STAMP) ## Fail with a readable diff when generated/ is not what spec/ produces, or naming the schema when a generated SDK does not import (clean venv) or compile (tsc --strict) (FULL=1: even when nothing changed since the last check)
 	$(TOOLS) check-generated $(if $(FULL),--full)
 
-diff: $(STAMP) ## Breaking-change report vs BASE (FORMAT=text|markdown|json|github); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
-	$(TOOLS) diff $(BASE) --format $(FORMAT)
+diff: $(STAMP) ## Breaking-change report vs BASE=$(BASE) (FORMAT=text|markdown|json|github; OUT=file, else stdout); exit 1 on a breaking change not accepted in review/accepted-breaking.yaml
+	@$(TOOLS) diff $(BASE) --format $(FORMAT) $(if $(OUT),> '$(OUT)')
 
 .PHONY: diff-history
 diff-history: $(STAMP) ## Diff real public API revision pairs (tools/accessgov_tools/diffcheck/histories.yaml) read from git mirrors in HISTORY_MIRRORS=DIR: a verdict each, CPU time and memory bounded
@@ -122,15 +137,15 @@ diff-checks: $(STAMP) ## Write the list of every check in docs/diff.md from the 
 diff-score: ## Score the diff engine on oasdiff's checker test pairs (OASDIFF=path to an oasdiff checkout)
 	$(TOOLS) diff-score $(OASDIFF) --misses --false-alarms
 
-changelog: $(STAMP) ## Contract changes since BASE as a changelog section by operation (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
-	$(TOOLS) changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
+changelog: $(STAMP) ## Contract changes since BASE=$(BASE) as a changelog section by operation on stdout (OUT=CHANGELOG.md VERSION=x.y.z to prepend)
+	@$(TOOLS) changelog $(BASE) $(if $(OUT),--out $(OUT)) $(if $(VERSION),--version $(VERSION))
 
-release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied (FORMAT=markdown for a job summary)
-	$(TOOLS) release-check $(BASE) $(if $(SCHEME),--scheme $(SCHEME)) $(if $(filter markdown,$(FORMAT)),--format markdown)
+release-check: $(STAMP) ## Fail unless info.version is bumped as the changes since BASE=$(BASE) need, under the version scheme (SCHEME=semver|calver|integer, default from the grading table); prints the rule it applied (FORMAT=markdown for a job summary; OUT=file, else stdout)
+	@$(TOOLS) release-check $(BASE) $(if $(SCHEME),--scheme $(SCHEME)) $(if $(filter markdown,$(FORMAT)),--format markdown) $(if $(OUT),> '$(OUT)')
 
 .PHONY: review-summary
-review-summary: $(STAMP) ## A pull request's job summary vs BASE (markdown on stdout): the breaking-change report, the changelog preview and the version verdict, document text shown as data
-	@$(TOOLS) summary $(BASE)
+review-summary: $(STAMP) ## A pull request's job summary vs BASE=$(BASE) (markdown on stdout, or OUT=file): the breaking-change report, the changelog preview and the version verdict, document text shown as data
+	@$(TOOLS) summary $(BASE) $(if $(OUT),> '$(OUT)')
 
 sdk: $(STAMP) ## Build the SDK's wheel and sdist (generated/client) into dist/
 	$(TOOLS) sdk --out dist
@@ -164,8 +179,9 @@ docs: bundle $(DOCS_STAMP) ## Static HTML reference of the bundle -> build/docs/
 settings-doc: ## Regenerate docs/operations.md's table of environment variables from accessgov/config.py (Settings)
 	$(PY) -m accessgov.settings_doc
 
-run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) with the demo tenant (SQLite)
-	$(BIN)/accessgov serve --host $(HOST) --port $(PORT) --demo
+# Ctrl-C stops run and mock quietly: the command exits 130 after its shutdown, which is not a failure of the target.
+run: $(RUNTIME_STAMP) ## Start the reference server on $(HOST):$(PORT) (HOST=, PORT= to change) with the demo tenant (SQLite)
+	$(BIN)/accessgov serve --host $(HOST) --port $(PORT) --demo || [ $$? -eq 130 ]
 
 serve: run ## Alias of run
 
@@ -178,11 +194,11 @@ conformance: $(STAMP) ## Conformance kit (conformance/) vs the reference server 
 	echo "accessgov-conformance exit status $$status (0 conforms; 1 a rule failed or showed no evidence; 2 the target could not be checked)"; \
 	exit $$status
 
-conformance-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the seed state it
-	$(BIN)/accessgov-conformance rules
+conformance-rules: $(STAMP) ## List the conformance kit's rules: id, title, where the spec and the requirements state it
+	@$(BIN)/accessgov-conformance rules
 
 conformance-coverage: $(STAMP) ## The conformance kit's traceability: each requirement and its rules, then every sentence, constraint and status of the bundle and what checks it, with the counts
-	$(BIN)/accessgov-conformance rules --coverage --spec generated/openapi.json
+	@$(BIN)/accessgov-conformance rules --coverage --spec generated/openapi.json
 
 conformance-selftest: $(STAMP) ## Mutation test of the conformance kit: each broken server must fail it, each control pass (ARGS=--only ID,.. --repeat N)
 	$(PY) -m tests.conformance.selftest.run $(ARGS)
@@ -196,8 +212,8 @@ bench-paging: $(STAMP) ## Page 1 vs page 10,000 of 1,000,000 entitlements, as a 
 wrk: ## wrk, the HTTP load generator of the benchmarks (Debian package)
 	command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
-mock: $(STAMP) ## Serve the generated stub (a mock of the contract) on $(HOST):$(MOCK_PORT) (ARGS=--dynamic --seed N)
-	$(TOOLS) mock --host $(HOST) --port $(MOCK_PORT) $(ARGS)
+mock: $(MOCK_STAMP) ## Serve the generated stub (a mock of the contract) on $(HOST):$(MOCK_PORT) (HOST=, MOCK_PORT= to change; ARGS=--dynamic --seed N)
+	$(TOOLS) mock --host $(HOST) --port $(MOCK_PORT) $(ARGS) || [ $$? -eq 130 ]
 
 $(MOCK_BENCH_STAMP): benchmarks/mock-bench/package-lock.json
 	npm ci --prefix benchmarks/mock-bench --no-audit --no-fund --loglevel=error
@@ -231,6 +247,31 @@ test: ## Run every check and test (what CI runs)
 	$(BIN)/lint-imports --no-cache
 	$(PY) -m tests.support.check_services
 	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
+
+# One product's tests, what its CI job runs (.github/workflows/pull-request.yml), with only the installs and services
+# they need; make test runs them all at once (and the linters, which CI's contract job runs). Every folder of tests/
+# but support/ belongs to one product (tests/repository/test_workflows.py holds it).
+SERVER_TESTS := tests/server tests/benchmarks
+TOOLS_TESTS := tests/tools tests/spec tests/repository
+SDK_TESTS := tests/sdk
+KIT_TESTS := tests/conformance
+PRODUCT_PYTEST = $(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history"
+
+.PHONY: test-server test-tools test-sdk test-kit
+test-server: $(STAMP) ## The server's tests ($(SERVER_TESTS)): PostgreSQL and Redis
+	$(PY) -m tests.support.check_services postgres redis
+	$(PRODUCT_PYTEST) $(SERVER_TESTS) $(PYTEST_ARGS)
+
+test-tools: ## The reviewers' tools', the contract's and the repository's tests ($(TOOLS_TESTS)): Redocly, actionlint, Chromium
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP)
+	$(PRODUCT_PYTEST) $(TOOLS_TESTS) $(PYTEST_ARGS)
+
+test-sdk: $(STAMP) ## The SDK's tests ($(SDK_TESTS))
+	$(PRODUCT_PYTEST) $(SDK_TESTS) $(PYTEST_ARGS)
+
+test-kit: ## The conformance kit's tests and its self-test ($(KIT_TESTS)): Prism
+	@$(MAKE) --no-print-directory -j3 $(STAMP) $(MOCK_BENCH_STAMP)
+	$(PRODUCT_PYTEST) $(KIT_TESTS) $(PYTEST_ARGS)
 
 bench-test: $(STAMP) wrk valgrind ## The benchmarks' own tests that run wrk or callgrind (not part of make test)
 	$(PYTEST) -m bench_tools tests/benchmarks $(PYTEST_ARGS)

@@ -620,6 +620,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args, settings) or 0)
     except KeyringError as error:  # no usable key (e.g. the key file is not where the rule puts it): say so
         return _fail(f"accessgov {args.command}: {error}")
+    except KeyboardInterrupt:  # Ctrl-C: `serve` has shut down (uvicorn raises it again after); no traceback
+        return 130
 
 
 if __name__ == "__main__":

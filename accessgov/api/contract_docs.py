@@ -2,7 +2,7 @@
 
 `/openapi.json` is the public variant (`generated/variants/public.json`, found by `accessgov.documents`). `/docs` is
 the Redocly page `make docs` renders (`build/docs/index.html`, or the file `ACCESSGOV_DOCS_HTML` names) when it
-exists, else a plain page listing the public operations and linking the JSON.
+exists when asked, else a plain page listing the public operations and linking the JSON.
 """
 
 from __future__ import annotations
@@ -47,15 +47,27 @@ def fallback_page(doc: dict[str, Any]) -> str:
 
 
 class ContractDocs:
-    """The two handlers, with their bodies read once."""
+    """The two handlers. `/docs` is read when asked: a page `make docs` builds while the server runs is served from
+    the next request on (kept while the file's size and modification time stay), and the plain page until then."""
 
     def __init__(self, docs_html: Path | None = None) -> None:
         self.document = public_document()
-        page = docs_html or BUILT_DOCS
-        if page.is_file():
-            self.page = page.read_bytes()
-        else:
-            self.page = fallback_page(json.loads(self.document)).encode()
+        self.path = docs_html or BUILT_DOCS
+        self.fallback = fallback_page(json.loads(self.document)).encode()
+        self.built: tuple[tuple[int, int], bytes] | None = None  # ((mtime_ns, size), bytes) of the file last read
+
+    def page(self) -> bytes:
+        try:
+            stat = self.path.stat()
+        except OSError:  # not built (or removed): the plain page
+            return self.fallback
+        version = (stat.st_mtime_ns, stat.st_size)
+        if self.built is None or self.built[0] != version:
+            try:
+                self.built = (version, self.path.read_bytes())
+            except OSError:
+                return self.fallback
+        return self.built[1]
 
     async def openapi(self, ctx: RequestContext) -> Response:
         require_acceptable(ctx, "application/json")
@@ -63,4 +75,4 @@ class ContractDocs:
 
     async def docs(self, ctx: RequestContext) -> Response:
         require_acceptable(ctx, "text/html")
-        return Response(self.page, media_type="text/html; charset=utf-8")
+        return Response(self.page(), media_type="text/html; charset=utf-8")

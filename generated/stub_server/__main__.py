@@ -3,33 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Mapping
+import socket
 
 import uvicorn
 
 from .app import create_app
 from .http.edge import EdgeConfig, HeaderLimits
-
-# The reference server's variables of the same limits (its settings), read here as the server reads them.
-HEAD_LIMITS = {
-    "line_bytes": "ACCESSGOV_MAX_HEADER_LINE_BYTES",
-    "count": "ACCESSGOV_MAX_HEADERS",
-    "head_bytes": "ACCESSGOV_MAX_HEAD_BYTES",
-}
-
-
-def head_limits(env: Mapping[str, str]) -> HeaderLimits:
-    # The head limits `env` sets: each a whole number of at least 1 in plain digits; blank: the default.
-    limits = {}
-    for field, name in HEAD_LIMITS.items():
-        value = env.get(name, "").strip()
-        if not value:
-            continue
-        if not value.isascii() or not value.isdigit() or int(value) < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value[:64]!r}")
-        limits[field] = int(value)
-    return HeaderLimits(**limits)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -50,11 +29,23 @@ def main(argv: list[str] | None = None) -> None:
         host=args.host,
         port=args.port,
         http=args.http,
-        header_limits=head_limits(os.environ),
+        header_limits=HeaderLimits.from_env(),
         log_level="warning",
         access_log=False,
     )
-    uvicorn.Server(config).run()
+    try:
+        _Announced(config).run()
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down already; nothing more to say
+        raise SystemExit(130) from None
+
+
+# uvicorn's server, saying where it listens once it does (its own line is below the warning log level).
+class _Announced(uvicorn.Server):
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+            print(f"mock: serving the contract on http://{host}:{self.config.port} (Ctrl-C stops it)", flush=True)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from benchmarks.bench_servers import (
 from benchmarks.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
 
 # One worker runs the module: the benchmark's server (`server`) starts once, not once per worker.
-pytestmark = pytest.mark.xdist_group("bench-smoke")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench-smoke")]
 
 # Captured from `wrk -t2 -c16 -d3s --latency -s benchmarks/bench_requests.lua` against the bare endpoint.
 WRK_WITH_SUMMARY = """\
@@ -164,6 +164,7 @@ def wrk_required() -> None:
         pytest.fail("wrk is not installed: `make bench-test` (or `make wrk`) installs it", pytrace=False)
 
 
+@pytest.mark.bench_tools
 def test_wrk_lua_script_sends_each_delivery_once_across_threads(server: Server, secret: str, tmp_path: Path) -> None:
     wrk_required()
     path = tmp_path / "hmac.requests"
@@ -177,6 +178,7 @@ def test_wrk_lua_script_sends_each_delivery_once_across_threads(server: Server, 
     assert sum(result.statuses.values()) == result.requests
 
 
+@pytest.mark.bench_tools
 def test_wrk_lua_script_sends_a_single_request_from_every_thread(server: Server, tmp_path: Path) -> None:
     wrk_required()
     path = tmp_path / "page.requests"
@@ -185,6 +187,7 @@ def test_wrk_lua_script_sends_a_single_request_from_every_thread(server: Server,
     assert result.requests > 0 and result.clean and set(result.statuses) == {200}
 
 
+@pytest.mark.bench_tools
 def test_wrk_lua_script_counts_replays_as_non_2xx(server: Server, secret: str, tmp_path: Path) -> None:
     wrk_required()
     path = tmp_path / "replays.requests"
@@ -312,6 +315,7 @@ def test_cpu_bench_drives_every_target_to_success(capsys: pytest.CaptureFixture[
     assert sorted(path.name for path in tmp_path.iterdir()) == ["hmac.prof", "jwt.prof", "page.prof", "restart.prof"]
 
 
+@pytest.mark.bench_tools
 def test_instruction_counts_are_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
     """`make bench-instructions --against HEAD`: the bare endpoint counted in this tree and in a worktree of HEAD
     (the same code for it) gives the same count within 2 %, every request answered 200. Not exactly the same: the

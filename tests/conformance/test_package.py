@@ -15,9 +15,9 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.support.server_process import accessgov_serve
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import ProductVenv, pip
 
-# Both tests use one kit venv (module scope): one worker, one install.
+# One worker runs the module: the kit's clean venv (`kit_venv`) is built while no other worker waits for it.
 pytestmark = pytest.mark.xdist_group("kit-venv")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,18 +28,9 @@ def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[s
     return subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, **options)  # type: ignore[call-overload]
 
 
-@pytest.fixture(scope="module")
-def kit_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin/ of a new venv where the SDK and the kit are the only installs, by the one command the README
-    gives (made without pip, filled by the session's pip: tests/support/venvs.py)."""
-    python = new_venv(tmp_path_factory.mktemp("kit-venv") / "venv")
-    pip(python, "install", "--quiet", "./generated/client", "./conformance", cwd=ROOT)
-    return python.parent
-
-
 @pytest.mark.slow
-def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: Path, tmp_path: Path) -> None:
-    pip(kit_venv / "python", "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path, "./conformance", cwd=ROOT)
+def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: ProductVenv, tmp_path: Path) -> None:
+    pip(kit_venv.python, "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path, "./conformance", cwd=ROOT)
     (wheel,) = tmp_path.glob("accessgov_conformance-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -56,24 +47,24 @@ def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: Pat
 
 
 @pytest.mark.slow
-def test_the_kit_installs_without_the_server(kit_venv: Path) -> None:
-    imported = _run([str(kit_venv / "python"), "-c", "import accessgov"], cwd="/")
+def test_the_kit_installs_without_the_server(kit_venv: ProductVenv) -> None:
+    imported = _run([str(kit_venv.python), "-c", "import accessgov"], cwd="/")
     assert imported.returncode != 0 and "ModuleNotFoundError" in imported.stderr
-    listed = _run([str(kit_venv / "accessgov-conformance"), "rules"], cwd="/")
+    listed = _run([str(kit_venv.bin / "accessgov-conformance"), "rules"], cwd="/")
     assert listed.returncode == 0, listed.stderr
     assert "WH-TS-003" in listed.stdout and "EV-OPS-001" in listed.stdout
     # The traceability table ships in the wheel and is read from the installed package (importlib.resources).
-    table = _run([str(kit_venv / "accessgov-conformance"), "rules", "--coverage"], cwd="/")
+    table = _run([str(kit_venv.bin / "accessgov-conformance"), "rules", "--coverage"], cwd="/")
     assert table.returncode in (0, 1), table.stderr  # 1: the table lists problems, it was still read
     assert re.search(r"^\d+ requirements: \d+ checked, ", table.stdout, re.M), table.stdout[-2000:]
     assert re.search(r"^\d+ sentences: \d+ checked, ", table.stdout, re.M), table.stdout[-2000:]
     # The kit signs with the installed SDK, not with a copy of its own.
-    where = _run([str(kit_venv / "python"), "-c", "import accessgov_client; print(accessgov_client.__file__)"], cwd="/")
+    where = _run([str(kit_venv.python), "-c", "import accessgov_client; print(accessgov_client.__file__)"], cwd="/")
     assert where.returncode == 0 and "/site-packages/accessgov_client/" in where.stdout, where.stdout + where.stderr
 
 
 @pytest.mark.slow
-def test_the_installed_kit_passes_against_the_demo_server(kit_venv: Path, tmp_path: Path) -> None:
+def test_the_installed_kit_passes_against_the_demo_server(kit_venv: ProductVenv, tmp_path: Path) -> None:
     # Limits raised: the example names every fixture of the demo, and the ~200 failed authentications its rules
     # cause on purpose would wait minutes under the default (test_rate_limits holds the kit to that).
     high = {
@@ -83,7 +74,7 @@ def test_the_installed_kit_passes_against_the_demo_server(kit_venv: Path, tmp_pa
     with accessgov_serve(tmp_path, env=high) as served:
         done = _run(
             [
-                str(kit_venv / "accessgov-conformance"),
+                str(kit_venv.bin / "accessgov-conformance"),
                 "run",
                 "--base-url",
                 served.base_url,

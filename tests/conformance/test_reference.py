@@ -18,7 +18,7 @@ from tests.conformance import run_reference as contract
 ROOT = Path(__file__).resolve().parents[2]
 
 # One worker runs the module: the reference server (`reference`) starts once, not once per worker.
-pytestmark = pytest.mark.xdist_group("contract-reference")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("contract-reference")]
 
 
 @pytest.fixture(scope="module")

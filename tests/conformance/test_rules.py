@@ -29,6 +29,7 @@ def test_the_rule_fails_against_a_target_that_breaks_it(tmp_path: Path, rule_id:
     assert results[rule_id].verdict.failed, results[rule_id]
 
 
+@pytest.mark.slow
 def test_verdicts_are_the_same_run_after_run(tmp_path: Path) -> None:
     config = fake_config(tmp_path)
     verdicts = [

@@ -61,12 +61,57 @@ def test_the_action_declares_every_input_it_reads() -> None:
     assert uploads and uploads[0]["if"] == "always()"
 
 
-def test_the_pull_request_workflow_runs_what_ci_runs_and_the_action() -> None:
+PRODUCTS = ("server", "tools", "sdk", "kit")
+PYTHONS = ["3.11", "3.12", "3.13"]  # what the products' pyproject.toml promise (requires-python >= 3.11)
+
+
+def product_folders() -> dict[str, list[str]]:
+    """The Makefile's test folders of each product (SERVER_TESTS := tests/server ..., what make test-server runs)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {
+        product: re.search(rf"^{product.upper()}_TESTS := (.+)$", text, re.MULTILINE).group(1).split()  # type: ignore[union-attr]
+        for product in PRODUCTS
+    }
+
+
+def test_the_pull_request_workflow_runs_the_contract_checks_and_the_action() -> None:
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pull-request.yml").read_text())
     runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
     uses = [step.get("uses", "") for job in workflow["jobs"].values() for step in job["steps"]]
-    for command in ("make check", "make check-generated", "bash .ci/run"):
+    for command in ("make check", "make check-generated"):
         assert any(command in run for run in runs), command
     # The job summary: report, changelog preview and version verdict in one page (accessgov-tools summary).
     assert any("GITHUB_STEP_SUMMARY" in run and "make --no-print-directory review-summary" in run for run in runs)
     assert "./conformance" in uses
+
+
+def test_each_product_has_a_job_on_every_python_with_only_its_services() -> None:
+    text = (ROOT / ".github" / "workflows" / "pull-request.yml").read_text()
+    workflow = yaml.safe_load(text)
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert "pull_request" in triggers
+    assert "pull_request_target" not in triggers  # a fork's code never runs with the repository's secrets
+    for product in PRODUCTS:
+        jobs = [
+            job
+            for job in workflow["jobs"].values()
+            if any(f"make test-{product}" in s.get("run", "") for s in job["steps"])
+        ]
+        assert len(jobs) == 1, product
+        (job,) = jobs
+        assert job["strategy"]["matrix"]["python"] == PYTHONS, product
+        assert any(step.get("with", {}).get("python-version") == "${{ matrix.python }}" for step in job["steps"])
+        services = set(job.get("services", {}))
+        assert services == ({"postgres", "redis"} if product == "server" else set()), (product, services)
+
+
+def test_the_products_jobs_together_run_every_test_folder() -> None:
+    """Every folder of tests/ (but support/) belongs to exactly one product's make test-PRODUCT; make test, what
+    .ci/run calls, runs all of tests/ at once."""
+    folders = [folder for found in product_folders().values() for folder in found]
+    assert len(folders) == len(set(folders)), folders
+    expected = {
+        f"tests/{path.name}" for path in (ROOT / "tests").iterdir() if path.is_dir() and any(path.rglob("test_*.py"))
+    }
+    assert set(folders) == expected - {"tests/support"}
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -1,9 +1,9 @@
 """The SDK's test session: the reference server with the demo tenant, the client package importable from
-`generated/client`, and (for the README snippets) a clean virtual environment with only the client installed."""
+`generated/client`, and (for the README snippets) the Python of a clean virtual environment with only the client
+installed."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.harness import seeded_server
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import ProductVenv
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT_DIR = REPO / "generated" / "client"
@@ -27,17 +27,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def sdk_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Python of a new virtual environment where `pip install ./generated/client` is the only install.
-
-    Made without pip and filled by the session's pip (tests/support/venvs.py), which uses pip's shared cache; a
-    build or install failure fails the tests that need it (no skip). The snippets' processes compile what they
-    import, so the install does not byte-compile.
-    """
-    root = tmp_path_factory.mktemp("sdk-venv")
-    source = root / "client"
-    # Install from a copy: an in-tree setuptools build leaves build/ and *.egg-info/ beside the sources.
-    shutil.copytree(CLIENT_DIR, source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-    python = new_venv(root / "venv")
-    pip(python, "install", "--quiet", "--no-compile", source, cwd=root)
-    return python
+def sdk_python(sdk_venv: ProductVenv) -> Path:
+    """The Python of the SDK's clean virtual environment (tests/support/venvs.py): the client's wheel is the only
+    install; a build or install failure fails the tests that need it (no skip)."""
+    return sdk_venv.python

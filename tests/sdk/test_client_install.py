@@ -1,17 +1,20 @@
 """The generated client builds as a wheel and installs into a fresh virtual environment, where it imports.
 
-The environment holds nothing but the client and its dependencies: it is made without pip and filled by the
-session's pip (`tests/support/venvs.py`).
+The environment holds nothing but the client and its dependencies: the SDK's clean venv of the run (`sdk_venv`,
+tests/support/venvs.py), filled from the one wheel `pip wheel` built of a copy of `generated/client`.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-from tests.support.bundle import CLIENT_DIR
-from tests.support.venvs import new_venv, pip
+import pytest
+
+from tests.support.venvs import ProductVenv, pip
+
+# One worker runs the users of the SDK's clean venv (with test_readme_snippets.py): none waits while another builds it.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sdk-venv")]
 
 SMOKE = """
 from accessgov_client import AccessGov, AuthenticatedClient, Client, WebhookSender
@@ -40,16 +43,8 @@ def _run(*command: str | Path, cwd: Path) -> str:
     return done.stdout
 
 
-def test_client_builds_a_wheel_and_installs_in_a_fresh_venv(tmp_path: Path) -> None:
-    # Build from a copy: an in-tree setuptools build leaves build/ and *.egg-info/ beside the sources.
-    source = tmp_path / "client"
-    shutil.copytree(CLIENT_DIR, source, ignore=shutil.ignore_patterns("__pycache__"))
-    venv = tmp_path / "venv"
-    python = new_venv(venv)
-    pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path / "wheels", source, cwd=tmp_path)
-    wheels = sorted((tmp_path / "wheels").glob("accessgov_client-*.whl"))
-    assert len(wheels) == 1, wheels
-    pip(python, "install", "--quiet", wheels[0], cwd=tmp_path)
-    installed = _run(python, "-c", SMOKE, cwd=tmp_path)  # cwd outside the repo: imports the installed copy
-    assert installed.strip().startswith(str(venv))
-    assert "Name: accessgov-client" in pip(python, "show", "accessgov-client", cwd=tmp_path)
+def test_client_builds_a_wheel_and_installs_in_a_fresh_venv(sdk_venv: ProductVenv, tmp_path: Path) -> None:
+    assert sdk_venv.wheel is not None and sdk_venv.wheel.name.startswith("accessgov_client-"), sdk_venv.wheel
+    installed = _run(sdk_venv.python, "-c", SMOKE, cwd=tmp_path)  # cwd outside the repo: imports the installed copy
+    assert installed.strip().startswith(str(sdk_venv.root))
+    assert "Name: accessgov-client" in pip(sdk_venv.python, "show", "accessgov-client", cwd=tmp_path)

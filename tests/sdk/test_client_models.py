@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.bundle import CLIENT_DIR, bundle, open_enum_names
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def client_models() -> Iterator[ModuleType]:

@@ -24,6 +24,8 @@ from tests.support.bundle import (
     schemas,
 )
 
+pytestmark = pytest.mark.slow
+
 OPEN_ENUMS = open_enum_names({"components": {"schemas": schemas()}})
 ALL_EXAMPLES = documented_examples()
 # A scalar schema referenced by models (NextPageToken) is inlined into their fields and has no model of its own.

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs
 import pytest
 from accessgov_client import AccessGov, AsyncAccessGov, AuthenticationError, ClientCredentials
 
+pytestmark = pytest.mark.slow
+
 PAGE = {"list": [], "nextPageToken": ""}
 
 

@@ -17,6 +17,8 @@ from accessgov_tools.overlay import apply_overlay, load_document, load_overlay
 from tests.sdk._fake import Answer, ScriptedServer
 from tests.sdk.conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 
 def page(ids: list[str], token: str) -> Answer:
     return Answer(200, {"list": [{"appEntitlement": {"id": i}} for i in ids], "nextPageToken": token})

@@ -13,9 +13,7 @@ import pytest
 
 from tests.sdk.conftest import CLIENT_DIR, REPO
 
-# One worker runs the module: the SDK's clean venv (`sdk_python`, a session fixture only this module uses) is made
-# once, not once per worker.
-pytestmark = pytest.mark.xdist_group("sdk-venv")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sdk-venv")]  # with test_client_install.py: one venv build
 
 READMES = {"README.md": REPO / "README.md", "generated/client/README.md": CLIENT_DIR / "README.md"}
 DOCUMENTED_URL = "http://127.0.0.1:8080"

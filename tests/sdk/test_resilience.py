@@ -27,6 +27,8 @@ from accessgov_client.models import TaskActionsServiceRestartRequest
 
 from tests.sdk._fake import Answer, ScriptedServer, Sleeps
 
+pytestmark = pytest.mark.slow
+
 PAGE = {"list": [{"appEntitlement": {"id": "ent-1", "appId": "app-1"}}], "nextPageToken": ""}
 ENTITLEMENTS = "/api/v1/apps/app-1/entitlements"
 FAST = Retry(total=3, backoff_factor=0.5)

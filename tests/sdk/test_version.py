@@ -8,12 +8,15 @@ import tomllib
 from importlib import metadata
 
 import accessgov_client
+import pytest
 from packaging.version import Version
 
 from accessgov_tools.generate import client_config
 from accessgov_tools.release.sdk_deps import lower_bounds, requirements
 from accessgov_tools.release.versions import pep440
 from tests.sdk.conftest import CLIENT_DIR, REPO
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_sdk_version_is_the_contracts_in_pep440_spelling() -> None:

@@ -18,6 +18,8 @@ import pytest
 from accessgov.cli import parse_duration, parser
 from accessgov.storage import ids
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -1,22 +1,25 @@
-"""A non-editable `pip install .` into a fresh virtual environment starts the reference server, and holds nothing else.
+"""A non-editable install of the server (its wheel, as `pip install .` builds it) into a fresh virtual environment
+starts the reference server, and holds nothing else.
 
 Run from a directory outside the repository, so the installed package data (the bundle, the public variant, the
-Alembic migrations) is what they read. The environment holds only the package and its dependencies: it is made
-without pip and filled by the session's pip (`tests/support/venvs.py`), without byte-compiling at install (each
-process compiles what it imports).
+Alembic migrations) is what they read. The environment holds only the package and its dependencies: the server's
+clean venv of the run (`server_venv`, tests/support/venvs.py), whose sources were deleted after the build.
 """
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.support.venvs import new_venv, pip, server_sources
+from tests.support.venvs import ProductVenv
+
+# One worker runs the users of the server's clean venv (with test_wheel.py): none waits while another builds it.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server-venv")]
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = {"Authorization": "Bearer demo-admin-token"}
@@ -40,11 +43,8 @@ def _get(process: subprocess.Popen[bytes], url: str, headers: dict[str, str]) ->
             time.sleep(0.2)
 
 
-def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> None:
-    source = server_sources(tmp_path / "source")
-    venv = tmp_path / "venv"
-    pip(new_venv(venv), "install", "--quiet", "--no-compile", source, cwd=tmp_path)
-    shutil.rmtree(source)  # nothing may be read from the sources any more
+def test_installed_package_starts_the_server_and_the_stub(server_venv: ProductVenv, tmp_path: Path) -> None:
+    venv = server_venv.root
     work = tmp_path / "elsewhere"
     work.mkdir()
 
@@ -67,8 +67,7 @@ def test_installed_package_starts_the_server_and_the_stub(tmp_path: Path) -> Non
 
     # The wheel holds the server only (tests/server/test_wheel.py): no `generated`, so neither the models nor the
     # mock stub (the checkout's; `accessgov-tools mock` serves it, tests/tools/test_install.py).
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    assert not (site / "generated").exists()
+    assert not (server_venv.site_packages / "generated").exists()
     stub = subprocess.run(
         [venv / "bin" / "python", "-c", "import generated.stub_server"], cwd=work, env=env, capture_output=True
     )

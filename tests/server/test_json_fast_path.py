@@ -16,6 +16,7 @@ from accessgov.http.body import parse_json_body
 from tests.server.json_documents import documents, same
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(documents)
 def test_any_document_reads_as_json_reads_it(value: Any) -> None:
@@ -62,6 +63,7 @@ def test_out_of_range_number_still_rejected() -> None:
         parse_json_body(b'{"a": 1e400}')
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(documents, max_size=6))
 def test_documents_read_together_as_each_reads_alone(values: list[Any]) -> None:

@@ -36,6 +36,7 @@ def test_other_types_are_still_refused() -> None:
     assert json.loads(dumps_bytes({"x": 1.5})) == {"x": 1.5}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(documents, max_size=3), max_size=6))
 def test_a_growing_array_is_written_as_a_fresh_dumps_writes_it(appended: list[list[Any]]) -> None:

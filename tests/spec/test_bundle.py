@@ -15,6 +15,7 @@ from accessgov_tools.bundle import REPO, bundle, dump_json, dump_yaml, write_bun
 SPEC_ROOT = REPO / "spec" / "openapi.yaml"
 
 
+@pytest.mark.slow
 def test_bundling_twice_gives_identical_bytes(tmp_path: Path, spec_bundle: dict) -> None:
     first = [p.read_bytes() for p in write_bundle(deepcopy(spec_bundle), tmp_path / "a" / "openapi")]
     second = [p.read_bytes() for p in write_bundle(bundle(SPEC_ROOT), tmp_path / "b" / "openapi")]

@@ -18,6 +18,8 @@ from accessgov_tools.build_docs import REDOCLY
 from accessgov_tools.bundle import REPO
 from accessgov_tools.lint import redocly_lint
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _tooling() -> None:

@@ -11,6 +11,8 @@ import pytest
 
 from accessgov_tools.bundle import REPO
 
+pytestmark = pytest.mark.slow
+
 SEEDCHECK = REPO.parent / "shared" / "tools" / "seedcheck.py"
 
 

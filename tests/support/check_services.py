@@ -1,4 +1,5 @@
-"""Say, before pytest starts, whether the services of the full test run answer: PostgreSQL and Redis.
+"""Say, before pytest starts, whether the services of a test run answer: PostgreSQL and Redis (`make test`), or the
+ones named (`python -m tests.support.check_services postgres redis`: what `make test-server` needs).
 
 Under CI=true a missing service is an error (exit 1): CI must not go green with those tests skipped. Elsewhere it is
 a warning naming the tests that will skip, and how to start the service.
@@ -54,14 +55,21 @@ def redis_problem(url: str) -> str | None:
     return None
 
 
-def main() -> int:
+NAMES = {"postgres": "PostgreSQL", "redis": "Redis"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = sys.argv[1:] if argv is None else argv
+    unknown = sorted(set(names) - set(NAMES))
+    if unknown:
+        print(f"check_services: unknown service(s) {', '.join(unknown)}; known: {', '.join(NAMES)}", file=sys.stderr)
+        return 2
+    wanted = {NAMES[name] for name in names or NAMES}
     in_ci = os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
     postgres_url = os.environ.get("TEST_POSTGRES_URL") or POSTGRES_URL
     redis_url = os.environ.get("TEST_REDIS_URL") or REDIS_URL
-    problems = {
-        "PostgreSQL": (postgres_url, postgres_problem(postgres_url)),
-        "Redis": (redis_url, redis_problem(redis_url)),
-    }
+    checks = {"PostgreSQL": (postgres_url, postgres_problem), "Redis": (redis_url, redis_problem)}
+    problems = {name: (url, check(url)) for name, (url, check) in checks.items() if name in wanted}
     missing = {name: found for name, found in problems.items() if found[1] is not None}
     for name, (url, _) in problems.items():
         if name not in missing:

@@ -30,7 +30,7 @@ from accessgov_tools.bundle import REPO
 from accessgov_tools.overlay import load_document
 
 # One worker renders every page once (the `rendered` fixture), instead of both workers each rendering them.
-pytestmark = pytest.mark.xdist_group("rendered-docs")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rendered-docs")]
 
 BUNDLE = REPO / "generated" / "openapi.yaml"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")

@@ -2,8 +2,8 @@
 gives the `accessgov-tools` console script and no server (`import accessgov` fails), and its commands work on a copy
 of the checkout's contract, outside the repository: bundle, validate, lint (the house rules), mock.
 
-The environment is made without pip and filled by the session's pip (`tests/support/venvs.py`); only the tools and
-their dependencies are in it.
+The environment is the tools' clean venv of the run (`tools_venv`, tests/support/venvs.py); only the tools and their
+dependencies are in it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.venvs import new_venv, pip
+from tests.support.venvs import ProductVenv
 
 pytestmark = pytest.mark.slow
 
@@ -37,13 +37,8 @@ def _port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_the_tools_install_without_the_server_and_work_on_a_checkout(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "redocly")
-    shutil.copytree(REPO / "tools", source, ignore=ignore)
-    venv = tmp_path / "venv"
-    pip(new_venv(venv), "install", "--quiet", "--no-compile", f"{source}[mock]", cwd=tmp_path)
-    shutil.rmtree(source)  # nothing may be read from the sources any more
+def test_the_tools_install_without_the_server_and_work_on_a_checkout(tools_venv: ProductVenv, tmp_path: Path) -> None:
+    venv = tools_venv.root
     tools = venv / "bin" / "accessgov-tools"
     python = venv / "bin" / "python"
 

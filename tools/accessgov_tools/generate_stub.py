@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 from collections.abc import Mapping
 
 import uvicorn
@@ -115,7 +116,19 @@ def main(argv: list[str] | None = None) -> None:
         log_level="warning",
         access_log=False,
     )
-    uvicorn.Server(config).run()
+    try:
+        _Announced(config).run()
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down already; nothing more to say
+        raise SystemExit(130) from None
+
+
+# uvicorn's server, saying where it listens once it does (its own line is below the warning log level).
+class _Announced(uvicorn.Server):
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+            print(f"mock: serving the contract on http://{host}:{self.config.port} (Ctrl-C stops it)", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ a reference the rules refuse).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,9 @@ def validate_document(path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or [REPO / "generated/openapi.yaml"]
+    parser = argparse.ArgumentParser(prog="accessgov-tools validate", description=__doc__)
+    parser.add_argument("paths", nargs="*", type=Path, help="OpenAPI documents (default: generated/openapi.yaml)")
+    paths = parser.parse_args(argv).paths or [REPO / "generated/openapi.yaml"]
     failed = unjudged = 0
     for path in paths:
         try:

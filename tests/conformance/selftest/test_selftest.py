@@ -35,7 +35,7 @@ from tests.conformance.selftest.run import (
 from tests.support.harness import serve
 
 # One worker runs the whole module: `verdicts`, the self-test run (~45 s), is then made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("selftest")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("selftest")]
 
 ROOT = Path(__file__).resolve().parents[3]
 MOCK_CONFIG = ROOT / "conformance" / "conformance.mock.toml"  # the kit's configuration for `make mock`

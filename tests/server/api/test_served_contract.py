@@ -12,6 +12,8 @@ import pytest
 from accessgov.api.contract_docs import ContractDocs
 from tests.support.harness import seeded_server
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[3]
 PUBLIC = json.loads((REPO / "generated" / "variants" / "public.json").read_text(encoding="utf-8"))
 BUNDLE = json.loads((REPO / "generated" / "openapi.json").read_text(encoding="utf-8"))
@@ -42,13 +44,31 @@ def test_docs_is_an_html_page(server: httpx.Client) -> None:
 
 
 def test_fallback_page_lists_the_public_operations(tmp_path: Path) -> None:
-    page = ContractDocs(docs_html=tmp_path / "absent.html").page.decode()
+    page = ContractDocs(docs_html=tmp_path / "absent.html").page().decode()
     assert 'href="/openapi.json"' in page
     assert "/api/v1/tasks/{task_id}/action/restart" in page
     assert "/docs" not in page.replace('"/openapi.json"', "")
     built = tmp_path / "index.html"
     built.write_text("<html>rendered</html>", encoding="utf-8")
-    assert ContractDocs(docs_html=built).page == b"<html>rendered</html>"
+    assert ContractDocs(docs_html=built).page() == b"<html>rendered</html>"
+
+
+def test_docs_serves_what_make_docs_built_since_the_server_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No restart: the page `make docs` writes while the server runs is served from the next request on, a rebuilt
+    one too, and the plain page again if it is removed."""
+    built = tmp_path / "docs" / "index.html"
+    monkeypatch.setenv("ACCESSGOV_DOCS_HTML", str(built))
+    with seeded_server(tmp_path) as (base_url, _config, _sessions), httpx.Client(base_url=base_url) as client:
+        assert "make docs" in client.get("/docs").text  # not built yet: the plain page says how
+        built.parent.mkdir()
+        built.write_text("<html>rendered</html>", encoding="utf-8")
+        assert client.get("/docs").text == "<html>rendered</html>"
+        built.write_text("<html>rendered again, longer</html>", encoding="utf-8")
+        assert client.get("/docs").text == "<html>rendered again, longer</html>"
+        built.unlink()
+        assert "make docs" in client.get("/docs").text
 
 
 @pytest.mark.parametrize("path", ["/openapi.json", "/docs"])

@@ -44,6 +44,7 @@ def test_the_request_path_schemas_compile() -> None:
         assert COMPILED[name] is not None, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(name for name, check in COMPILED.items() if check is not None))
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(value=JSON)

@@ -21,6 +21,7 @@ def outcome(convert: Any, value: Any) -> tuple[str, Any]:
         return "error", type(error)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(documents)
 def test_any_json_document_converts_as_celpy_converts_it(value: Any) -> None:

@@ -199,6 +199,7 @@ def test_an_unreachable_jwks_is_not_counted(limited: httpx.Client) -> None:
     assert deliver(limited, source, DEMO_HMAC_SECRET).status_code == 200
 
 
+@pytest.mark.slow
 def test_an_unreachable_limiter_store_fails_open(tmp_path: Path) -> None:
     closed = httpx.URL(f"redis://127.0.0.1:{_closed_port()}/0")
     config = {"auth_failure_limit": "1/minute", "redis_url": str(closed)}
@@ -214,6 +215,7 @@ def _closed_port() -> int:
     return free_port()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "failure_status"), [("open", 401), ("closed", 429)])
 def test_a_hung_limiter_backend_is_given_up_on_and_reported_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, mode: str, failure_status: int

@@ -11,9 +11,12 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN
 from tests.support.server_process import ENTITLEMENTS, accessgov_serve
+
+pytestmark = pytest.mark.slow
 
 
 def test_two_servers_enforce_one_limit_through_redis(redis_url: str, tmp_path: Path) -> None:

@@ -18,11 +18,14 @@ from accessgov.webhooks import signing
 from tests.support.server_process import (
     ADMIN,
     ENTITLEMENTS,
+    Served,
     accessgov_serve,
     alive,
     children,
     read_until_closed,
 )
+
+pytestmark = pytest.mark.slow
 
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
 DISCONNECT_WITHIN = 30
@@ -93,6 +96,18 @@ def test_connections_beyond_the_cap_get_503(tmp_path: Path) -> None:
             time.sleep(0.1)
 
 
+def stopped_listening(served: Served, within: float = 30) -> None:
+    """Wait until `served` refuses new connections: SIGTERM closed its listening socket."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            served.connect().close()
+        except ConnectionRefusedError:
+            return
+        assert time.monotonic() < deadline, "the server still accepts connections after SIGTERM"
+        time.sleep(0.05)
+
+
 def test_sigterm_drains_a_request_in_flight(tmp_path: Path) -> None:
     body = json.dumps({"orderId": "in-flight"}).encode()
     headers = signing.hmac_headers(DEMO_HMAC_SECRET, body)
@@ -103,7 +118,7 @@ def test_sigterm_drains_a_request_in_flight(tmp_path: Path) -> None:
             sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[:5])
             time.sleep(0.5)  # the request is in flight: its handler waits for the rest of the body
             served.process.send_signal(signal.SIGTERM)
-            time.sleep(1)
+            stopped_listening(served)  # it is shutting down, with the request in flight ...
             assert served.process.poll() is None, "the server exited with a request in flight"
             sock.sendall(body[5:])
             response = read_until_closed(sock, DISCONNECT_WITHIN)

@@ -16,6 +16,8 @@ from accessgov.http.engine import build_app, load_bundle
 from accessgov.observability.access_log import AccessLogMiddleware
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 PAGE = "/api/v1/apps/app-github/entitlements"  # security: one requirement naming bearerAuth and oauth
 LIST = "svc.api.app.v1.AppEntitlementsService.List"
 

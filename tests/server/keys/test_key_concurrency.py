@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,103 +23,41 @@ from sqlalchemy.engine import Engine
 
 from accessgov.cli import main
 from accessgov.keys.keyring import lock_path
+from tests.server.keys.forkserver import KILL_STEPS, Command, ForkServer
 from tests.support.postgres import fresh_schema
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
 
-# Runs one `accessgov` command and SIGKILLs its own process at the named step: right after the key file's lock is
-# taken, before the temporary file is renamed over the key file, before the directory is fsynced, before the
-# re-sealing, after the first value was re-sealed, after every value was (not committed), after the commit (lock
-# still held), after prune looked at the keys in use.
-KILL_AT = r"""
-import contextlib, os, signal, sys
-from accessgov.keys import keyring
-from accessgov.storage import sealing
-
-step, argv = sys.argv[1], sys.argv[2:]
-
-
-def die(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def after(module, name, calls=1):
-    original, seen = getattr(module, name), [0]
-
-    def wrapper(*args, **kwargs):
-        result = original(*args, **kwargs)
-        seen[0] += 1
-        if seen[0] >= calls:
-            die()
-        return result
-
-    setattr(module, name, wrapper)
-
-
-def around_lock(when):
-    original = keyring._file_lock
-
-    @contextlib.contextmanager
-    def wrapper(*args, **kwargs):
-        with original(*args, **kwargs):
-            if when == "enter":
-                die()
-            yield
-            die()
-
-    keyring._file_lock = wrapper
-
-
-if step == "locked":
-    around_lock("enter")
-elif step == "before-rename":
-    os.replace = die
-elif step == "before-directory-fsync":
-    keyring._fsync_directory = die
-elif step == "before-reseal":
-    sealing.reseal_all = die
-elif step == "mid-reseal":
-    after(sealing, "seal", 1)
-elif step == "before-commit":
-    after(sealing, "reseal_all")
-elif step == "before-unlock":
-    around_lock("exit")
-elif step == "prune-looked":
-    after(sealing, "referenced_key_ids")
-from accessgov.cli import main
-
-sys.exit(main(argv))
-"""
-ROTATE_STEPS = (
-    "locked",
-    "before-rename",
-    "before-directory-fsync",
-    "before-reseal",
-    "mid-reseal",
-    "before-commit",
-    "before-unlock",
-)
+ROTATE_STEPS = tuple(step for step in KILL_STEPS if step != "prune-looked")  # every step a rotation passes
 PRUNE_STEPS = ("locked", "prune-looked", "before-rename", "before-directory-fsync", "before-unlock")
 
 
 class Keys:
-    """The CLI on one database and key file."""
+    """The CLI on one database and key file: each command a process of its own, forked from one that imported the
+    CLI once (`forkserver.py`), so it dies a real process's death at its step."""
 
     def __init__(self, database_url: str, key_file: Path) -> None:
         self.key_file = key_file
         self.env = {**os.environ, "DATABASE_URL": database_url, "ACCESSGOV_SECRET_KEY_FILE": str(key_file)}
         self.env.pop("ACCESSGOV_SECRET_KEY", None)
+        scratch = key_file.parent / "commands"
+        scratch.mkdir()
+        self.commands = ForkServer(self.env, ROOT, scratch)
 
-    def start(self, *args: str, kill_at: str | None = None) -> subprocess.Popen[str]:
-        command = [sys.executable, "-c", KILL_AT, kill_at] if kill_at else [sys.executable, "-m", "accessgov.cli"]
-        return subprocess.Popen(
-            [*command, *args], env=self.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
+    def __enter__(self) -> Keys:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.commands.close()
+
+    def start(self, *args: str, kill_at: str | None = None) -> Command:
+        return self.commands.start(list(args), kill_at=kill_at)
 
     def run(self, *args: str, kill_at: str | None = None) -> subprocess.CompletedProcess[str]:
         process = self.start(*args, kill_at=kill_at)
         stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode is not None
         return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
     def seed(self) -> int:
@@ -145,14 +82,20 @@ class Keys:
         return list(json.loads(self.key_file.read_text())["keys"])
 
 
+@pytest.fixture
+def sqlite_keys(tmp_path: Path) -> Iterator[Keys]:
+    with Keys(f"sqlite:///{tmp_path / 'accessgov.db'}", tmp_path / "secret.keys") as keys:
+        yield keys
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def keys(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Keys]:
     if request.param == "sqlite":
-        yield Keys(f"sqlite:///{tmp_path / 'accessgov.db'}", tmp_path / "secret.keys")
+        yield request.getfixturevalue("sqlite_keys")
         return
     admin: Engine = request.getfixturevalue("postgres_admin")
-    with fresh_schema(admin) as url:
-        yield Keys(url, tmp_path / "secret.keys")
+    with fresh_schema(admin) as url, Keys(url, tmp_path / "secret.keys") as keys:
+        yield keys
 
 
 def test_commands_killed_at_every_step_leave_every_value_readable(keys: Keys) -> None:
@@ -179,21 +122,24 @@ def test_parallel_rotations_and_prunes_some_killed_lose_nothing(keys: Keys) -> N
     for round_ in range(2):
         running = [keys.start("keys", "rotate") for _ in range(4)] + [keys.start("keys", "prune") for _ in range(2)]
         doomed = [keys.start("keys", "rotate") for _ in range(3)]
-        for delay, process in zip((0.3, 0.6, 0.9), doomed, strict=True):
-            time.sleep(delay)  # varied points of a rotation; whatever they hit, the outcome must hold
+        # Killed 0.05, 0.15 and 0.3 s in, while the round's nine commands take turns at the key file's lock (forked
+        # commands start at once): varied points of a rotation; whatever they hit, the outcome must hold.
+        for delay, process in zip((0.05, 0.1, 0.15), doomed, strict=True):
+            time.sleep(delay)
             process.send_signal(signal.SIGKILL)
         for process in running:
             stdout, stderr = process.communicate(timeout=180)
             assert process.returncode == 0, f"round {round_}: {stdout}{stderr}"
         for process in doomed:
             process.communicate(timeout=60)
+        assert any(process.returncode == -signal.SIGKILL for process in doomed), "no kill landed mid-command"
         keys.assert_every_value_opens(sealed, f"round {round_} of parallel rotations and prunes")
     assert keys.run("keys", "prune").returncode == 0
     keys.assert_every_value_opens(sealed, "the last prune")
 
 
-def test_a_command_that_finds_the_key_file_locked_waits_or_refuses(tmp_path: Path) -> None:
-    keys = Keys(f"sqlite:///{tmp_path / 'accessgov.db'}", tmp_path / "secret.keys")
+def test_a_command_that_finds_the_key_file_locked_waits_or_refuses(sqlite_keys: Keys) -> None:
+    keys = sqlite_keys
     sealed = keys.seed()
     before = keys.key_file.read_bytes()
     descriptor = os.open(lock_path(keys.key_file), os.O_RDWR | os.O_CREAT, 0o600)

@@ -10,10 +10,13 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.webhooks.signing import hmac_headers
 from tests.support.server_process import accessgov_serve
+
+pytestmark = pytest.mark.slow
 
 BODY = b'{"orderId":"A-1"}'
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"

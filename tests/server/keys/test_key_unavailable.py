@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.keys import Keyring
@@ -16,6 +17,7 @@ from tests.support.harness import seeded_server
 BODY = b'{"orderId":"A-1"}'
 
 
+@pytest.mark.slow
 def test_a_secret_sealed_under_a_missing_key_answers_503(tmp_path: Path) -> None:
     with seeded_server(tmp_path) as (base_url, _config, sessions), httpx.Client(base_url=base_url) as client:
         with sessions.begin() as session:

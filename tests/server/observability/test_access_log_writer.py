@@ -99,6 +99,7 @@ def test_outside_a_loop_and_after_a_closed_loop_lines_are_still_written(writes: 
     assert writes == [b"first loop\nsecond loop\n"]
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.integers(min_value=0, max_value=4_102_444_800 * 10**6))
 def test_timestamps_read_as_isoformat_reads_them(micros: int) -> None:

@@ -28,7 +28,7 @@ from tests.support.postgres import fresh_schema, postgres_url
 from tests.support.server_process import ADMIN, ENTITLEMENTS, Served, accessgov_serve
 
 # One worker runs the module: its module-scoped server starts once, not once per worker.
-pytestmark = pytest.mark.xdist_group("server-operations")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server-operations")]
 
 LIST = "svc.api.app.v1.AppEntitlementsService.List"
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"

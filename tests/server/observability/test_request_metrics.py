@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -33,6 +34,7 @@ def samples(registry: CollectorRegistry) -> set[tuple[str, tuple[tuple[str, str]
     }
 
 
+@pytest.mark.slow
 @given(REQUESTS)
 def test_the_same_samples_as_a_counter_and_a_histogram(requests: list[tuple[str, int, float]]) -> None:
     expected, recorded = CollectorRegistry(), CollectorRegistry()

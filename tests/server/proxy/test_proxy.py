@@ -24,6 +24,8 @@ from tests.conformance.selftest.run import kit_env
 from tests.conformance.selftest.target import Fixtures, kit_config, serve_variants
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 TOKEN = {"Authorization": "Bearer demo-admin-token"}
 
 

@@ -22,6 +22,8 @@ from accessgov.proxy.contract import CONTRACT_MAX_BODY
 from generated.stub_server import create_app as create_mock
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 BUNDLE = load_bundle()
 ERROR = Draft202012Validator({"$ref": "#/components/schemas/Error", "components": BUNDLE["components"]})
 TOKEN = {"Authorization": "Bearer anything"}

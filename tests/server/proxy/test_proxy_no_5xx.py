@@ -21,6 +21,8 @@ from tests.support.harness import serve
 from tests.support.json_texts import header_sets, json_texts, prefer_headers, restart_texts
 from tests.tools.mock.test_mock_no_5xx import ENTITLEMENTS, RESTART, TOKEN, WEBHOOK
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(NO_5XX_SETTINGS, max_examples=40)
 
 

@@ -274,6 +274,7 @@ def test_concurrent_threads_deliver_once(sessions: sessionmaker[Session], make_l
     assert count(sessions, WebhookEvent) == 1
 
 
+@pytest.mark.slow
 def test_concurrent_processes_deliver_once(
     db_url: str, sessions: sessionmaker[Session], make_listener: MakeListener
 ) -> None:

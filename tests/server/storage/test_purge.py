@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from accessgov.app import create_app
 from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID
@@ -14,6 +16,7 @@ from tests.support.harness import seeded_database, serve
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
+@pytest.mark.slow
 def test_old_event_records_are_purged_at_startup(tmp_path: Path) -> None:
     with seeded_database(tmp_path) as (url, sessions):
 

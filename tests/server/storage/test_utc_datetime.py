@@ -28,6 +28,7 @@ ZONES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31)), ZONES)
 def test_the_stored_text_is_sqlalchemys(moment: datetime, zone: tzinfo) -> None:

@@ -537,6 +537,7 @@ def test_forwarded_for_is_honoured_from_a_trusted_proxy(env: Env) -> None:
         expect(post(env.url("cidr10", base), BODY, hmac_headers()), 403, "SOURCE_NOT_ALLOWED")  # the proxy itself
 
 
+@pytest.mark.slow
 def test_cli_serve_turns_uvicorn_proxy_headers_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from accessgov import cli
     from accessgov.config import SUPERVISOR_PID_ENV
@@ -762,6 +763,7 @@ def cli(env: Env, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_create_send_and_list_runs(env: Env) -> None:
     created = cli(env, "listeners", "create", "--auth", "hmac", "--step", "doubled=ctx.trigger.a * 2")
     assert created.returncode == 0, created.stderr
@@ -829,6 +831,7 @@ def test_parallel_duplicates_across_worker_processes(pg_env: tuple[str, str]) ->
         assert _pg_runs(db_url) == before + 1
 
 
+@pytest.mark.slow
 def test_worker_processes_share_one_sqlite_file(tmp_path: Path) -> None:
     """`accessgov serve --workers 2` on one SQLite file: each worker's loop writer waits for the other's write lock
     without blocking its loop; duplicates are decided once, distinct deliveries all land."""
@@ -907,6 +910,7 @@ def test_rotation_without_grace_drops_the_old_secret_at_once(env: Env) -> None:
     expect(post(env.url(listener_id), BODY, hmac_headers(secret=new_secret)), 200)
 
 
+@pytest.mark.slow
 def test_cli_rotate_with_grace_and_unknown_ids(env: Env) -> None:
     with env.sessions.begin() as session:
         listeners.create_listener(

@@ -23,6 +23,8 @@ from accessgov.webhooks import signing
 from tests.support.keys import private_pem as pem
 from tests.support.server_process import ADMIN, ENTITLEMENTS, accessgov_serve
 
+pytestmark = pytest.mark.slow
+
 DELIVERIES = 45
 ANSWER_WITHIN = 5.0  # generous: these requests need neither the JWKS nor a thread it holds
 SLOW_LISTENER = "wh_slow_jwks"

@@ -46,6 +46,7 @@ def test_fixture_pair(check_id: str) -> None:
     assert passing == (folder / "pass.txt").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_committed_documents_are_what_the_cases_build() -> None:
     """The YAML files are the cases in `diff_fixtures.py`, so reading either tells the same story."""
     stale = []

@@ -23,6 +23,8 @@ from accessgov_tools.diffcheck.pipeline import located
 from accessgov_tools.diffcheck.render import render_github, render_json, render_markdown
 from accessgov_tools.diffcheck.sources import SourceMap
 
+pytestmark = pytest.mark.slow
+
 RESTART = "POST /api/v1/tasks/{task_id}/action/restart (svc.api.task.v1.TaskActionsService.Restart)"
 LIST = "GET /api/v1/apps/{app_id}/entitlements (svc.api.app.v1.AppEntitlementsService.List)"
 

@@ -13,6 +13,8 @@ from accessgov_tools import check_generated
 from accessgov_tools.generate import REPO, GenerationError, at_most_one_members, client_document, generate, load_inputs
 from tests.support.bundle import bundle
 
+pytestmark = pytest.mark.slow
+
 
 def snapshot(root: Path) -> dict[str, str]:
     """Relative path -> sha256 of every generated file below `root`."""

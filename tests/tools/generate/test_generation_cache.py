@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from accessgov_tools import generation_cache
+
+pytestmark = pytest.mark.slow
 
 
 def _tree(root: Path) -> Path:

@@ -9,9 +9,12 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conformance.selftest import mutants
 from tests.conformance.selftest.target import serve_variants
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[3]
 ACCESSGOV = Path(sys.executable).parent / "accessgov"

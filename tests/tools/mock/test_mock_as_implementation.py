@@ -12,6 +12,8 @@ import pytest
 from generated.stub_server import create_app
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 BEARER = {"Authorization": "Bearer anything"}
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 

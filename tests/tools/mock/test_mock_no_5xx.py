@@ -18,6 +18,8 @@ from tests.server.test_no_5xx import SETTINGS as NO_5XX_SETTINGS
 from tests.support.harness import serve
 from tests.support.json_texts import header_sets, json_texts, prefer_headers, restart_texts
 
+pytestmark = pytest.mark.slow
+
 # The mock keeps no state: any id and any bearer token serve (the proxy's tests reach the mock through it too).
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 RESTART = "/api/v1/tasks/task-1/action/restart"

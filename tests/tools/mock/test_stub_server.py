@@ -20,6 +20,8 @@ from generated.stub_server.mock import _pointer, _resolver
 from generated.stub_server.operations import OPERATIONS
 from tests.support.harness import serve
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[3]
 STUB_DIR = REPO / "generated" / "stub_server"
 BUNDLE = json.loads((REPO / "generated" / "openapi.json").read_text(encoding="utf-8"))

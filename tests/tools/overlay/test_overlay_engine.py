@@ -247,12 +247,14 @@ def test_committed_variants_are_up_to_date(outputs: dict[Path, str]) -> None:
         assert path.read_text(encoding="utf-8") == text, f"{path.name} is stale: run `make overlays`"
 
 
+@pytest.mark.slow
 def test_variants_regenerate_byte_identically(tmp_path: Path) -> None:
     first = variant_outputs(out_dir=tmp_path)
     second = variant_outputs(out_dir=tmp_path)
     assert list(first.values()) == list(second.values())
 
 
+@pytest.mark.slow
 def test_check_mode_fails_with_a_diff_on_stale_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "variants"
     assert main(["variants", "--out", str(out)]) == 0
@@ -266,6 +268,7 @@ def test_check_mode_fails_with_a_diff_on_stale_variants(tmp_path: Path, capsys: 
     assert "1 file(s) out of date: run `make overlays`" in captured.err  # the Make target, not a module path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(path.stem for path in VARIANTS_DIR.glob("*.yaml")))
 def test_variant_is_valid_openapi_31(name: str) -> None:
     """Every committed variant (`make test` validates them here, not beforehand)."""
@@ -295,6 +298,7 @@ def test_regional_variant_points_at_the_eu_region() -> None:
     assert doc["info"]["title"].endswith("(EU region)")
 
 
+@pytest.mark.slow
 def test_public_overlay_drops_whatever_is_marked_internal() -> None:
     """Nothing in spec/ is internal yet, so mark a copy of the bundle and check the public overlay on it."""
     doc = _load(BASE_DOCUMENT)

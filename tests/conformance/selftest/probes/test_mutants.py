@@ -22,7 +22,7 @@ from tests.conformance.selftest.probes.probing import Probe, Target
 from tests.conformance.selftest.target import CIDR_LISTENER_ID, SECOND_LISTENER_ID, serve_variants
 
 # One worker runs the module, so that the servers of every mutant (`targets`) start once, not once per worker.
-pytestmark = pytest.mark.xdist_group("mutant-targets")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mutant-targets")]
 
 
 def _replay(t: Target, second: Callable[[Target, str], httpx.Response]) -> int:
