@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
+from collections.abc import Mapping
 
 import uvicorn
 
 from .app import create_app
 from .http.edge import EdgeConfig, HeaderLimits
+
+# The reference server's variables of the same limits (its settings), read here as the server reads them.
+HEAD_LIMITS = {
+    "line_bytes": "ACCESSGOV_MAX_HEADER_LINE_BYTES",
+    "count": "ACCESSGOV_MAX_HEADERS",
+    "head_bytes": "ACCESSGOV_MAX_HEAD_BYTES",
+}
+
+
+def head_limits(env: Mapping[str, str]) -> HeaderLimits:
+    # The head limits `env` sets: each a whole number of at least 1 in plain digits; blank: the default.
+    limits = {}
+    for field, name in HEAD_LIMITS.items():
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        if not value.isascii() or not value.isdigit() or int(value) < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value[:64]!r}")
+        limits[field] = int(value)
+    return HeaderLimits(**limits)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         host=args.host,
         port=args.port,
         http=args.http,
-        header_limits=HeaderLimits.from_env(),
+        header_limits=head_limits(os.environ),
         log_level="warning",
         access_log=False,
     )
