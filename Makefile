@@ -253,7 +253,7 @@ test: ## Run every check and test (what CI runs)
 # but support/ belongs to one product (tests/repository/test_workflows.py holds it).
 SERVER_TESTS := tests/server tests/benchmarks
 TOOLS_TESTS := tests/tools tests/spec tests/repository
-SDK_TESTS := tests/sdk
+SDK_TESTS := tests/sdk tests/sdk_ts
 KIT_TESTS := tests/conformance
 PRODUCT_PYTEST = $(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history"
 
@@ -266,7 +266,7 @@ test-tools: ## The reviewers' tools', the contract's and the repository's tests 
 	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP)
 	$(PRODUCT_PYTEST) $(TOOLS_TESTS) $(PYTEST_ARGS)
 
-test-sdk: $(STAMP) ## The SDK's tests ($(SDK_TESTS))
+test-sdk: $(STAMP) ## The Python and the TypeScript SDK's tests ($(SDK_TESTS)): npm
 	$(PRODUCT_PYTEST) $(SDK_TESTS) $(PYTEST_ARGS)
 
 test-kit: ## The conformance kit's tests and its self-test ($(KIT_TESTS)): Prism
