@@ -142,7 +142,8 @@ async def run(args: argparse.Namespace, url: str) -> list[Result]:
         seed_demo(session)
     engine.dispose()
     signer = deliveries.JwtSigner(TENANT_BASE_URL)
-    config = Settings(database_url=url, tenant_base_url=TENANT_BASE_URL, run_automations=False)
+    # The environment's key setting, as the seeding above sealed under it (Settings() alone would read none).
+    config = Settings.load(database_url=url, tenant_base_url=TENANT_BASE_URL, run_automations=False)
     with deliveries.jwks_server(signer.jwks()) as jwks_url:
         jwt_listener = create_jwt_listener(url, jwks_url, deliveries.STEPS) if "jwt" in args.targets else ""
         app = create_app(config)

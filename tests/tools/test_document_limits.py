@@ -151,3 +151,24 @@ def test_lint_reads_what_redocly_will_lint_first(tmp_path: Path, monkeypatch: py
     config.write_text("extends: ['https://example.invalid/redocly.yaml']\n", encoding="utf-8")
     with pytest.raises(LoadError, match="network"):
         lint.preflight(config)
+
+
+def test_lint_keeps_the_configurations_roots_beside_it_and_lints_what_the_user_names(tmp_path: Path) -> None:
+    """An API root the configuration names (a pull request may change it) outside the configuration's folder is
+    refused; a document the user names on the command line may be anywhere, its references still kept home."""
+    from accessgov_tools import lint
+    from accessgov_tools.loader import LoadError
+
+    home, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    home.mkdir()
+    spec = _split_spec(elsewhere, "./ok.yaml")
+    (spec.parent / "ok.yaml").write_text("type: string\n", encoding="utf-8")
+    config = home / "redocly.yaml"
+    config.write_text(f"apis:\n  a:\n    root: ../elsewhere/{spec.relative_to(elsewhere)}\n", encoding="utf-8")
+    with pytest.raises(LoadError, match=r"outside .*the configuration's folder"):
+        lint.preflight(config)
+    config.write_text("extends: [recommended]\n", encoding="utf-8")
+    lint.preflight(config, [str(spec)])  # the user's own document: read, its references inside its folder
+    spec.write_text(spec.read_text(encoding="utf-8").replace("./ok.yaml", "../../outside.yaml"), encoding="utf-8")
+    with pytest.raises(RefError, match="spec-root"):
+        lint.preflight(config, [str(spec)])

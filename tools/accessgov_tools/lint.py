@@ -262,14 +262,18 @@ def preflight(config: Path = REPO / "redocly.yaml", targets: list[str] | None = 
     for entry in settings.get("extends") or []:
         if "://" in str(entry):
             raise LoadError(f"{shown(config)}: `extends: {entry}` would read a configuration from the network")
-    roots = [REPO / target for target in targets or []] or [
+    # The documents named on the command line are the user's choice; the roots the configuration names (a pull
+    # request may change it) must stay beside it, inside its repository.
+    configured = [
         config.parent / str(api.get("root", ""))
         for api in (settings.get("apis") or {}).values()
         if isinstance(api, dict)
     ]
-    for root in roots:
-        if not root.resolve().is_relative_to(REPO):
-            raise LoadError(f"{shown(config)}: API root {root} is outside the repository {REPO}")
+    home = config.resolve().parent
+    for root in configured:
+        if not root.resolve().is_relative_to(home):
+            raise LoadError(f"{shown(config)}: API root {root} is outside {shown(home)}, the configuration's folder")
+    for root in [REPO / target for target in targets or []] or configured:
         References(root.resolve().parent).check_chains(root)
 
 
