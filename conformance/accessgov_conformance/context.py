@@ -26,6 +26,7 @@ from .verdicts import Fail, NoEvidence, NotApplicable
 
 JSON = "application/json"
 TRANSCRIPT_HEAD = 4096  # bytes of each body a finished check's transcript keeps (with the full size)
+MAX_GIVEN_PAGE_TOKENS = 10_000  # nextPageTokens kept until the run's first page token is used (a bounded set)
 RETRY_ATTEMPTS = 5  # 429s waited out per request at most
 BACKOFF = (1.0, 2.0, 4.0, 8.0, 8.0)  # seconds, when a 429 names no Retry-After
 
@@ -525,6 +526,9 @@ class RunState:
     # operation -> None once a 2xx answer conformed (status, content type, schema), else why none did so far
     evidence: dict[tuple[str, str], str | None] = field(default_factory=dict)
     issued: dict[str, Issued] = field(default_factory=dict)  # kind -> the first of the run
+    # The nextPageTokens the target gave out before the run's first page token was used (a page token the kit
+    # made up, answered 200 by a target that ignores tokens, is none the target issued).
+    page_tokens_given: set[str] = field(default_factory=set)
     # The least age at which the lifetime rules use an early credential again (they wait for it when the run is
     # younger); the kit's own tests shorten it.
     lifetime_min_age: float = 6.0
@@ -559,9 +563,14 @@ class RunState:
             expires = body.get("expires_in")
             lifetime = float(expires) if isinstance(expires, int | float) and not isinstance(expires, bool) else None
             self.issued.setdefault("access-token", Issued("access-token", body["access_token"], at, lifetime))
-        elif template == spec.LIST_ENTITLEMENTS and "page_token=" in exchange.url:
+        elif template == spec.LIST_ENTITLEMENTS and "page-token" not in self.issued:
             query = urllib.parse.parse_qsl(urllib.parse.urlsplit(exchange.url).query, keep_blank_values=True)
             token = dict(query).get("page_token", "")
+            given = body.get("nextPageToken")
+            if token not in self.page_tokens_given:  # none, or one the target did not give out
+                if isinstance(given, str) and given and len(self.page_tokens_given) < MAX_GIVEN_PAGE_TOKENS:
+                    self.page_tokens_given.add(given)
+                return
             listed = body.get("list")
             items: list[Any] = listed if isinstance(listed, list) else []
             ids = tuple(str((item.get("appEntitlement") or {}).get("id")) for item in items if isinstance(item, dict))
@@ -571,6 +580,7 @@ class RunState:
             if token and exchange.request_headers.get("authorization"):
                 issued = Issued("page-token", token, at, request=(path, template, tuple(query)), page=ids)
                 self.issued.setdefault("page-token", issued)
+                self.page_tokens_given.clear()
         elif template == spec.WEBHOOK and exchange.webhook is not None and isinstance(body.get("eventId"), str):
             listener = exchange.webhook.listener_id or ""
             self.issued.setdefault("event-id", Issued("event-id", body["eventId"], at, listener=listener))

@@ -6,11 +6,12 @@ import base64
 import json
 import re
 import urllib.parse
+from collections.abc import Callable
 
 from .. import spec
 from ..context import Context, Exchange
 from ..registry import rule
-from ..verdicts import Fail, NotApplicable
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 FAMILY = "auth"
 TOKEN_OP = "spec/paths/auth_v1_token.yaml"
@@ -54,6 +55,21 @@ def _altered(token: str) -> list[tuple[str, str]]:
     if token.swapcase() != token:
         near.append(("the issued token in other letter case", token.swapcase()))
     return near
+
+
+def issued_only(ctx: Context, token: str, what: str, send: Callable[[str], Exchange] | None = None) -> None:
+    """Accepting `token` shows something only where the tenant API refuses what it did not issue: its first near
+    miss (`_altered`), sent as `send` sends a token (default: the app's listing), must be 401. Accepted too, it is
+    no evidence (a mock takes any credential); answered otherwise, a failure."""
+    label, near = _altered(token)[0]
+    exchange = send(near) if send is not None else _list(ctx, near)
+    if 200 <= exchange.status < 300:
+        ctx.blamed = ctx.blamed or exchange
+        raise NoEvidence(
+            f"{what}: the tenant API accepts {label} too (HTTP {exchange.status}): it takes a credential it never "
+            "issued, so its accepting this one shows nothing"
+        )
+    _refused(ctx, exchange, f"{what}: {label}")
 
 
 def _works(ctx: Context, exchange: Exchange, what: str, *, near_misses: int = 1) -> None:

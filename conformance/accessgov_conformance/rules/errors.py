@@ -10,7 +10,7 @@ from typing import cast
 from .. import spec
 from ..context import Context, Exchange
 from ..registry import Variant, rule, variants
-from ..verdicts import Fail, NotApplicable
+from ..verdicts import Fail, NoEvidence, NotApplicable
 
 FAMILY = "errors"
 
@@ -103,6 +103,9 @@ def generated_request_id(ctx: Context) -> None:
 
 
 QUOTE_LIMIT = 64  # info.description: "Error messages quote at most 64 characters of a value the client sent."
+# The least piece of the (random, 62-letter) value sent that counts as quoting it: no text that does not depend on
+# the request holds 8 of its characters by chance.
+QUOTE_EVIDENCE = 8
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,12 @@ class Quoted:
 
     sends: tuple[tuple[str, Callable[[Context, str], Exchange], int], ...]
     length: int = 300
+    # Whether the refusal is of the value's content (an expand path not allowed, an event id not a UUID, a comment
+    # too long: `details` names the member and why): then it must be seen quoting a piece of the value, cut to 64
+    # characters. A refusal quoting none of it shows nothing of the limit (a canned example, as a mock answers
+    # every such request with): no evidence, never a pass. An unknown id (404) or page token needs no quote: the
+    # refusal itself needs the target's state.
+    names_value: bool = False
 
 
 def _longest_quote(text: str, value: str) -> int:
@@ -142,13 +151,22 @@ def quotes_at_most_64(ctx: Context, value: Quoted) -> None:
         exchange = send(ctx, sent)
         what = f"{where} of {value.length} characters"
         ctx.expect(exchange, status, what=what)
+        longest = 0
         for text in _strings(exchange.response_json()):
             quoted = _longest_quote(text, sent)
+            longest = max(longest, quoted)
             if quoted > QUOTE_LIMIT:
                 ctx.blamed = ctx.blamed or exchange
                 raise Fail(
                     f"{what}: the {status} quotes {quoted} of its characters (at most {QUOTE_LIMIT}): {text[:120]!r}..."
                 )
+        if value.names_value and longest < QUOTE_EVIDENCE:
+            ctx.blamed = ctx.blamed or exchange
+            raise NoEvidence(
+                f"{what}: the {status} quotes none of the value sent (no {QUOTE_EVIDENCE} characters of it in its "
+                "message or details), so its cut to 64 characters was not seen: an answer that does not depend on "
+                "the request (a canned example?)"
+            )
 
 
 def _listing(ctx: Context, **params: str) -> Exchange:
@@ -215,20 +233,26 @@ variants(
         Variant(
             "ER-QUOTE-004",
             title="An unknown expand path is not quoted beyond 64 characters",
-            text="The 400 for an expandMask.paths value of 300 characters quotes at most 64 of them.",
+            text="The 400 for an expandMask.paths value of 300 characters quotes the path it refuses, at most 64 of "
+            "its characters (a 400 that quotes none of it is no evidence).",
             spec=QUOTE_SPEC,
             requirements=QUOTE_SECTION,
             value=Quoted(
-                (("an expand path", lambda ctx, v: _task(ctx, _open_task(ctx), {"expandMask": {"paths": [v]}}), 400),)
+                (("an expand path", lambda ctx, v: _task(ctx, _open_task(ctx), {"expandMask": {"paths": [v]}}), 400),),
+                names_value=True,
             ),
         ),
         Variant(
             "ER-QUOTE-005",
             title="An invalid webhook header is not quoted beyond 64 characters",
-            text="The 400 for a Webhook-Event-Id of 300 characters quotes at most 64 of them.",
+            text="The 400 for a Webhook-Event-Id of 300 characters quotes the id it refuses, at most 64 of its "
+            "characters (a 400 that quotes none of it is no evidence).",
             spec=QUOTE_SPEC,
             requirements=QUOTE_SECTION,
-            value=Quoted((("a Webhook-Event-Id", lambda ctx, v: _webhook(ctx, **{"Webhook-Event-Id": v}), 400),)),
+            value=Quoted(
+                (("a Webhook-Event-Id", lambda ctx, v: _webhook(ctx, **{"Webhook-Event-Id": v}), 400),),
+                names_value=True,
+            ),
         ),
         Variant(
             "ER-QUOTE-006",
@@ -242,10 +266,15 @@ variants(
         Variant(
             "ER-QUOTE-007",
             title="A comment over its limit is not quoted beyond 64 characters",
-            text="The 400 for a restart comment of 5000 characters quotes at most 64 of them.",
+            text="The 400 for a restart comment of 5000 characters quotes the comment it refuses, at most 64 of its "
+            "characters (a 400 that quotes none of it is no evidence).",
             spec=QUOTE_SPEC,
             requirements=QUOTE_SECTION,
-            value=Quoted((("a comment", lambda ctx, v: _task(ctx, _open_task(ctx), {"comment": v}), 400),), 5000),
+            value=Quoted(
+                (("a comment", lambda ctx, v: _task(ctx, _open_task(ctx), {"comment": v}), 400),),
+                5000,
+                names_value=True,
+            ),
         ),
     ),
 )

@@ -15,6 +15,7 @@ from ..context import Context, Issued
 from ..registry import rule
 from ..verdicts import Fail, NoEvidence, NotApplicable
 from ._webhook import accepted, any_listener
+from .auth import issued_only
 
 FAMILY = "lifetimes"
 MARGIN = 2.0  # seconds kept from an access token's stated end (the clocks of kit and target)
@@ -49,7 +50,8 @@ def _issue_tokens(ctx: Context) -> None:
     title="An access token works until it expires, also after newer ones were issued",
     text="The run's first OAuth access token, used again at least 6 s after it was issued (at the end of a whole "
     "run), after the same client was given newer tokens, and while its expires_in (seconds) has not run out, is "
-    "still accepted (200); so is a token issued now beside it.",
+    "still accepted (200); so is a token issued now beside it. Its near miss (last character changed) is refused "
+    "401 (a target that takes any credential shows no lifetime: no evidence).",
     spec="spec/paths/auth_v1_token.yaml#/post/description",
     requirements="Authentication (the access token is used until it expires)",
 )
@@ -77,6 +79,8 @@ def access_token_lifetime(ctx: Context) -> None:
                 f"({first.expires_in}) has not run out"
             )
         ctx.expect(exchange, 200, what=what)
+    # The old token still working shows its lifetime only where the API refuses what it did not issue.
+    issued_only(ctx, first.value, f"the first access token, {age:.0f} s old")
 
 
 def _first_pages(ctx: Context) -> None:
@@ -95,7 +99,8 @@ def _first_pages(ctx: Context) -> None:
     family=FAMILY,
     title="A page token returns the same page later in the run",
     text="The run's first page token, sent again at least 6 s later (at the end of a whole run, after other walks "
-    "of the collection), returns the same page it returned then.",
+    "of the collection), returns the same page it returned then, a page other than the first (a token that "
+    "returns the first page keeps no position: no evidence).",
     spec="spec/components/schemas/PageToken.yaml#/description",
     requirements="Endpoints > List and search operations (pagination convention) page_token",
 )
@@ -113,6 +118,17 @@ def page_token_lifetime(ctx: Context) -> None:
     if ids != first.page:
         raise Fail(
             f"the page token returned {len(ids)} other items {age:.0f} s later (first {ids[:2]}, then {first.page[:2]})"
+        )
+    # The same page again shows a kept position only if it is a later page than the first one: a target that
+    # ignores page tokens (a mock's example) returns the first page for every token.
+    fresh = dict(params)
+    fresh.pop("page_token", None)
+    start = ctx.expect(ctx.api("GET", template, urllib.parse.unquote(path), params=fresh), 200, what="the first page")
+    firsts = tuple(str((item.get("appEntitlement") or {}).get("id")) for item in start.get("list") or [])
+    if not ids or ids == firsts:
+        raise NoEvidence(
+            f"the run's first page token returns {'no items' if not ids else 'the first page itself'}: it shows no "
+            "position kept, so the same page later shows no lifetime"
         )
 
 

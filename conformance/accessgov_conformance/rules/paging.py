@@ -449,17 +449,26 @@ def _canonical(value: Any) -> str:
     "PG-EXPAND-001",
     family=FAMILY,
     title="A page's related objects are each included once and located by its items",
-    text="On the first pages at page_size 100 and 10, `expanded` holds no object twice (the same object, or two "
-    "with the same @type and id), and every set path field of an item (appPath, appResourcePath, "
-    "appResourceTypePath) is `$.expanded[i]` inside `expanded`; appPath locates the entitlement's app.",
+    text="On the first pages at page_size 100 and 10 and the page after the first at 10, `expanded` holds no "
+    "object twice (the same object, or two with the same @type and id), and every set path field of an item "
+    "(appPath, appResourcePath, appResourceTypePath) is `$.expanded[i]` inside `expanded`; appPath locates the "
+    "entitlement's app. The pages must follow page_size (more than 10 items, then 10 and 10), else no evidence.",
     spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/expanded/description",
     requirements=f"{SECTION} (Response shape)",
 )
 def expanded_once(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
-    for size in (100, 10):
-        what = f"the first page at page_size {size}"
-        page = _page(ctx, app_id, what, page_size=size)
+    sizes: dict[str, int] = {}
+    asked: list[tuple[str, dict[str, Any]]] = [
+        ("the first page at page_size 100", {"page_size": 100}),
+        ("the first page at page_size 10", {"page_size": 10}),
+    ]
+    for what, params in asked:
+        page = _page(ctx, app_id, what, **params)
+        sizes[what] = len(page.get("list") or [])
+        token = page.get("nextPageToken")
+        if params == {"page_size": 10} and isinstance(token, str) and token:
+            asked.append(("the page after the first at page_size 10", {"page_size": 10, "page_token": token}))
         expanded = page.get("expanded") or []
         seen: dict[str, int] = {}
         for index, obj in enumerate(expanded):
@@ -486,6 +495,19 @@ def expanded_once(ctx: Context) -> None:
                 owner = (item.get("appEntitlement") or {}).get("appId")
                 if name == "appPath" and isinstance(located, dict) and "id" in located and located["id"] != owner:
                     raise Fail(f"{what}: item {number}'s appPath locates {located.get('id')!r}, not its app {owner!r}")
+    # "Each once" on a page means something only on pages cut by page_size from the collection: a page of more
+    # than 10 items, two of 10, the second after the first (a mock's one example for every request is none).
+    later = "the page after the first at page_size 10"
+    if (
+        sizes["the first page at page_size 100"] <= 10
+        or sizes["the first page at page_size 10"] != 10
+        or sizes.get(later) != 10
+    ):
+        shown = ", ".join(f"{what}: {count} items" for what, count in sizes.items())
+        raise NoEvidence(
+            f"the pages do not follow page_size over an app of more than 10 entitlements ({shown}; the page after "
+            "the first needs its nextPageToken), so no page shows its related objects each included once"
+        )
 
 
 @rule(
