@@ -138,7 +138,19 @@ function resolve(doc, node) {
 const RESERVED_METHODS = new Set([
   "baseUrl", "call", "close", "constructor", "credentials", "limits", "maxPages", "paginate", "raw", "retry",
   "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString", "valueOf", "__proto__",
+  // A client with a then() would be taken for a promise by every await; toJSON would change what it logs as.
+  "then", "toJSON",
 ]);
+
+// Names the SDK reads from plain objects at run time (operationIds in OPERATIONS, x-paginated members in a page,
+// schema names in the generated types): one of Object.prototype's members, or `__proto__` (which an object literal
+// reads as its prototype, not as a key), would read the prototype instead of the contract's entry.
+function checkName(kind, name) {
+  if (typeof name !== "string" || name === "__proto__" || name === "prototype" || Object.hasOwn(Object.prototype, name)) {
+    throw new GenerationError(`${kind} ${JSON.stringify(name)} is a name of JavaScript's objects (Object.prototype): rename it in the contract`);
+  }
+  return name;
+}
 
 function camelCase(operationId) {
   const words = operationId.split(/[^A-Za-z0-9]+/).filter(Boolean);
@@ -146,6 +158,34 @@ function camelCase(operationId) {
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new GenerationError(`operationId ${operationId}: no method name`);
   if (RESERVED_METHODS.has(name)) throw new GenerationError(`operationId ${operationId}: its method ${name}() would replace the client's own`);
   return name;
+}
+
+/**
+ * What a 2xx answer's JSON body is at its top level, which the SDK holds every answer to: "object", "array",
+ * "any" (a schema that does not say, or 2xx answers that disagree), or null (no 2xx answer has a JSON body).
+ */
+function resultKind(doc, operation, where) {
+  const kinds = new Set();
+  for (const [status, reference] of Object.entries(operation.responses ?? {})) {
+    if (!/^2(\d\d|XX)$/.test(status)) continue;
+    const content = resolve(doc, reference)?.content ?? {};
+    for (const [media, entry] of Object.entries(content)) {
+      if (!/^application\/(?:[\w.-]+\+)?json$/i.test(media.split(";")[0].trim())) {
+        kinds.add("any");
+        continue;
+      }
+      const schema = resolve(doc, entry?.schema);
+      const type = schema?.type;
+      if (type === "object" || (type === undefined && (schema?.properties || schema?.allOf))) kinds.add("object");
+      else if (type === "array") kinds.add("array");
+      else kinds.add("any");
+    }
+  }
+  if (kinds.size === 0) return null;
+  if (kinds.size > 1) return "any";
+  const [kind] = kinds;
+  if (!["object", "array", "any"].includes(kind)) throw new GenerationError(`${where}: no result kind`);
+  return kind;
 }
 
 /** Whether a security requirement is met by the tenant's bearer credential (an API token or an OAuth2 token). */
@@ -171,6 +211,7 @@ function operationEntries(doc) {
       const id = operation.operationId;
       const where = `${method.toUpperCase()} ${route} (${id})`;
       if (typeof id !== "string" || !id) throw new GenerationError(`${where}: no operationId`);
+      checkName("operationId", id);
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(doc, p));
       let paging = null;
       const marked = operation["x-paginated"];
@@ -184,9 +225,11 @@ function operationEntries(doc) {
             throw new GenerationError(`${where}: x-paginated.${key} is not a property of the 200 body`);
           }
         }
+        for (const key of ["tokenParam", "nextToken", "items"]) checkName(`${where}: x-paginated.${key}`, marked[key]);
         paging = { tokenParam: marked.tokenParam, nextToken: marked.nextToken, items: marked.items };
       }
       const requestBody = resolve(doc, operation.requestBody);
+      const result = resultKind(doc, operation, where);
       const bodyType = requestBody ? Object.keys(requestBody.content ?? {})[0] ?? null : null;
       const security = operation.security ?? doc.security ?? [];
       entries.push({
@@ -197,6 +240,7 @@ function operationEntries(doc) {
         idempotent: Boolean(operation["x-idempotent"] ?? IDEMPOTENT_METHODS.has(method.toUpperCase())),
         credential: security.some((requirement) => tenantCredential(schemes, requirement)),
         bodyType,
+        result,
         paging,
       });
     }
@@ -232,6 +276,7 @@ const NOT_ALIASES = new Set(
 /** `export type <Schema> = components["schemas"][<Schema>]` for every schema whose name is a usable identifier. */
 function typesModule(doc) {
   const names = Object.keys(doc.components?.schemas ?? {}).sort();
+  for (const name of names) checkName("schema", name);
   const lines = [
     'import type { components } from "./schema.js";',
     "",
@@ -271,6 +316,7 @@ function operationsModule(doc) {
     lines.push(`    idempotent: ${entry.idempotent},`);
     lines.push(`    credential: ${entry.credential},`);
     lines.push(`    bodyType: ${JSON.stringify(entry.bodyType)},`);
+    lines.push(`    result: ${JSON.stringify(entry.result)},`);
     lines.push(
       entry.paging
         ? `    paging: { tokenParam: ${JSON.stringify(entry.paging.tokenParam)}, nextToken: ${JSON.stringify(entry.paging.nextToken)}, items: ${JSON.stringify(entry.paging.items)} },`
@@ -297,6 +343,8 @@ async function main() {
     fs.readFileSync(path.join(here, "..", "node_modules", "openapi-typescript", "package.json"), "utf8"),
   ).version;
   const header = HEADER(values.label ?? path.basename(values.input), generatorVersion);
+  // Checked before openapi-typescript sees the document: its own lookups are plain property reads too.
+  for (const name of Object.keys(doc.components?.schemas ?? {})) checkName("schema", name);
   const schema = await schemaModule(doc);
   const imports = schema.used.length ? `import type { ${schema.used.join(", ")} } from "../unions.js";\n\n` : "";
   fs.mkdirSync(values.out, { recursive: true });
@@ -307,5 +355,5 @@ async function main() {
 
 main().catch((error) => {
   process.stderr.write(`generate.mjs: ${error instanceof GenerationError ? error.message : error?.stack ?? error}\n`);
-  process.exit(1);
+  process.exit(2);
 });

@@ -43,7 +43,11 @@ export function readPage(paging: PagingInfo, page: unknown): [unknown[], unknown
   if (items !== undefined && items !== null && !Array.isArray(items)) {
     throw new InvalidResponseError(`the page member ${paging.items} must be an array`);
   }
-  return [items ?? [], record[paging.nextToken]];
+  const list = (items ?? []) as unknown[];
+  if (list.some((item) => item === null || typeof item !== "object" || Array.isArray(item))) {
+    throw new InvalidResponseError(`the page member ${paging.items} must be an array of objects`);
+  }
+  return [list, record[paging.nextToken]];
 }
 
 /** Every item: `fetch(undefined)` first, then `fetch(nextToken)` until the token is empty. */

@@ -116,7 +116,9 @@ class ResponseTooLargeError(TransportBoundError):
 
 
 class UndecodableResponseError(TransportBoundError):
-    """The answer uses a content coding the SDK did not ask for, or its gzip/deflate body does not decode."""
+    """The answer cannot be read: a content coding the SDK did not ask for, a gzip/deflate body that does not
+    decode, or a 2xx body that is not the operation's result (not JSON, not UTF-8, another media type, a JSON
+    array where an object is expected, members of the wrong type: `answers.py`). Never retried."""
 
 
 def error_class(status: int) -> type[ApiError]:
