@@ -28,7 +28,8 @@ from accessgov.config import (
 
 
 def _engine(settings: Settings) -> Any:
-    from accessgov.storage.engine import create_engine, migrate
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate
 
     engine = create_engine(settings.database, synchronous=settings.sqlite_synchronous)
     migrate(engine)
@@ -77,9 +78,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def _warn_of_connection_budget(settings: Settings) -> None:
     """Say so on stderr when the workers may open more PostgreSQL connections than the server accepts: they open
     them as load arrives, so the shortfall would show only under load, as failed requests."""
-    from accessgov.storage.postgres import connection_budget_warning
+    from accessgov.storage.backends import implementation
 
-    warning = connection_budget_warning(
+    warning = implementation(settings.database).connection_budget_warning(
         settings.database, readers=settings.db_readers, writers=settings.db_writers, workers=settings.workers
     )
     if warning:

@@ -41,7 +41,8 @@ async def _child(target: str, requests: int) -> dict[int, int]:
     from accessgov import config as settings_module
     from accessgov.app import create_app
     from accessgov.demo.seed import seed_demo
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate, session_factory
     from benchmarks import bench_cpu
     from benchmarks import bench_deliveries as deliveries
     from benchmarks.bench_bare_app import app as bare_app

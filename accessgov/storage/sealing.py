@@ -260,7 +260,7 @@ def open_keyring(settings: Settings) -> Keyring:
 
 def sealed_key_ids_at(database_url: str) -> set[str]:
     """The key ids the database's sealed values are under (none before its tables exist)."""
-    from accessgov.storage.engine import create_engine
+    from accessgov.storage.backends import create_engine
 
     # Read-only (SQLite: a deferred transaction): the caller may hold the write lock, e.g. the first listener of a
     # seed being sealed in the transaction that creates it.

@@ -11,7 +11,8 @@ from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.keyring import key_file_path, key_source
 from accessgov.storage import listeners
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 
 
 def test_the_key_file_sits_next_to_the_sqlite_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

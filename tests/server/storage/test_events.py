@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import events
-from accessgov.storage.engine import create_engine, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import session_factory
 from accessgov.storage.schema import AutomationRun, Listener, WebhookEvent
 from tests.server.storage import _workers
 from tests.server.storage.conftest import NOW, MakeListener

@@ -17,7 +17,8 @@ from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.secretbox import SealedValueError, key_id_of
 from accessgov.storage import listeners, page_keys, sealing
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import Base
 from tests.server.storage.conftest import HMAC_SECRET, NOW, MakeListener, plaintext_database
 

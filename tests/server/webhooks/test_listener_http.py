@@ -31,7 +31,8 @@ from accessgov.app import create_app
 from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_DISABLED_LISTENER_ID, DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
 from accessgov.storage import events, listeners
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
