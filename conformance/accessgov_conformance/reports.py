@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
+from . import markdown as md
 from .config import Config
 from .curl import reproduce
 from .runner import Result
@@ -91,26 +92,28 @@ def junit(results: list[Result], config: Config, path: Path) -> None:
                 name=f"{result.rule.id} {result.rule.title}",
                 time=f"{result.seconds:.3f}",
             )
+            # What the target sent (in a reason) may hold control characters, which XML 1.0 cannot carry.
+            first = md.visible(result.reason.splitlines()[0] if result.reason else "")
             if result.verdict == Verdict.FAIL:
-                ET.SubElement(case, "failure", message=result.reason.splitlines()[0]).text = failure_text(
-                    result, config
-                )
+                ET.SubElement(case, "failure", message=first).text = md.visible(failure_text(result, config), "\n\t")
             elif result.verdict == Verdict.NO_EVIDENCE:
-                ET.SubElement(case, "error", message=result.reason.splitlines()[0]).text = failure_text(result, config)
+                ET.SubElement(case, "error", message=first).text = md.visible(failure_text(result, config), "\n\t")
             elif result.verdict == Verdict.NOT_APPLICABLE:
-                ET.SubElement(case, "skipped", message=result.reason)
+                ET.SubElement(case, "skipped", message=md.visible(result.reason))
     ET.indent(suites)
     path.write_text(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8")
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+MAX_SUMMARY_BYTES = 1024 * 1024  # a job summary's limit (GitHub's): the report is cut before it, saying so
 
 
-def markdown(results: list[Result], config: Config, seconds: float) -> str:
+def markdown(results: list[Result], config: Config, seconds: float, limit: int = MAX_SUMMARY_BYTES) -> str:
+    """The summary: a row per rule, then each failure's reason and reproduce lines. Everything the target sent
+    (in a reason) is shown as data (`markdown.value`, `markdown.block`); the page stays within `limit` bytes,
+    dropping the failures that do not fit and saying how many."""
     counts = Counter(result.verdict for result in results)
     lines = [
-        f"## Conformance of {config.base_url} ({config.kind})",
+        f"## Conformance of {md.value(config.base_url)} ({config.kind})",
         "",
         f"{counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, {counts[Verdict.NO_EVIDENCE]} without "
         f"evidence, {counts[Verdict.NOT_APPLICABLE]} not applicable, in {seconds:.1f} s.",
@@ -121,22 +124,31 @@ def markdown(results: list[Result], config: Config, seconds: float) -> str:
     for result in results:
         detail = result.reason.splitlines()[0] if result.reason else ""
         lines.append(
-            f"| {result.rule.id} | {SYMBOL[result.verdict]} | {_cell(result.rule.title)} | "
-            f"{_cell(contract_pointers(result.rule.spec))} | {_cell(detail)} |"
+            f"| {result.rule.id} | {SYMBOL[result.verdict]} | {md.own(result.rule.title)} | "
+            f"{md.own(contract_pointers(result.rule.spec))} | {md.value(detail)} |"
         )
+    page = "\n".join(lines) + "\n"
     failing = [result for result in results if result.verdict.failed]
-    if failing:
-        lines += ["", "### Failures", ""]
-        for result in failing:
-            lines += [
-                f"#### {result.rule.id}: {result.rule.title}",
-                "",
-                "```sh",
-                failure_text(result, config),
-                "```",
-                "",
-            ]
-    return "\n".join(lines) + "\n"
+    if not failing:
+        return page
+    page += "\n### Failures\n\n"
+    # Room kept for the line that says the page was cut.
+    budget = limit - len(page.encode("utf-8")) - 200
+    for shown, result in enumerate(failing):
+        section = (
+            f"#### {result.rule.id}: {md.own(result.rule.title)}\n\n{md.block(failure_text(result, config), 'sh')}\n\n"
+        )
+        size = len(section.encode("utf-8"))
+        if size > budget:
+            left = len(failing) - shown
+            page += (
+                f"**The report is cut here, at {limit} bytes: {left} more failure(s) not shown "
+                "(junit.xml has every one).**\n"
+            )
+            break
+        page += section
+        budget -= size
+    return page
 
 
 def write(results: list[Result], config: Config, report_dir: Path, seconds: float) -> tuple[Path, Path]:

@@ -6,9 +6,11 @@ run from a checkout, the kit reads that file in the repository.
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -123,10 +125,47 @@ def _duration(value: object) -> bool:
     return not isinstance(value, str) or DURATION.match(value) is not None
 
 
+# What `schema_errors` found for the answers seen last (a run asks the same pages again and again: walks, first
+# pages, the same listing by many rules; a process running the kit many times, its self-test, more so): keyed by the
+# schema and the answer's exact JSON text, bounded in entries and in the bytes of the texts kept.
+MEMO_ENTRIES = 4096
+MEMO_BYTES = 16 * 1024 * 1024
+MEMO_LARGEST = 256 * 1024  # an answer's JSON text above this is validated every time, never kept
+_memo: collections.OrderedDict[tuple[str, str], tuple[dict[str, Any], list[str]]] = collections.OrderedDict()
+_memo_bytes = 0
+_memo_lock = threading.Lock()
+
+
 def schema_errors(schema: Any, instance: Any, document: dict[str, Any] | None = None) -> list[str]:
     """Where `instance` breaks `schema` (JSON Schema 2020-12, `$ref`s into the document's components, every format
-    the contract names checked)."""
+    the contract names checked). The same schema and JSON text against the same document give the same answer,
+    kept for the next time (`MEMO_ENTRIES`)."""
+    global _memo_bytes
     document = document or load()
+    try:
+        key = (json.dumps(schema, sort_keys=True), json.dumps(instance))
+    except (TypeError, ValueError):  # not JSON (a caller's own value): validated as it is, never kept
+        return _schema_errors(schema, instance, document)
+    with _memo_lock:  # the schema part's hooks may validate from Schemathesis' threads
+        kept = _memo.get(key)
+        if kept is not None and kept[0] is document:
+            _memo.move_to_end(key)
+            return list(kept[1])
+    errors = _schema_errors(schema, instance, document)
+    size = len(key[0]) + len(key[1])
+    if size <= MEMO_LARGEST:
+        with _memo_lock:
+            if key in _memo:
+                _memo_bytes -= size
+            _memo[key] = (document, errors)
+            _memo_bytes += size
+            while len(_memo) > MEMO_ENTRIES or _memo_bytes > MEMO_BYTES:
+                old, _ = _memo.popitem(last=False)
+                _memo_bytes -= len(old[0]) + len(old[1])
+    return list(errors)
+
+
+def _schema_errors(schema: Any, instance: Any, document: dict[str, Any]) -> list[str]:
     wrapped = {"$defs": {}, "components": document.get("components", {}), "allOf": [schema]}
     validator = jsonschema.Draft202012Validator(wrapped, format_checker=FORMATS)
     return [

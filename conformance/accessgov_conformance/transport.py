@@ -8,6 +8,7 @@ A violated bound raises a `TargetError` (an `httpx.TransportError`) whose messag
 
 from __future__ import annotations
 
+import functools
 import socket
 import ssl
 
@@ -21,9 +22,16 @@ TargetError = TransportBoundError
 KIT_WORDING = Wording(deadline="--timeout", cap="the kit's cap", client="the kit")
 
 
+@functools.cache
+def tls_context(verify: bool) -> ssl.SSLContext:
+    """The TLS settings of every client the process makes (certifi's CA bundle when `verify`): made once, since
+    loading the bundle costs ~0.1 CPU-s and a process may run the kit many times (its tests, the self-test)."""
+    return httpx.create_ssl_context(verify=verify, trust_env=False)
+
+
 def client(timeout: float, *, verify: bool = True) -> httpx.Client:
     """The client of a run: every phase and the whole request within `timeout`, no redirects followed."""
-    inner = DeadlineTransport(verify=verify, trust_env=False)
+    inner = DeadlineTransport(verify=tls_context(verify), trust_env=False)
     return httpx.Client(
         transport=BoundedTransport(inner, max_bytes=MAX_RESPONSE_BYTES, wording=KIT_WORDING),
         timeout=timeout,

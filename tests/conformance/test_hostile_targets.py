@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,59 @@ def test_the_kits_memory_stays_bounded_whatever_the_target_sends(tmp_path: Path)
         summary = (tmp_path / behaviour / "summary.md").read_text(encoding="utf-8")
         assert "| pass |" not in summary
         record(f"{behaviour}-rss", cli_peak_rss_mb=round(usage.ru_maxrss / 1024, 1))
+
+
+# What a hostile target says in its Error code and message: a fence closed, a forged heading and table with a PASS
+# row, an HTML comment opened (to hide the true rows after it) and HTML, a line break in a header-like value.
+FORGED_CODE = (
+    "NOT_FOUND <b>PASS</b> ` `` | RS-OK-001 | pass | <!-- \x1b[32m\n```\n\n## Conformance of http://127.0.0.1 "
+    "(implementation)\n\n| rule | verdict | title | spec | detail |\n|---|---|---|---|---|\n"
+    "| RS-OK-001 | pass | forged | - | - |\n\n<!--"
+)
+FORGED_MESSAGE = "| RS-OK-001 | pass | <!-- -->"
+FORGED_BODY = json.dumps({"code": FORGED_CODE, "message": FORGED_MESSAGE}).encode()
+
+
+def _forging(sock: hostile.Counted) -> None:
+    head = hostile._head(404, "application/json", len(FORGED_BODY), "X-Request-Id: hostile-2")
+    sock.sendall(head + FORGED_BODY)
+
+
+def test_what_a_hostile_target_says_cannot_forge_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """summary.md shows the target's words as data: read back as Markdown (markdown-it-py), its one table holds
+    each rule once with the verdict the JUnit report gives it; no forged row, heading or HTML."""
+    from markdown_it import MarkdownIt
+
+    with hostile.serve(_forging, honest=1) as server:
+        code, _ = run_cli(tmp_path, server.base_url, capsys, "--only", SAMPLE)
+    assert code == 1
+    junit = ET.parse(tmp_path / "report" / "junit.xml").getroot()
+    truth = {}
+    for case in junit.iter("testcase"):
+        kinds = {child.tag for child in case}
+        verdict = "FAIL" if "failure" in kinds else "NO EVIDENCE" if "error" in kinds else "n/a" if kinds else "pass"
+        truth[str(case.get("name")).split(" ", 1)[0]] = verdict
+    assert sorted(truth) == sorted(SAMPLE.split(",")) and "pass" not in truth.values()
+    page = (tmp_path / "report" / "summary.md").read_text(encoding="utf-8")
+    assert "<!--" in page and "<b>PASS</b>" in page  # there, as the target sent it
+    tokens = MarkdownIt("commonmark").enable("table").parse(page)
+    assert not [token for token in tokens if token.type.startswith("html")]
+    assert [token.tag for token in tokens if token.type == "heading_open"] == ["h2", "h3"] + ["h4"] * len(truth)
+    assert [token.type for token in tokens].count("table_open") == 1
+    rows: list[list[str]] = []
+    in_row = False
+    for token in tokens:
+        if token.type in ("tr_open", "tr_close"):
+            in_row = token.type == "tr_open"
+            rows += [[]] if in_row else []
+        elif token.type == "inline" and in_row:
+            rows[-1].append(token.content)
+    cells = [row for row in rows if row[0] != "rule"]
+    assert {row[0]: row[1] for row in cells} == truth and len(cells) == len(truth)
+    # The target's words are there, read back whole as code, not markup.
+    shown = [child.content for token in tokens if token.children for child in token.children]
+    assert any("NOT_FOUND <b>PASS</b> ` `` | RS-OK-001 | pass | <!-- \\x1b[32m" in text for text in shown), shown
+    blocks = [token.content for token in tokens if token.type == "fence"]
+    assert len(blocks) == len(truth) and any("## Conformance of" in text for text in blocks)

@@ -15,7 +15,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.support.server_process import accessgov_serve
-from tests.support.venvs import ProductVenv, pip
+from tests.support.venvs import ProductVenv
 
 # One worker runs the module: the kit's clean venv (`kit_venv`) is built while no other worker waits for it.
 pytestmark = pytest.mark.xdist_group("kit-venv")
@@ -29,9 +29,9 @@ def _run(command: list[str], **options: object) -> subprocess.CompletedProcess[s
 
 
 @pytest.mark.slow
-def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: ProductVenv, tmp_path: Path) -> None:
-    pip(kit_venv.python, "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path, "./conformance", cwd=ROOT)
-    (wheel,) = tmp_path.glob("accessgov_conformance-*.whl")
+def test_the_kits_wheel_holds_the_kit_and_the_contract_not_the_sdk(kit_venv: ProductVenv) -> None:
+    wheel = kit_venv.wheel  # `pip wheel ./conformance`, the wheel the clean venv was given
+    assert wheel is not None and wheel.name.startswith("accessgov_conformance-"), wheel
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()

@@ -9,6 +9,9 @@ import pytest
 from accessgov_conformance import cli, reports
 from accessgov_conformance.config import ConfigError, load, parse
 from accessgov_conformance.curl import hide_secrets, reproduce
+from accessgov_conformance.rules import all_rules
+from accessgov_conformance.runner import Result
+from accessgov_conformance.verdicts import Verdict
 
 from tests.conformance.fake_target import ADMIN, SECRET, FakeTarget
 from tests.conformance.kit import fake_config, run_fake
@@ -114,3 +117,17 @@ def test_a_deliberately_wrong_signature_is_reproduced_as_sent(tmp_path: Path) ->
     results = run_fake(fake_config(tmp_path), FakeTarget(breaks={"WH-HMAC-003"}), only="WH-HMAC-003")
     snippet = reproduce(results["WH-HMAC-003"].exchange, fake_config(tmp_path))  # type: ignore[arg-type]
     assert "openssl" not in snippet and "webhook-signature: " in snippet  # the signature that was sent, not a fresh one
+
+
+def test_the_summary_stays_within_a_mebibyte_and_says_where_it_was_cut(tmp_path: Path) -> None:
+    config = fake_config(tmp_path)
+    rules = all_rules()[:40]
+    # Reasons as long as a target can make them (a body excerpt, a header): 40 failures of 200,000 characters.
+    results = [Result(rule, Verdict.FAIL, "no.\n" + "x`|<!--\n" * 25_000) for rule in rules]
+    page = reports.markdown(results, config, 1.0)
+    assert len(page.encode("utf-8")) <= reports.MAX_SUMMARY_BYTES
+    assert all(page.count(f"\n| {rule.id} | FAIL |") == 1 for rule in rules)  # every rule keeps its row
+    shown = page.count("\n#### ")
+    assert 0 < shown < len(rules)
+    assert f"The report is cut here, at {reports.MAX_SUMMARY_BYTES} bytes: {len(rules) - shown} more failure(s)" in page
+    assert "more characters)" in page  # each failure's text is cut too, and says so

@@ -110,8 +110,10 @@ def _sdk(work: Path) -> tuple[Path | None, list[str | Path]]:
 
 
 def _kit(work: Path) -> tuple[Path | None, list[str | Path]]:
-    # The README's one command, from the checkout: the SDK (the kit depends on it by version) and the kit.
-    return None, ["./generated/client", "./conformance"]
+    # The README's one command, from the checkout: the SDK (the kit depends on it by version) and the kit, whose
+    # wheel is built first as `pip install ./conformance` builds it, and kept: the kit's tests open it (one build).
+    wheel = _wheel_of(REPO / "conformance", work / "dist", work)
+    return wheel, ["./generated/client", wheel]
 
 
 PRODUCTS: dict[str, Callable[[Path], tuple[Path | None, list[str | Path]]]] = {
@@ -176,4 +178,6 @@ tools_venv = _fixture("tools", "`pip install './tools[mock]'` from a copy of `to
 sdk_venv = _fixture(
     "sdk", "The SDK's wheel (built from a copy of `generated/client`), installed with its dependencies."
 )
-kit_venv = _fixture("kit", "`pip install ./generated/client ./conformance`, the README's one command for the kit.")
+kit_venv = _fixture(
+    "kit", "`pip install ./generated/client ./conformance`, the README's one command for the kit (its wheel kept)."
+)

@@ -308,6 +308,9 @@ def serve_variants(wrappers: Mapping[str, Any]) -> Iterator[tuple[dict[str, str]
             auth_failure_limit_per_credential="off",
             access_log="off",
             gil_switch_interval=0.005,
+            # A throwaway database: no fdatasync per commit (a commit survives a crash of the process, not a power
+            # loss), which on a loaded disk would hold every webhook and restart for milliseconds.
+            sqlite_synchronous="NORMAL",
         )
         app = create_app(config)
         sockets = {name: _bound_socket() for name in wrappers}
