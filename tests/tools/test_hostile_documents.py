@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from accessgov_tools import cli, limits, refs
 from accessgov_tools.paths import REPO
@@ -379,3 +380,46 @@ def test_the_contract_itself_passes_every_command(work: Path) -> None:
         work,
     )
     assert [result["code"] for result in results] == [0, 0, 0, 0], results
+
+
+# Text a terminal acts on (escape sequences that recolour, clear the screen or set the title, CR and backspace that
+# overwrite, a C1 CSI, bidi overrides) and lines a CI runner reads as workflow commands, in every kind of name.
+TERMINAL = (
+    "openapi: 3.1.0\n"
+    'info: {title: "t\\e[31mRED\\r\\b\\x9b2J\\u202e", version: "1.0.0", description: "\\n::add-mask::x"}\n'
+    "paths:\n"
+    '  "/a\\n::error::0 breaking\\e]0;owned\\a":\n'
+    "    get:\n"
+    '      operationId: "op\\e[2J"\n'
+    '      summary: "s\\n::stop-commands::t\\r\\n%0A::error::PASS"\n'
+    '      responses: {"200": {description: "x\\u2066y"}}\n'
+)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def test_no_document_text_reaches_a_terminal_or_a_ci_log_raw(work: Path) -> None:
+    """Every command's stdout and stderr (reports, messages, an overlay's result on stdout) show control and bidi
+    characters spelled out, and no line but the diff's own annotations reads as a workflow command."""
+    path = work / "terminal.yaml"
+    path.write_text(TERMINAL, encoding="utf-8")
+    ok = work / "ok.yaml"
+    commands = [
+        *_document_commands(path, ok, work),
+        ["diff", "--format", "github", "--base-file", str(path), "--head-file", str(ok)],
+        ["diff", "--format", "github", "--base-file", str(ok), "--head-file", str(path)],
+        ["diff", "--format", "markdown", "--base-file", str(ok), "--head-file", str(path)],
+        ["release-check", str(ok), "--head", str(path), "--format", "markdown"],
+        ["overlay", "apply", str(work / "ok-overlay.yaml"), str(path)],
+    ]
+    results = run_bounded(commands, work)
+    for result in results:
+        command, text = " ".join(result["command"][:4]), result["out"] + result["err"]
+        assert "Traceback" not in text and "internal error" not in text, (command, text)
+        assert not _UNSAFE.search(text), (command, text)
+        github = "github" in result["command"]
+        for line in text.splitlines():
+            if line.lstrip().startswith("::"):
+                assert github and re.match(r"::(error|warning|notice) [^:]*::", line), (command, line)
+                assert not re.search(r"(?<!%25)0A::|::(add-mask|stop-commands|set-output)", line), (command, line)
+    overlay = results[-1]["out"]
+    assert yaml.safe_load(overlay)["info"]["title"] == "t\x1b[31mRED\r\b\x9b2J\u202e"  # escaped, not changed
