@@ -343,14 +343,16 @@ async function main() {
     fs.readFileSync(path.join(here, "..", "node_modules", "openapi-typescript", "package.json"), "utf8"),
   ).version;
   const header = HEADER(values.label ?? path.basename(values.input), generatorVersion);
-  // Checked before openapi-typescript sees the document: its own lookups are plain property reads too.
-  for (const name of Object.keys(doc.components?.schemas ?? {})) checkName("schema", name);
+  // The names are checked (operationsModule, typesModule) before openapi-typescript sees the document: its own
+  // lookups are plain property reads too.
+  const operations = operationsModule(doc);
+  const types = typesModule(doc);
   const schema = await schemaModule(doc);
   const imports = schema.used.length ? `import type { ${schema.used.join(", ")} } from "../unions.js";\n\n` : "";
   fs.mkdirSync(values.out, { recursive: true });
   fs.writeFileSync(path.join(values.out, "schema.ts"), header + imports + schema.text);
-  fs.writeFileSync(path.join(values.out, "types.ts"), header + typesModule(doc));
-  fs.writeFileSync(path.join(values.out, "operations.ts"), header + operationsModule(doc));
+  fs.writeFileSync(path.join(values.out, "types.ts"), header + types);
+  fs.writeFileSync(path.join(values.out, "operations.ts"), header + operations);
 }
 
 main().catch((error) => {
