@@ -107,3 +107,32 @@ def test_the_contract_as_it_is_still_generates(tmp_path: Path) -> None:
         assert (package / "src" / "generated" / name).read_text(encoding="utf-8") == (
             SDK / "src" / "generated" / name
         ).read_text(encoding="utf-8")
+
+
+INJECTED = '*/ export const pwned = 1; /* </script> ${x} `x` \u2028 \\ "; throw 1; //\nexport const two = 2;'
+
+
+def test_document_text_stays_data_in_the_generated_code_which_compiles(tmp_path: Path) -> None:
+    from accessgov_tools import generate_ts
+
+    doc = copy.deepcopy(VARIANT)
+    doc["info"]["version"] = INJECTED
+    doc["components"]["schemas"]["Evil"] = {
+        "type": "object",
+        "description": INJECTED,
+        "title": INJECTED,
+        "required": [INJECTED],
+        "properties": {
+            INJECTED: {"type": "string", "description": INJECTED, "enum": [INJECTED, 'a"b'], "default": INJECTED},
+            "open": {"anyOf": [{"enum": [INJECTED]}, {"type": "string"}], "x-open-enum": True},
+        },
+    }
+    operation = doc["paths"]["/api/v1/tasks/{task_id}/action/restart"]["post"]
+    operation["summary"] = operation["description"] = INJECTED
+    done, package = _generate(tmp_path, doc)
+    assert done.returncode == 0, done.stderr
+    generated = package / "src" / "generated"
+    for path in generated.glob("*.ts"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            assert not line.lstrip().startswith(("export const pwned", "export const two")), (path.name, line)
+    assert generate_ts.compile_check(generated, SDK) == []  # the SDK's own sources over this generated part
