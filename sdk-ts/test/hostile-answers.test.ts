@@ -341,3 +341,19 @@ describe("heads, connections and redirects", () => {
     api.close();
   });
 });
+
+describe("error messages", () => {
+  test("server text cannot add lines or escapes to a message", async () => {
+    answer(JSON.stringify({ code: "X\n\u001b[31mFAKE", message: "ok\r\nINFO all good \u202e" }), "application/json", 400);
+    const api = client();
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      for (const text of [error.message, String(error)]) assert.doesNotMatch(text, /[\n\r\u001b\u202e]/);
+      assert.equal(error.code, "X\n\u001b[31mFAKE", "the attribute keeps the text as sent");
+      return true;
+    });
+    answer("<html>\r\n\u001b[0m", "text/html");
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => error instanceof InvalidResponseError && !/[\r\n\u001b]/.test(error.message));
+    api.close();
+  });
+});
