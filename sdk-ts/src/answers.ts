@@ -13,7 +13,7 @@
  */
 
 import type { OperationInfo } from "./catalog.js";
-import { InvalidResponseError } from "./errors.js";
+import { InvalidResponseError, shown } from "./errors.js";
 import type { IncomingAnswer } from "./transport.js";
 
 const NO_BODY_STATUSES = new Set([204, 205]);
@@ -53,7 +53,7 @@ function kindOf(value: unknown): string {
 export function readResult(operation: string, info: OperationInfo, answer: IncomingAnswer): unknown {
   const where = `${operation}: HTTP ${answer.status}`;
   const refuse = (why: string, cause?: unknown): InvalidResponseError =>
-    new InvalidResponseError(`${where}: ${why}`, cause === undefined ? undefined : { cause });
+    new InvalidResponseError(`${where}: ${shown(why, 400)}`, cause === undefined ? undefined : { cause });
   const body = answer.body;
   if (NO_BODY_STATUSES.has(answer.status) || (info.result === null && body.length === 0)) return undefined;
   const contentType = answer.headers.get("content-type") ?? "";

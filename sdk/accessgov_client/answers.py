@@ -17,7 +17,7 @@ from typing import Any, Final
 import attrs
 import httpx
 
-from .exceptions import UndecodableResponseError
+from .exceptions import UndecodableResponseError, shown
 
 __all__ = ["JSON_TYPES", "parsed_result"]
 
@@ -37,7 +37,7 @@ def is_json_type(content_type: str) -> bool:
 
 
 def _refused(name: str, response: httpx.Response, why: str) -> UndecodableResponseError:
-    message = f"{name}: HTTP {response.status_code}: {why}"
+    message = f"{name}: HTTP {response.status_code}: {shown(why, 400)}"
     return UndecodableResponseError(message, request=response.request)
 
 

@@ -139,3 +139,16 @@ def test_an_error_status_with_an_unreadable_body_is_still_its_typed_error(status
         assert raised.value.status == status and raised.value.code == ""
         with hostile.serve(_answer(body, content_type, status)) as server, _lenient(server.base_url) as api:
             assert api.list_app_entitlements(app_id="a") is None  # no Error body to hand back
+
+
+def test_server_text_cannot_add_lines_or_escapes_to_an_error_message() -> None:
+    body = json.dumps({"code": "X\n\x1b[31mFAKE", "message": "ok\r\nINFO all good \u202e"}).encode()
+    with hostile.serve(_answer(body, JSON, 400)) as server, pytest.raises(ApiError) as raised:
+        _call(server.base_url)
+    text = str(raised.value)
+    assert "\n" not in text and "\x1b" not in text and "\u202e" not in text, text
+    assert raised.value.code == "X\n\x1b[31mFAKE"  # the attribute keeps the text as sent
+    html = _answer(b"<html>\r\nbusy\x1b[0m", "text/html", 503)
+    with hostile.serve(html) as server, pytest.raises(ApiError) as raised:
+        _call(server.base_url)
+    assert "\r" not in str(raised.value) and "\\r\\nbusy" in str(raised.value)
