@@ -339,7 +339,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
             loop.add_signal_handler(sig, stop.set)
         print(f"worker running queued automations from {db.backend}", flush=True)
         try:
-            await run_worker(db, stop, batch=args.batch)
+            await run_worker(db, stop, cache_seconds=settings.listener_cache_seconds, batch=args.batch)
         finally:
             db.close()
 

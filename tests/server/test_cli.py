@@ -5,6 +5,8 @@ commands (rotate, list, prune) on a real database and key file."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -12,10 +14,11 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
-from accessgov.cli import parse_duration, parser
+from accessgov.cli import main, parse_duration, parser
 from accessgov.storage import ids
 
 pytestmark = pytest.mark.slow
@@ -23,7 +26,8 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def environment(tmp_path: Path, **env: str) -> dict[str, str]:
+    """The environment of a command on `tmp_path`'s database and key file (`env` over it)."""
     environment = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'accessgov.db'}",
@@ -33,10 +37,26 @@ def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     for name in ("ACCESSGOV_PUBLIC_BASE_URL", "ACCESSGOV_SECRET_KEY"):
         if name not in env:
             environment.pop(name, None)
+    return environment
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`accessgov *args` as a process of its own."""
     return subprocess.run(
-        [sys.executable, "-m", "accessgov.cli", *args], env=environment, capture_output=True, text=True, timeout=60,
-        cwd=ROOT,
+        [sys.executable, "-m", "accessgov.cli", *args], env=environment(tmp_path, **env), capture_output=True,
+        text=True, timeout=60, cwd=ROOT,
     )  # fmt: skip
+
+
+def run_here(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`accessgov *args` in this process, as the `accessgov` script runs it (`main` on the environment it reads,
+    its status the exit status): no ~1 CPU-s of importing the server first, where the test is about the command and
+    not the process (`run` holds the process's own exit and output)."""
+    out, err = io.StringIO(), io.StringIO()
+    patched = mock.patch.dict(os.environ, environment(tmp_path, **env), clear=True)
+    with patched, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return subprocess.CompletedProcess(["accessgov", *args], status, out.getvalue(), err.getvalue())
 
 
 def test_webhook_send_help_explains_every_option(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,7 +111,7 @@ def test_create_prints_the_url_under_the_configured_base_url(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("action", ["enable", "disable", "publish", "unpublish", "rotate"])
 def test_unknown_listener_exits_non_zero_with_a_message(tmp_path: Path, action: str) -> None:
-    result = run(tmp_path, "listeners", action, "wh_missing")
+    result = run_here(tmp_path, "listeners", action, "wh_missing")
     assert result.returncode == 1
     assert result.stderr.strip() == "no listener 'wh_missing'" and result.stdout == ""
 
