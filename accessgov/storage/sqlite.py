@@ -402,6 +402,14 @@ class SQLiteDatabase(Database):
     def insert_if_absent(cls, session: Session, table: sa.Table, values: Mapping[str, Any]) -> None:
         session.execute(sqlite.insert(table).values(**values).on_conflict_do_nothing())
 
+    @classmethod
+    def database_file(cls, url: str) -> Path | None:
+        """The file of `url` (a bare path is one), None for an in-memory database."""
+        database = sa.make_url(url).database if "://" in url else url
+        if not database or database == ":memory:":
+            return None
+        return Path(database).expanduser().absolute()
+
     def __init__(
         self,
         url: str,
