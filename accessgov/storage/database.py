@@ -22,6 +22,7 @@ import queue
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from itertools import islice
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import sqlalchemy as sa
@@ -243,6 +244,12 @@ class Database(ABC):
     ) -> None:
         """Open the database at `url` (migrated to the newest revision): `readers` and `writers` threads or
         connections, `synchronous` SQLite's durability; each implementation takes those of its own backend."""
+
+    @classmethod
+    def database_file(cls, url: str) -> Path | None:
+        """The file that holds the database at `url`, None where it is not one file (the key file's default place
+        is beside it: `keys.keyring.key_source`)."""
+        return None
 
     @classmethod
     def connection_budget_warning(cls, url: str, *, readers: int, writers: int, workers: int) -> str | None:

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import BindParameter, ColumnElement, and_, bindparam, delete, insert, or_, select, update
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
@@ -71,6 +70,8 @@ class ClaimedRun:
 def _claim_statement() -> Any:
     """PostgreSQL's claim of an event: only a primary-key conflict is ignored (a foreign-key violation, an unknown
     listener, still raises); RETURNING tells whether a row went in."""
+    from sqlalchemy.dialects import postgresql  # ~0.1 s to import: only where its statement is compiled
+
     return (
         postgresql.insert(_EVENTS)
         .values(_all_columns(_EVENTS))

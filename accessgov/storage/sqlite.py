@@ -23,7 +23,6 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.orm import Session
 
 from accessgov.config import DEFAULTS
-from accessgov.observability import metrics
 from accessgov.running_loop import running_loop
 from accessgov.storage import events
 from accessgov.storage.database import (
@@ -135,6 +134,9 @@ class _WalSync:
     delivered; batches queued meanwhile share the next sync, started no sooner than `min_interval` after the last."""
 
     def __init__(self, database_file: Path, min_interval: float = SYNC_MIN_INTERVAL_SECONDS) -> None:
+        from accessgov.observability import metrics  # imported by a server only: an engine (the CLI's) needs none
+
+        self.synced = metrics.sqlite_wal_synced
         self.min_interval = min_interval
         self.sleep = time.sleep
         self.database_file = database_file
@@ -173,7 +175,7 @@ class _WalSync:
             jobs = [job for batch, _ in waiting for job in batch]
             outcomes = [outcome for _, batch_outcomes in waiting for outcome in batch_outcomes]
             _settle_outcomes(jobs, outcomes if error is None else [(None, error)] * len(jobs))
-            metrics.sqlite_wal_synced(synced)  # after the callers are on their way
+            self.synced(synced)  # after the callers are on their way
 
     def _sync(self) -> None:
         try:  # opened each time: a checkpoint may truncate the WAL, a last connection closing may remove it
@@ -190,6 +192,9 @@ class _Checkpointer:
     """`wal_checkpoint(PASSIVE)` on a thread, at most every `interval` seconds and only after commits."""
 
     def __init__(self, engine: Engine, interval: float = CHECKPOINT_SECONDS) -> None:
+        from accessgov.observability import metrics
+
+        self.checkpointed = metrics.sqlite_checkpointed
         self.engine = engine
         self.interval = interval
         self.committed = threading.Event()
@@ -215,7 +220,7 @@ class _Checkpointer:
                 connection = connection or self.engine.raw_connection()
                 started = time.monotonic()
                 connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                metrics.sqlite_checkpointed(time.monotonic() - started)
+                self.checkpointed(time.monotonic() - started)
             except Exception:  # the next round retries; a WAL that grows is no reason to stop serving
                 log.exception("SQLite checkpoint failed")
                 if connection is not None:
@@ -396,6 +401,14 @@ class SQLiteDatabase(Database):
     @classmethod
     def insert_if_absent(cls, session: Session, table: sa.Table, values: Mapping[str, Any]) -> None:
         session.execute(sqlite.insert(table).values(**values).on_conflict_do_nothing())
+
+    @classmethod
+    def database_file(cls, url: str) -> Path | None:
+        """The file of `url` (a bare path is one), None for an in-memory database."""
+        database = sa.make_url(url).database if "://" in url else url
+        if not database or database == ":memory:":
+            return None
+        return Path(database).expanduser().absolute()
 
     def __init__(
         self,

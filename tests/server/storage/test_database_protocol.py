@@ -21,8 +21,6 @@ PACKAGE = Path(database.__file__).resolve().parent.parent
 IMPLEMENTATIONS = {"storage/sqlite.py", "storage/postgres.py", "storage/backends.py"}
 # What names a backend or a driver: compared with, it is a branch on the backend.
 BACKEND_NAMES = {"sqlite", "pysqlite", "postgresql", "postgres", "psycopg", "psycopg2", "mysql"}
-# Not yet moved: the key file's default place (beside a SQLite database) is decided in `keys`, below storage.
-NOT_MOVED = {"keys/keyring.py"}
 
 
 def test_both_styles_on_either_backend(db_url: str) -> None:
@@ -92,7 +90,7 @@ def test_no_module_but_the_implementations_asks_which_backend_it_runs_on() -> No
     }
     assert asking == {"cli.py"}  # `accessgov worker` names the backend it runs on, and nothing else
     branching = {name: found for name, path in outside.items() if (found := _branches(path))}
-    assert set(branching) == NOT_MOVED, branching
+    assert not branching, branching
     # The implementations do branch (the check finds what it looks for).
     assert _branches(modules["storage/backends.py"]) and _branches(modules["storage/postgres.py"])
     protocol = (PACKAGE / "storage" / "database.py").read_text()
