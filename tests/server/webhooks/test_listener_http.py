@@ -805,7 +805,7 @@ def serve_workers(db_url: str, workers: int = 2) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # generous: two workers start side by side on a loaded machine
         while True:
             assert process.poll() is None, "accessgov serve exited"
             try:
