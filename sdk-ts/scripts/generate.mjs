@@ -166,6 +166,35 @@ function camelCase(operationId) {
  * What a 2xx answer's JSON body is at its top level, which the SDK holds every answer to: "object", "array",
  * "any" (a schema that does not say, or 2xx answers that disagree), or null (no 2xx answer has a JSON body).
  */
+const JSON_KINDS = new Set(["array", "object", "string", "number", "integer", "boolean"]);
+
+/**
+ * The JSON kind of each top-level member of an operation's 2xx object result whose schema states one plainly
+ * (`type: "array"`, or `["array", "null"]`: null allowed), which the SDK checks every answer against; members of
+ * other schemas (anyOf, allOf) are not listed.
+ */
+function resultMembers(doc, operation, where) {
+  const members = {};
+  let results = 0;
+  for (const [status, reference] of Object.entries(operation.responses ?? {})) {
+    if (!/^2(\d\d|XX)$/.test(status)) continue;
+    const schema = resolve(doc, resolve(doc, reference)?.content?.["application/json"]?.schema);
+    if (!schema) continue;
+    results += 1;
+    if (results > 1) return {}; // answers that may differ: none checked
+    for (const [name, member] of Object.entries(schema.properties ?? {})) {
+      if (name === "__proto__") continue; // an object literal's key would set its prototype: not listed
+      const resolved = resolve(doc, member);
+      const types = Array.isArray(resolved?.type) ? resolved.type : [resolved?.type];
+      const kinds = types.filter((type) => JSON_KINDS.has(type));
+      if (kinds.length !== 1 || types.some((type) => type !== kinds[0] && type !== "null")) continue;
+      if (resolved.anyOf || resolved.oneOf || resolved.allOf) continue;
+      members[name] = { kind: kinds[0], nullable: types.includes("null") };
+    }
+  }
+  return members;
+}
+
 function resultKind(doc, operation, where) {
   const kinds = new Set();
   for (const [status, reference] of Object.entries(operation.responses ?? {})) {
@@ -232,6 +261,7 @@ function operationEntries(doc) {
       }
       const requestBody = resolve(doc, operation.requestBody);
       const result = resultKind(doc, operation, where);
+      const members = result === "object" ? resultMembers(doc, operation, where) : {};
       const bodyType = requestBody ? Object.keys(requestBody.content ?? {})[0] ?? null : null;
       const security = operation.security ?? doc.security ?? [];
       entries.push({
@@ -243,6 +273,7 @@ function operationEntries(doc) {
         credential: security.some((requirement) => tenantCredential(schemes, requirement)),
         bodyType,
         result,
+        members,
         paging,
       });
     }
@@ -319,6 +350,12 @@ function operationsModule(doc) {
     lines.push(`    credential: ${entry.credential},`);
     lines.push(`    bodyType: ${JSON.stringify(entry.bodyType)},`);
     lines.push(`    result: ${JSON.stringify(entry.result)},`);
+    const members = Object.entries(entry.members).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    lines.push(
+      members.length
+        ? `    members: { ${members.map(([name, m]) => `${JSON.stringify(name)}: ${JSON.stringify(m.nullable ? `${m.kind}|null` : m.kind)}`).join(", ")} },`
+        : "    members: {},",
+    );
     lines.push(
       entry.paging
         ? `    paging: { tokenParam: ${JSON.stringify(entry.paging.tokenParam)}, nextToken: ${JSON.stringify(entry.paging.nextToken)}, items: ${JSON.stringify(entry.paging.items)} },`

@@ -49,6 +49,21 @@ function kindOf(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+function isKind(value: unknown, kind: string): boolean {
+  switch (kind) {
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    default:
+      return typeof value === kind; // string, boolean
+  }
+}
+
 /** The parsed result of operation `operation` from a 2xx `answer`. */
 export function readResult(operation: string, info: OperationInfo, answer: IncomingAnswer): unknown {
   const where = `${operation}: HTTP ${answer.status}`;
@@ -80,5 +95,16 @@ export function readResult(operation: string, info: OperationInfo, answer: Incom
   const fits =
     expected === "object" ? typeof value === "object" && value !== null && !Array.isArray(value) : expected === "array" ? Array.isArray(value) : true;
   if (!fits) throw refuse(`the body is ${kindOf(value)}, where the operation returns ${expected === "object" ? "a JSON object" : "a JSON array"}`);
+  if (expected === "object") {
+    const record = value as Record<string, unknown>;
+    for (const [name, kind] of Object.entries(info.members)) {
+      if (!Object.hasOwn(record, name)) continue;
+      const member = record[name];
+      const [type, nullable] = kind.split("|");
+      if (member === null ? nullable !== "null" : !isKind(member, type ?? "")) {
+        throw refuse(`the member ${JSON.stringify(name)} is ${kindOf(member)}, where the operation returns ${type === "array" || type === "object" || type === "integer" ? "an" : "a"} ${type}`);
+      }
+    }
+  }
   return value;
 }

@@ -25,6 +25,8 @@ export interface OperationInfo {
   readonly bodyType: string | null;
   /** What a 2xx answer's JSON body is at its top level (null: no 2xx answer has a JSON body). */
   readonly result: "object" | "array" | "any" | null;
+  /** The JSON kind of top-level members of the result the contract states plainly (`"array|null"`: null allowed). */
+  readonly members: Readonly<Record<string, string>>;
   readonly paging: PagingInfo | null;
 }
 

@@ -96,6 +96,9 @@ const UNREADABLE: Record<string, [Buffer | string, string, RegExp]> = {
   string: ['"hello"', "application/json", /the body is a string/],
   null: ["null", "application/json", /the body is null/],
   number: ["12", "application/json", /the body is a number/],
+  "a member of the wrong kind": ['{"list": "nope", "nextPageToken": ""}', "application/json", /the member "list" is a string, where the operation returns an array/],
+  "a duplicate key, the last of the wrong kind": ['{"list": [], "list": 5, "nextPageToken": ""}', "application/json", /the member "list" is a number/],
+  "null where no null is allowed": ['{"list": null, "nextPageToken": ""}', "application/json", /the member "list" is null/],
   NaN: ['{"list": [], "nextPageToken": "", "x": NaN}', "application/json", /not valid JSON/],
   "nested 100,000 deep": [deep, "application/json", new RegExp(`nested deeper than ${MAX_JSON_DEPTH} levels`)],
 };
@@ -154,7 +157,7 @@ describe("a 2xx body the SDK cannot read is an InvalidResponseError", () => {
           // consume
         }
       })(),
-      (error: unknown) => error instanceof InvalidResponseError && /must be a string/.test(error.message),
+      (error: unknown) => error instanceof InvalidResponseError && /the member "nextPageToken" is a number, where the operation returns a string/.test(error.message),
     );
     api.close();
   });

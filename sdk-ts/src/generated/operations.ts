@@ -19,6 +19,7 @@ export const OPERATIONS = {
     credential: false,
     bodyType: "application/x-www-form-urlencoded",
     result: "object",
+    members: { "access_token": "string", "expires_in": "integer", "token_type": "string" },
     paging: null,
   },
   "list_app_entitlements": {
@@ -28,6 +29,7 @@ export const OPERATIONS = {
     credential: true,
     bodyType: null,
     result: "object",
+    members: { "expanded": "array|null", "list": "array", "nextPageToken": "string" },
     paging: { tokenParam: "page_token", nextToken: "nextPageToken", items: "list" },
   },
   "receive_webhook": {
@@ -37,6 +39,7 @@ export const OPERATIONS = {
     credential: false,
     bodyType: "application/json",
     result: "object",
+    members: { "automationRun": "object", "eventId": "string" },
     paging: null,
   },
   "restart_task": {
@@ -46,6 +49,7 @@ export const OPERATIONS = {
     credential: true,
     bodyType: "application/json",
     result: "object",
+    members: { "expanded": "array|null", "ticketActionId": "string" },
     paging: null,
   },
 } as const satisfies Record<string, OperationInfo>;
