@@ -3,8 +3,9 @@
 - A total deadline per attempt, from connecting to the last body byte: every socket operation (connect, TLS, each
   read and write) gets only what is left of it, so a server that drips one byte every half second ends at the
   deadline, not after it (`DeadlineExceededError`). The deadline is the request's `read` timeout (the SDK's
-  `timeout=`); the other phase limits (`connect`, 5 s by default) hold within it. Retries are attempts of their
-  own, each with its own deadline, as many as the retry policy's `total` allows.
+  `timeout=`); the other phase limits (`connect`, 5 s by default) hold within it. A request whose `CALL_DEADLINE`
+  extension names an earlier instant (the SDK's calls: `retries.py`) ends by that one: its retries share the call's
+  deadline.
 - Caps on the bytes received and on the bytes after decompression (`ResponseTooLargeError`): gzip and deflate are
   decoded here in bounded steps, so a bomb stops at the cap and is never inflated whole. Only those codings are
   asked for; another one, or more than two stacked, is refused (`UndecodableResponseError`).
@@ -33,6 +34,7 @@ from .exceptions import DeadlineExceededError, ResponseTooLargeError, Undecodabl
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "CALL_DEADLINE",
     "CONNECT_TIMEOUT",
     "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_TIMEOUT",
@@ -76,14 +78,18 @@ class Wording:
     client: str = "the SDK"
 
 
+# A request extension: the `time.monotonic()` instant by which the whole call (every attempt) must end.
+CALL_DEADLINE: Final = "accessgov_call_deadline"
+
+
 class _Deadline:
     """The deadline of one attempt, and whether it (not a phase limit) bounds the operation under way."""
 
     __slots__ = ("at", "binding", "seconds")
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, call_ends: float | None = None) -> None:
         self.seconds = seconds
-        self.at = time.monotonic() + seconds
+        self.at = time.monotonic() + seconds if call_ends is None else min(time.monotonic() + seconds, call_ends)
         self.binding = False
 
     def passed(self) -> bool:
@@ -247,7 +253,7 @@ class _Attempt:
         self.wording = wording
         self.where = f"{request.method} {request.url.path}"
         seconds = (request.extensions.get("timeout") or {}).get("read")
-        self.deadline = _Deadline(seconds) if seconds is not None else None
+        self.deadline = _Deadline(seconds, request.extensions.get(CALL_DEADLINE)) if seconds is not None else None
         self.size = 0
         self.chunks: list[bytes] = []
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what is decoded here in bounded steps
@@ -265,6 +271,11 @@ class _Attempt:
             raise raised from error
         finally:
             _DEADLINE.reset(token)
+
+    def check_time_left(self) -> None:
+        """An attempt that starts once its call's deadline has passed (after a retry's wait) is not sent."""
+        if self.deadline is not None and self.deadline.passed():
+            raise self.expired()
 
     def expired(self) -> DeadlineExceededError:
         seconds = self.deadline.seconds if self.deadline is not None else 0.0
@@ -360,6 +371,7 @@ class BoundedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         attempt = _Attempt(request, self.max_bytes, self.wording)
+        attempt.check_time_left()
         with attempt.bounded():
             response = self.inner.handle_request(request)
             try:
@@ -390,6 +402,7 @@ class AsyncBoundedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         attempt = _Attempt(request, self.max_bytes, self.wording)
+        attempt.check_time_left()
         with attempt.bounded():  # the deadline is a context variable: it follows the awaits of this task
             response = await self.inner.handle_async_request(request)
             try:

@@ -146,11 +146,60 @@ def test_a_hostile_server_ends_the_call_with_the_bounds_error(behaviour: str, en
            server_sent_bytes=sent)  # fmt: skip
 
 
-def test_each_attempt_has_its_own_deadline_and_retries_are_bounded_by_the_policy() -> None:
+def test_one_deadline_bounds_the_call_its_retries_included() -> None:
+    """A server that drips past `timeout=` gets one attempt: the call's time is spent, so it is not retried."""
     with hostile.serve("slow-body") as server, pytest.raises(DeadlineExceededError):
         api = AccessGov(server.base_url, token="t", timeout=DEADLINE, retry=Retry(total=2, backoff_factor=0))
         api.list_app_entitlements(app_id="a")
-    assert server.requests == 3  # the first attempt and 2 retries, each ended at its deadline
+    assert server.requests == 1
+
+
+def _in_turn(*answers: bytes) -> hostile.Behaviour:
+    """Each request gets the next of `answers` (the last one again once they run out)."""
+    sent: list[int] = []
+
+    def act(sock: hostile.Counted) -> None:
+        sock.sendall(answers[min(len(sent), len(answers) - 1)])
+        sent.append(1)
+
+    return act
+
+
+def _unavailable(retry_after: int) -> bytes:
+    body = json.dumps({"code": "UNAVAILABLE", "message": "later"}).encode()
+    head = ["HTTP/1.1 503 Service Unavailable", "Content-Type: application/json", f"Content-Length: {len(body)}"]
+    return "\r\n".join([*head, f"Retry-After: {retry_after}", "", ""]).encode() + body
+
+
+def test_a_retry_wait_past_the_deadline_ends_the_call_by_the_deadline() -> None:
+    """A 503 asking for 30 s, with 1 s of the call left: the wait is cut to the deadline and no attempt follows."""
+    with hostile.serve(_in_turn(_unavailable(30))) as server:
+        api = AccessGov(server.base_url, token="t", timeout=DEADLINE, retry=Retry(total=3, backoff_factor=0))
+        started = time.monotonic()
+        with pytest.raises(DeadlineExceededError):
+            api.list_app_entitlements(app_id="a")
+        seconds = time.monotonic() - started
+    assert server.requests == 1
+    record("retry-after-past-the-deadline", seconds=round(seconds, 2))
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_a_retry_within_the_deadline_still_answers(sync: bool) -> None:
+    page = json.dumps({"list": [], "nextPageToken": ""}).encode()
+    ok = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(page) + page
+    with hostile.serve(_in_turn(_unavailable(0), ok)) as server:
+        options: dict[str, Any] = {"token": "t", "timeout": 10.0, "retry": Retry(total=3, backoff_factor=0)}
+        if sync:
+            result = AccessGov(server.base_url, **options).list_app_entitlements(app_id="a")
+        else:
+
+            async def main() -> Any:
+                async with AsyncAccessGov(server.base_url, **options) as api:
+                    return await api.list_app_entitlements(app_id="a")
+
+            result = asyncio.run(main())
+    assert result.next_page_token == ""
+    assert server.requests == 2
 
 
 def test_an_answer_over_the_cap_is_not_retried() -> None:

@@ -1,6 +1,8 @@
 """Retries: httpx-retries' `RetryTransport` over the bounded transport (`transport.py`) under every client, with the
-policy chosen per request. Each attempt has its own deadline (`timeout=`), so a call takes at most `1 + total`
-deadlines plus the waits between them (`max_backoff_wait` each at most).
+policy chosen per request. `timeout=` is one deadline for the whole call, its retries included: each attempt gets
+what is left of it, a wait between attempts never runs past it, and an attempt that ran it out is not repeated
+(`DeadlineExceededError`); a caller that asked for 3 s gets an answer or an error within 3 s, whatever the server
+does.
 
 Idempotent requests (GET, and operations the contract marks `x-idempotent`, such as a webhook delivery, which is
 idempotent by its event id) get the client's policy; the others (a task restart) are sent once. A call may
@@ -10,6 +12,7 @@ override that with `retry=False`, `retry=True` or its own `Retry`.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Final
@@ -19,6 +22,7 @@ from httpx_retries import Retry, RetryTransport
 
 from .catalog import Catalog
 from .transport import (
+    CALL_DEADLINE,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
     AsyncBoundedTransport,
@@ -32,11 +36,58 @@ __all__ = ["DEFAULT_RETRY", "DEFAULT_TIMEOUT", "NO_RETRY", "Retry", "RetryChoose
 # Which requests may be repeated is decided per request (RetryChooser), so the policy itself allows every method.
 ALL_METHODS: Final = ("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE", "POST", "PATCH")
 RETRY_STATUSES: Final = (429, *range(500, 600))
-RETRY_EXCEPTIONS: Final = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
-# A deadline that ran out (DeadlineExceededError) is a TimeoutException: retried. An answer over the size cap is not.
+# httpx's own timeouts (a phase limit such as `connect` within the deadline) are retried in the time left; a deadline
+# that ran out (DeadlineExceededError, a TimeoutException of none of these kinds) is not, nor an answer over the cap.
+RETRY_EXCEPTIONS: Final = (
+    httpx.ConnectTimeout,
+    httpx.ReadTimeout,
+    httpx.WriteTimeout,
+    httpx.PoolTimeout,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+)
+_CALL_ENDS: ContextVar[float | None] = ContextVar("accessgov_client_call_ends", default=None)
+
+
+class CallRetry(Retry):
+    """httpx-retries' policy, whose waits end by the call's deadline: a wait (backoff or `Retry-After`) that would
+    end later is cut to it, and the attempt after it is then not sent (`DeadlineExceededError`)."""
+
+    def _cut_to_deadline(self) -> None:
+        ends = _CALL_ENDS.get()
+        if ends is not None:  # total_timeout is httpx-retries' bound on the waits' sum: what is left of the call
+            self.total_timeout = self.elapsed_sleep + max(ends - time.monotonic(), 1e-6)
+
+    def sleep(self, response: httpx.Response | Exception) -> None:
+        self._cut_to_deadline()
+        super().sleep(response)
+
+    async def asleep(self, response: httpx.Response | Exception) -> None:
+        self._cut_to_deadline()
+        await super().asleep(response)
+
+
+def _bounded(policy: Retry) -> CallRetry:
+    """`policy` as a `CallRetry` (the same settings, read from its public attributes)."""
+    return CallRetry(
+        total=policy.total,
+        allowed_methods=ALL_METHODS,
+        status_forcelist=policy.status_forcelist,
+        retry_on_exceptions=policy.retryable_exceptions,
+        backoff_factor=policy.backoff_factor,
+        respect_retry_after_header=policy.respect_retry_after_header,
+        max_backoff_wait=policy.max_backoff_wait,
+        backoff_jitter=policy.backoff_jitter,
+        attempts_made=policy.attempts_made,
+        total_timeout=policy.total_timeout,
+        elapsed_sleep=policy.elapsed_sleep,
+        validate_response=policy.validate_response,
+    )
+
+
 # 3 retries after the first attempt; waits of about 1, 2, 4 s (full jitter: uniformly 0..wait), or the server's
-# Retry-After (capped at 30 s).
-DEFAULT_RETRY: Final = Retry(
+# Retry-After (capped at 30 s), all within the call's deadline.
+DEFAULT_RETRY: Final = CallRetry(
     total=3,
     backoff_factor=0.5,
     backoff_jitter=1.0,
@@ -60,7 +111,7 @@ def retry_policy(retry: Retry | bool | None) -> Retry | None:
         return None
     if not isinstance(retry, Retry):
         raise TypeError(f"retry must be a bool, None or an httpx_retries.Retry, not {type(retry).__name__}")
-    return retry.copy_with(allowed_methods=ALL_METHODS)
+    return _bounded(retry)
 
 
 @contextlib.contextmanager
@@ -95,14 +146,38 @@ class RetryChooser:
         self(request)
 
 
+class CallTransport(RetryTransport):
+    """`RetryTransport` whose request carries its call's deadline (`CALL_DEADLINE`), fixed as the call starts: the
+    request's `read` timeout from now; every attempt and wait of the call ends by it."""
+
+    @contextlib.contextmanager
+    def _call(self, request: httpx.Request) -> Iterator[None]:
+        seconds = (request.extensions.get("timeout") or {}).get("read")
+        ends = time.monotonic() + seconds if seconds is not None else None
+        request.extensions[CALL_DEADLINE] = ends
+        token = _CALL_ENDS.set(ends)
+        try:
+            yield
+        finally:
+            _CALL_ENDS.reset(token)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        with self._call(request):
+            return super().handle_request(request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        with self._call(request):  # a context variable: it follows this task's awaits
+            return await super().handle_async_request(request)
+
+
 def sync_transport(verify: bool | str = True, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> RetryTransport:
-    """The transport of every sync SDK client: bounded (deadline per attempt, `max_bytes`), no retries unless the
+    """The transport of every sync SDK client: bounded (one deadline per call, `max_bytes`), no retries unless the
     request's `retry` extension asks for them."""
     bounded = BoundedTransport(DeadlineTransport(verify=verify), max_bytes=max_bytes)
-    return RetryTransport(transport=bounded, retry=NO_RETRY)
+    return CallTransport(transport=bounded, retry=NO_RETRY)
 
 
 def async_transport(verify: bool | str = True, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> RetryTransport:
     """`sync_transport` for `httpx.AsyncClient`."""
     bounded = AsyncBoundedTransport(AsyncDeadlineTransport(verify=verify), max_bytes=max_bytes)
-    return RetryTransport(transport=bounded, retry=NO_RETRY)
+    return CallTransport(transport=bounded, retry=NO_RETRY)
