@@ -262,8 +262,8 @@ test-server: $(STAMP) ## The server's tests ($(SERVER_TESTS)): PostgreSQL and Re
 	$(PY) -m tests.support.check_services postgres redis
 	$(PRODUCT_PYTEST) $(SERVER_TESTS) $(PYTEST_ARGS)
 
-test-tools: ## The reviewers' tools', the contract's and the repository's tests ($(TOOLS_TESTS)): Redocly, actionlint, Chromium
-	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP)
+test-tools: ## The reviewers' tools', the contract's and the repository's tests ($(TOOLS_TESTS)): Redocly, actionlint, Chromium, the TypeScript toolchain
+	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(SDK_TS_STAMP)
 	$(PRODUCT_PYTEST) $(TOOLS_TESTS) $(PYTEST_ARGS)
 
 test-sdk: $(STAMP) ## The Python and the TypeScript SDK's tests ($(SDK_TESTS)): npm

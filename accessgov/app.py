@@ -134,7 +134,7 @@ def create_app(
         refreshed_at = time.monotonic()
         return await refresh_page_keys_now()
 
-    listeners = ListenerCache(db, keyring=keyring)
+    listeners = ListenerCache(db, keyring=keyring, ttl=settings.listener_cache_seconds)
     tokens = TokenCache(db, **({"wall_clock": clock} if clock else {}))
     trusted_proxies = cidr.parse_networks(settings.trusted_proxies)
     limiter = limiter or FailureLimiter(
@@ -148,7 +148,8 @@ def create_app(
     )
     authenticator = BearerAuthenticator(tokens, limiter)
     in_flight = InFlight()
-    runner = AutomationRunner(db, AutomationCache(db), busy=in_flight.busy, **timed)  # unseals nothing
+    automations = AutomationCache(db, ttl=settings.listener_cache_seconds)
+    runner = AutomationRunner(db, automations, busy=in_flight.busy, **timed)  # unseals nothing
     webhook = WebhookHandler(
         db,
         listeners,

@@ -170,9 +170,10 @@ def _named(error: Exception) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-async def run_worker(db: Database, stop: asyncio.Event, **options: object) -> None:
-    """`accessgov worker`: a runner in its own process until `stop` is set."""
-    runner = AutomationRunner(db, AutomationCache(db), **options)  # type: ignore[arg-type]
+async def run_worker(db: Database, stop: asyncio.Event, *, cache_seconds: float, **options: object) -> None:
+    """`accessgov worker`: a runner in its own process until `stop` is set; a listener's automation is read again
+    after `cache_seconds`."""
+    runner = AutomationRunner(db, AutomationCache(db, ttl=cache_seconds), **options)  # type: ignore[arg-type]
     task = asyncio.create_task(runner.run_forever())
     await stop.wait()
     task.cancel()

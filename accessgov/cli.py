@@ -28,7 +28,8 @@ from accessgov.config import (
 
 
 def _engine(settings: Settings) -> Any:
-    from accessgov.storage.engine import create_engine, migrate
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate
 
     engine = create_engine(settings.database, synchronous=settings.sqlite_synchronous)
     migrate(engine)
@@ -77,9 +78,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def _warn_of_connection_budget(settings: Settings) -> None:
     """Say so on stderr when the workers may open more PostgreSQL connections than the server accepts: they open
     them as load arrives, so the shortfall would show only under load, as failed requests."""
-    from accessgov.storage.postgres import connection_budget_warning
+    from accessgov.storage.backends import implementation
 
-    warning = connection_budget_warning(
+    warning = implementation(settings.database).connection_budget_warning(
         settings.database, readers=settings.db_readers, writers=settings.db_writers, workers=settings.workers
     )
     if warning:
@@ -245,9 +246,10 @@ def cmd_keys_doctor(args: argparse.Namespace, settings: Settings) -> int:
     sealed value opens with them; exit 1 if not. Reads only: never creates a key file."""
     from accessgov.keys import Keyring, KeyringError
     from accessgov.keys.keyring import key_source
-    from accessgov.storage.sealing import check_sealed_values, sealed_key_ids_at
+    from accessgov.storage.sealing import check_sealed_values, database_file, sealed_key_ids_at
 
-    path, why = key_source(settings)
+    beside = database_file(settings)
+    path, why = key_source(settings, beside)
     print(f"database: {settings.database}")
     print(f"key source: {path or 'ACCESSGOV_SECRET_KEY'} ({why})")
     try:
@@ -255,7 +257,7 @@ def cmd_keys_doctor(args: argparse.Namespace, settings: Settings) -> int:
             sealed = sealed_key_ids_at(settings.database)
             print(f"key file missing; the database holds values under: {', '.join(sorted(sealed)) or 'none'}")
             return 1 if sealed else 0
-        keyring = Keyring.from_settings(settings)
+        keyring = Keyring.from_settings(settings, beside)
     except KeyringError as error:
         return _fail(f"key source unusable: {error}")
     with _engine(settings).connect() as connection:
@@ -338,7 +340,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
             loop.add_signal_handler(sig, stop.set)
         print(f"worker running queued automations from {db.backend}", flush=True)
         try:
-            await run_worker(db, stop, batch=args.batch)
+            await run_worker(db, stop, cache_seconds=settings.listener_cache_seconds, batch=args.batch)
         finally:
             db.close()
 

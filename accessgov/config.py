@@ -226,6 +226,13 @@ class Settings(BaseSettings):
         shown="`secret.keys` next to the SQLite file, else `$XDG_DATA_HOME/accessgov/secret.keys`",
     )
     jwks_ttl_seconds: Count = _setting(300, "how long a listener's fetched JWKS is reused", "seconds")
+    listener_cache_seconds: Number = _setting(
+        2.0,
+        "how long a listener read from the database (its secrets, switches and automation) is reused: a change made "
+        "elsewhere (the CLI, another worker) is seen within it",
+        "seconds",
+        gt=0,
+    )
     trusted_proxies: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_cidrs)] = _setting(
         (), "comma-separated CIDR ranges whose `X-Forwarded-For` is honoured", shown="none"
     )

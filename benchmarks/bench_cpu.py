@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import importlib
 import pstats
 import resource
 import time
@@ -32,7 +33,12 @@ from accessgov.app import create_app
 from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_SECRET, seed_demo
 from accessgov.http import gc_tuning
-from accessgov.storage.engine import create_engine, migrate, session_factory
+
+try:
+    from accessgov.storage.backends import create_engine
+except ImportError:  # a revision before each backend opened its own engines (`bench_instructions --against` it)
+    create_engine = importlib.import_module("accessgov.storage.engine").create_engine
+from accessgov.storage.engine import migrate, session_factory
 from benchmarks import bench_deliveries as deliveries
 from benchmarks.bench_bare_app import app as bare_app
 from benchmarks.bench_servers import DEFAULT_POSTGRES_URL, TENANT_BASE_URL, create_jwt_listener, scratch_database

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -41,7 +42,12 @@ async def _child(target: str, requests: int) -> dict[int, int]:
     from accessgov import config as settings_module
     from accessgov.app import create_app
     from accessgov.demo.seed import seed_demo
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+
+    try:
+        from accessgov.storage.backends import create_engine
+    except ImportError:  # a revision before each backend opened its own engines (`bench_instructions --against` it)
+        create_engine = importlib.import_module("accessgov.storage.engine").create_engine
+    from accessgov.storage.engine import migrate, session_factory
     from benchmarks import bench_cpu
     from benchmarks import bench_deliveries as deliveries
     from benchmarks.bench_bare_app import app as bare_app

@@ -98,7 +98,8 @@ def prism() -> Iterator[str]:
 @contextlib.contextmanager
 def reference_server() -> Iterator[str]:
     from accessgov.demo.seed import seed_demo
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate, session_factory
 
     with tempfile.TemporaryDirectory(prefix="bench-mock-") as tmp:
         url = f"sqlite:///{Path(tmp) / 'accessgov.db'}"

@@ -43,7 +43,8 @@ def documents(count: int) -> Iterator[dict[str, Any]]:
 
 def seed(db_url: str, count: int) -> float:
     from accessgov.storage import credentials, directory, entitlements
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate, session_factory
 
     engine = create_engine(db_url)
     migrate(engine)

@@ -103,15 +103,15 @@ class Keyring:
         return cls(kid, {kid: secrets.token_bytes(KEY_BYTES)})
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Keyring:
+    def from_settings(cls, settings: Settings, database_file: Path | None) -> Keyring:
         """The keyring `settings` name (ACCESSGOV_SECRET_KEY's fixed keys, else the key file `key_source` finds for
-        their database); creates the key file on first use (mode 0600). Servers and the CLI go through
-        `storage.sealing.open_keyring`."""
+        their database, whose file is `database_file`); creates the key file on first use (mode 0600). Servers and
+        the CLI go through `storage.sealing.open_keyring`."""
         value = _fixed_keys(settings)
         if value:
             primary, keys = parse_env_keys(value)
             return cls(primary, keys)
-        return cls.from_file(key_file_path(settings), create=True)
+        return cls.from_file(key_file_path(settings, database_file), create=True)
 
     @classmethod
     def from_file(cls, path: Path, *, create: bool = False) -> Keyring:
@@ -235,36 +235,28 @@ def _fixed_keys(settings: Settings) -> str:
     return settings.secret_key.get_secret_value().strip() if settings.secret_key else ""
 
 
-def key_source(settings: Settings) -> tuple[Path | None, str]:
-    """(the key file, or None for `ACCESSGOV_SECRET_KEY`; why this one): the one rule for every process."""
+def key_source(settings: Settings, database_file: Path | None) -> tuple[Path | None, str]:
+    """(the key file, or None for `ACCESSGOV_SECRET_KEY`; why this one): the one rule for every process.
+    `database_file` is the file of the database `settings` name, None for one that is not a file (its backend
+    says: `storage.sealing.database_file`)."""
     if _fixed_keys(settings):
         return None, f"{ENV_KEY} (fixed keys from the environment)"
-    return _key_file(settings)
+    return _key_file(settings, database_file)
 
 
-def _key_file(settings: Settings) -> tuple[Path, str]:
+def _key_file(settings: Settings, database_file: Path | None) -> tuple[Path, str]:
     if settings.secret_key_file is not None:
         return settings.secret_key_file.expanduser().absolute(), ENV_KEY_FILE
-    database = _sqlite_file(settings.database)
-    if database is not None:
-        return database.parent / DEFAULT_KEY_FILENAME, "next to the SQLite database"
+    if database_file is not None:
+        return database_file.parent / DEFAULT_KEY_FILENAME, "next to the SQLite database"
     where = "the per-user data directory (the database is not a SQLite file)"
     return user_data_directory() / DEFAULT_KEY_FILENAME, where
 
 
-def key_file_path(settings: Settings) -> Path:
-    """Where the key file is for the database `settings` name (whether or not they also give fixed keys)."""
-    return _key_file(settings)[0]
-
-
-def _sqlite_file(database_url: str) -> Path | None:
-    """The file of a SQLite database URL; None for another backend or an in-memory database."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(database_url)
-    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-        return None
-    return Path(url.database).expanduser().absolute()
+def key_file_path(settings: Settings, database_file: Path | None) -> Path:
+    """Where the key file is for the database `settings` name, whose file is `database_file` (whether or not they
+    also give fixed keys)."""
+    return _key_file(settings, database_file)[0]
 
 
 def lock_path(path: Path) -> Path:

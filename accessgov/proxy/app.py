@@ -9,12 +9,15 @@ status, a content type or required header the contract does not promise, a body 
 request the contract says is invalid. Each violation is one JSON log line (logger `accessgov.proxy`) and
 counted; `GET /__proxy/violations` reports the counts. With `errors=True` a violating response is replaced by
 a 502 whose body lists the violations (the response is then buffered up to what is checked, 4 MiB, instead of
-streamed). The upstream is bounded too: 5 s to connect, 30 s for any read or write. What the proxy answers
+streamed). The upstream is bounded too: 5 s to connect, 30 s for any read or write and for the whole exchange (a
+drip is a 502 too), at most 64 MiB of answer (more is a 502 `UPSTREAM_TOO_LARGE`, or a cut connection once the
+answer is under way). What the proxy answers
 itself (400, 413, the report's 401/403, 502), always as the contract's `Error`: docs/edges.md ("Validation proxy").
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import hmac
 import ipaddress
@@ -23,7 +26,7 @@ import logging
 import re
 import uuid
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
@@ -53,12 +56,28 @@ REPORT_PATH = "/__proxy/violations"
 # at most MAX_CHECKED_BODY of its answer is ever held in memory.
 UPSTREAM_TIMEOUT = 30.0
 UPSTREAM_CONNECT_TIMEOUT = 5.0
+# The whole exchange with the upstream (connect to its answer's last byte) ends within `upstream_timeout` too: an
+# upstream dripping a byte every second never lets one read time out, and would hold the connection forever. An
+# answer larger than MAX_UPSTREAM_BODY (declared or relayed) is refused (502) or cut there.
+MAX_UPSTREAM_BODY = 64 * 1024 * 1024
 RECENT = 100
 # What the proxy answers itself carries X-Request-Id as every answer of the contract does: the client's when valid.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}", re.ASCII)
 DEFAULT_MAX_BODY = (
     DEFAULTS.proxy_max_body
 )  # requests to operations whose contract states no limit, and to unknown paths
+
+
+class UpstreamRefused(Exception):
+    """An answer of the upstream the proxy does not relay: `code` says why (the 502's `code`)."""
+
+    code = "UPSTREAM_INVALID"
+
+
+class UpstreamTooLarge(UpstreamRefused):
+    """The upstream's answer is larger than the proxy relays (`max_upstream_body`)."""
+
+    code = "UPSTREAM_TOO_LARGE"
 
 
 class Violations:
@@ -103,6 +122,7 @@ class ValidationProxy:
         max_body: int = DEFAULT_MAX_BODY,
         report_token: str | None = None,
         upstream_timeout: float = UPSTREAM_TIMEOUT,
+        max_upstream_body: int = MAX_UPSTREAM_BODY,
     ) -> None:
         self.upstream = httpx.URL(upstream.rstrip("/"))
         # Every forwarded path stays under this one (paths.py): the upstream's path, without its query.
@@ -114,6 +134,8 @@ class ValidationProxy:
         self.violations = Violations()
         phases = dict.fromkeys(("read", "write", "pool"), upstream_timeout)
         self.upstream_timeouts = {"connect": min(upstream_timeout, UPSTREAM_CONNECT_TIMEOUT), **phases}
+        self.upstream_deadline = upstream_timeout
+        self.max_upstream_body = max_upstream_body
         self._pool: httpcore.AsyncConnectionPool | None = None
 
     @property
@@ -208,20 +230,28 @@ class ValidationProxy:
             await send(message)
 
         try:
-            stream = self.pool.stream(
-                scope["method"], url, headers=forwarded, content=body, extensions={"timeout": self.upstream_timeouts}
-            )
-            async with stream as response:
-                await self._relay(response, operation, invalid_request, context, relay)
-        except (httpcore.NetworkError, httpcore.TimeoutException, httpcore.ProtocolError) as error:
+            async with asyncio.timeout(self.upstream_deadline):
+                timeouts = {"timeout": self.upstream_timeouts}
+                stream = self.pool.stream(scope["method"], url, headers=forwarded, content=body, extensions=timeouts)
+                async with stream as response:
+                    await self._relay(response, operation, invalid_request, context, relay)
+        except (httpcore.NetworkError, httpcore.TimeoutException, httpcore.ProtocolError, TimeoutError) as error:
             # The exception is the proxy's business (its log), not the client's.
             log.warning(
                 "upstream %s unreachable for %s: %s: %s", self.upstream, scope["method"], type(error).__name__, error
             )
             if started:  # the answer is under way: ending the connection is all that is left to say
                 return
-            message = "the upstream server could not be reached"
+            if isinstance(error, TimeoutError):
+                message = f"the upstream server did not answer within {self.upstream_deadline:g} s"
+            else:
+                message = "the upstream server could not be reached"
             await _send_error(send, 502, "UPSTREAM_UNREACHABLE", message, request_id=_request_id(headers))
+        except UpstreamRefused as error:
+            log.warning("upstream %s answered %s: %s", self.upstream, scope["method"], error)
+            if started:
+                return
+            await _send_error(send, 502, error.code, str(error), request_id=_request_id(headers))
 
     async def _relay(
         self,
@@ -235,9 +265,13 @@ class ValidationProxy:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
         status = response.status
         context = {**context, "status": status}
+        if not 200 <= status <= 599:  # no HTTP/1.1 final status (a 1xx here is a protocol switch, never relayed)
+            raise UpstreamRefused(f"the upstream answered with status {status}, which is no final HTTP status")
         declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_upstream_body:
+            raise UpstreamTooLarge(f"the upstream's answer declares more than {self.max_upstream_body} bytes")
         small = declared.isdigit() and int(declared) <= SMALL_BODY
-        stream = response.aiter_stream()
+        stream = self._capped(response.aiter_stream())
         if small or (self.errors and operation is not None):
             # One write for a small response (separate header and body segments cost a delayed-ACK round), and
             # errors mode must see the body before it decides what to send: up to what is checked, the rest of a
@@ -278,6 +312,15 @@ class ValidationProxy:
         if operation is not None:
             checked = None if buffered is None else b"".join(buffered)
             self._check(operation, status, headers, checked, invalid_request, context)
+
+    async def _capped(self, stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """`stream`, ended with `UpstreamTooLarge` once it passes `max_upstream_body` bytes."""
+        size = 0
+        async for chunk in stream:
+            size += len(chunk)
+            if size > self.max_upstream_body:
+                raise UpstreamTooLarge(f"the upstream's answer exceeds {self.max_upstream_body} bytes")
+            yield chunk
 
     def _check(
         self,

@@ -10,7 +10,9 @@ The proxy forwards a path that no upstream can read otherwise than the proxy did
   dot, slash or backslash (`%252e`: an upstream that decodes twice would see a dot segment), percent-encoded
   bytes that are not UTF-8 (overlong forms of `.` and `/`, `%c0%ae`), a segment that reads as a dot segment once
   Unicode-normalised (fullwidth dots, `%EF%BC%8E`), an encoded NUL (`%00`, where C-based servers end a string),
-  and a target that is not a path (`*`). An absolute-form target (`http://host/x`) is read as its path.
+  an invalid percent escape (`%zz`, a cut `%2`, IIS's `%u002e`), a raw byte RFC 3986 does not allow in a path
+  (controls, space, non-ASCII), and a target that is not a path (`*`). An absolute-form target (`http://host/x`)
+  is read as its path.
 - A trailing slash, and the one a trailing dot segment leaves (`/a/b/..` is `/a/`), are kept.
 
 The query string is not this module's: the proxy forwards it untouched.
@@ -27,6 +29,10 @@ _ENCODED_DOT: Final = re.compile(rb"%2e", re.IGNORECASE)
 _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2f|5c)", re.IGNORECASE)
 _DOUBLE_ENCODED: Final = re.compile(rb"%(?:25)+(?:2e|2f|5c)", re.IGNORECASE)
 _ENCODED_NUL: Final = re.compile(rb"%00")
+# A `%` not followed by two hex digits: `%zz`, a cut `%2`, IIS's `%u002e` (a dot to IIS, three bytes to others).
+_INVALID_ESCAPE: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+# Bytes RFC 3986 does not allow raw in a path: controls, space, non-ASCII (as sent, before any decoding).
+_RAW_NOT_ALLOWED: Final = re.compile(rb"[\x00-\x20\x7f-\xff\"<>^`{|}]")
 _DOTS: Final = (b".", b"..")
 
 
@@ -46,6 +52,10 @@ def _origin_form(target: bytes) -> bytes:
 
 
 def _refuse_ambiguous(raw_path: bytes) -> None:
+    if _INVALID_ESCAPE.search(raw_path):
+        raise PathRefused("the path has an invalid percent escape (% not followed by two hex digits: %zz, %u002e)")
+    if _RAW_NOT_ALLOWED.search(raw_path):
+        raise PathRefused("the path has a byte a URI path cannot hold raw (a control, a space, non-ASCII)")
     if b"\\" in raw_path:
         raise PathRefused("the path contains a backslash, which some servers read as a /")
     if _ENCODED_SEPARATOR.search(raw_path):

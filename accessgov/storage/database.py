@@ -9,7 +9,9 @@ steps of a batch of items, in queue order) with the other items queued for it (g
 besides the database and raises `ApiError` (404, 409, ...) before writing anything, so the batch goes on without
 it; any other exception rolls the batch back and each unit is retried alone. A result is delivered only after its
 transaction committed (and, on SQLite, its WAL was fdatasynced). Which thread or connection runs what is each
-implementation's own, and nothing outside them asks which backend it is.
+implementation's own, and nothing outside them asks which backend it is: what differs between backends is an attribute
+or a method of `Database` (`Database.of(dialect)` is the implementation of an engine's dialect), so a backend is one
+module.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import asyncio
 import logging
 import queue
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from itertools import islice
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import sqlalchemy as sa
@@ -26,6 +30,7 @@ from sqlalchemy.engine import Dialect as Dialect  # re-exported: batch steps are
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from accessgov.config import DEFAULTS
 from accessgov.errors import ApiError, ErrorCode, ServiceUnavailable
 from accessgov.storage.statement_steps import BatchSteps as BatchSteps  # re-exported, as Dialect
 from accessgov.storage.statement_steps import Steps, drive
@@ -37,6 +42,9 @@ Unit = Callable[[Session], T]
 Bare = Callable[[Callable[[Any, Dialect], None]], None]
 
 DEFAULT_READERS = 4
+# Rows per executemany of `Database.insert_rows` (where the backend has no faster way): amortises round trips, bounds
+# memory.
+INSERT_BATCH_SIZE = 5000
 # Units committed together at most; bounds the latency one batch adds and the work redone if a commit fails.
 MAX_BATCH = 64
 
@@ -171,14 +179,27 @@ def _service_unavailable(error: Exception) -> ServiceUnavailable:
     return ServiceUnavailable(ErrorCode.SERVICE_UNAVAILABLE, "the database is unavailable; retry later")
 
 
+# Each implementation of `Database`, by its engines' dialect name (`Database.__init_subclass__` fills it).
+_IMPLEMENTATIONS: dict[str, type[Database]] = {}
+
+
 class Database(ABC):
     """Engines, migrations and the bounded read and write paths of one server process (`storage.backends` opens
-    the implementation a URL names)."""
+    the implementation a URL names). Its class attributes and class methods are what differs between backends, for
+    the code that holds only an engine, a connection or a dialect (`Database.of`)."""
 
+    # The dialect name of its engines (`sqlalchemy.engine.Dialect.name`); a subclass naming one is the
+    # implementation `Database.of` finds for that dialect.
     backend: ClassVar[str]
     # A page of entitlements: the app joined to the page in one statement, or read first, on its own (a plan
     # choice measured per backend: docs/architecture.md, "A page of entitlements").
     joins_app_to_page: ClassVar[bool]
+    # Whether a statement's CTEs may write (data-modifying `WITH`): a restart's writes then go as one statement
+    # (`storage.tasks`).
+    writes_in_ctes: ClassVar[bool] = False
+    # Whether a migration copies a table to alter it (Alembic's batch mode), where ALTER TABLE cannot do most
+    # changes in place.
+    alters_by_copy: ClassVar[bool] = False
     # What says the database cannot take the work now (answered 503, see `_service_unavailable`).
     unavailable: ClassVar[tuple[type[Exception], ...]] = (sa.exc.OperationalError, sa.exc.TimeoutError)
     url: str
@@ -186,6 +207,85 @@ class Database(ABC):
     read_engine: Engine
     sessions: sessionmaker[Session]
     read_sessions: sessionmaker[Session]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "backend" in cls.__dict__:  # an implementation (a subclass of one, e.g. a test's, keeps its entry)
+            _IMPLEMENTATIONS[cls.backend] = cls
+
+    @staticmethod
+    def of(dialect: Dialect) -> type[Database]:
+        """The implementation whose engines speak `dialect` (engines are made by `create_engine`, which imports it)."""
+        try:
+            return _IMPLEMENTATIONS[dialect.name]
+        except KeyError:
+            raise LookupError(
+                f"no storage implementation for the {dialect.name!r} dialect: open engines with "
+                "storage.backends.create_engine"
+            ) from None
+
+    @classmethod
+    @abstractmethod
+    def create_engine(
+        cls, url: str, *, read_only: bool = False, synchronous: str = DEFAULTS.sqlite_synchronous, **kwargs: Any
+    ) -> Engine:
+        """An engine on `url` configured for this service (`storage.engine.new_engine`, and the backend's own
+        connection settings); `read_only` connections refuse writes where the backend can, `synchronous` is
+        SQLite's durability (ACCESSGOV_SQLITE_SYNCHRONOUS); `kwargs` go to `sqlalchemy.create_engine`."""
+
+    @abstractmethod
+    def __init__(
+        self,
+        url: str,
+        *,
+        readers: int = DEFAULT_READERS,
+        writers: int | None = None,
+        synchronous: str = DEFAULTS.sqlite_synchronous,
+    ) -> None:
+        """Open the database at `url` (migrated to the newest revision): `readers` and `writers` threads or
+        connections, `synchronous` SQLite's durability; each implementation takes those of its own backend."""
+
+    @classmethod
+    def database_file(cls, url: str) -> Path | None:
+        """The file that holds the database at `url`, None where it is not one file (the key file's default place
+        is beside it: `keys.keyring.key_source`)."""
+        return None
+
+    @classmethod
+    def connection_budget_warning(cls, url: str, *, readers: int, writers: int, workers: int) -> str | None:
+        """A warning when `workers` server processes may open more connections than the database server accepts
+        (`cli serve` prints it); None when they fit, or where there is no such limit."""
+        return None
+
+    @classmethod
+    def lock_migrations(cls, connection: sa.Connection) -> None:
+        """Hold, until `connection`'s transaction ends, the lock that makes workers migrating together take turns
+        (`storage.engine.migrate`); none by default, where beginning the transaction already takes it."""
+        return None
+
+    @classmethod
+    def insert_if_absent(cls, session: Session, table: sa.Table, values: Mapping[str, Any]) -> None:
+        """Insert the row `values` into `table` unless one with its primary key exists (another worker may insert
+        it meanwhile): in a savepoint, by default, whose conflict is ignored."""
+        try:
+            with session.begin_nested():
+                session.execute(sa.insert(table).values(**values))
+        except sa.exc.IntegrityError:
+            pass  # another worker stored it first
+
+    @classmethod
+    def insert_rows(
+        cls, session: Session, table: sa.Table, rows: Iterable[Mapping[str, Any]], batch_size: int = INSERT_BATCH_SIZE
+    ) -> int:
+        """Insert `rows` (dicts of all of `table`'s columns) in the session's transaction, for the bulk loads
+        (millions of rows); how many. By default executemany in batches of `batch_size`."""
+        count = 0
+        statement = sa.insert(table)
+        iterator = iter(rows)
+        while batch := list(islice(iterator, batch_size)):
+            session.execute(statement, batch)
+            count += len(batch)
+        return count
 
     @property
     def engine(self) -> Engine:

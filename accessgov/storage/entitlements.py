@@ -3,25 +3,18 @@ rows."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from itertools import islice
 from typing import Any
 
-from sqlalchemy import Select, Text, bindparam, cast, exists, insert, select, true
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Select, Text, bindparam, cast, exists, select, true
 from sqlalchemy.orm import Session
 
 from accessgov.storage import ids
-from accessgov.storage.database import Database
+from accessgov.storage.database import INSERT_BATCH_SIZE, Database
 from accessgov.storage.prepared import PreparedQuery, json_column
 from accessgov.storage.schema import App, AppEntitlement, DirectoryObject
 from accessgov.storage.statement_steps import Steps, read
-
-# Rows per executemany batch (not PostgreSQL, which uses COPY): amortises round trips, bounds memory.
-INSERT_BATCH_SIZE = 5000
 
 
 def _rows(app_id: str, docs: Iterable[Mapping[str, Any]], now: datetime) -> Iterator[dict[str, Any]]:
@@ -43,41 +36,15 @@ def insert_entitlements(
     batch_size: int = INSERT_BATCH_SIZE,
 ) -> int:
     """Insert entitlement documents of `app_id` (each with an `id`); returns how many. An existing id fails the
-    primary key (IntegrityError); all or nothing; the caller commits. psycopg streams the rows with COPY (about
-    4x faster than executemany); elsewhere Core executemany in batches of `batch_size`."""
+    primary key (IntegrityError); all or nothing; the caller commits. The backend's bulk insert
+    (`Database.insert_rows`: PostgreSQL streams the rows with COPY, about 4x faster than executemany; SQLite
+    executemany in batches of `batch_size`)."""
     rows = _rows(app_id, docs, now or ids.utcnow())
     # A savepoint makes the call all-or-nothing, and leaves the caller's transaction usable after a bad
     # document or a duplicate id (on PostgreSQL a failed COPY would otherwise abort the transaction).
     with session.begin_nested():
-        connection = session.connection()
-        if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
-            return _copy_rows(connection, rows)
-        table = AppEntitlement.__table__
-        count = 0
-        while batch := list(islice(rows, batch_size)):
-            session.execute(insert(table), batch)
-            count += len(batch)
-        return count
-
-
-_COPY_SQL = "COPY app_entitlements (app_id, id, document, created_at) FROM STDIN"
-
-
-def _copy_rows(connection: Connection, rows: Iterable[dict[str, Any]]) -> int:
-    import psycopg  # only reached with the psycopg driver
-
-    count = 0
-    driver_connection: Any = connection.connection.driver_connection
-    try:
-        with driver_connection.cursor() as cursor, cursor.copy(_COPY_SQL) as copy:
-            for row in rows:
-                # Serialised like the JSON column type does (json.dumps), so reads see the same documents.
-                copy.write_row((row["app_id"], row["id"], json.dumps(row["document"]), row["created_at"]))
-                count += 1
-    except psycopg.Error as error:
-        # The driver was used directly: raise what SQLAlchemy would have (e.g. IntegrityError).
-        raise DBAPIError.instance(_COPY_SQL, None, error, psycopg.Error, dialect=connection.dialect) from error
-    return count
+        implementation = Database.of(session.connection().dialect)
+        return implementation.insert_rows(session, AppEntitlement.__table__, rows, batch_size)
 
 
 def get_entitlement(session: Session, app_id: str, entitlement_id: str) -> dict[str, Any] | None:

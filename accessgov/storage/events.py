@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import BindParameter, ColumnElement, and_, bindparam, delete, insert, or_, select, update
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
@@ -71,6 +70,8 @@ class ClaimedRun:
 def _claim_statement() -> Any:
     """PostgreSQL's claim of an event: only a primary-key conflict is ignored (a foreign-key violation, an unknown
     listener, still raises); RETURNING tells whether a row went in."""
+    from sqlalchemy.dialects import postgresql  # ~0.1 s to import: only where its statement is compiled
+
     return (
         postgresql.insert(_EVENTS)
         .values(_all_columns(_EVENTS))
@@ -106,7 +107,6 @@ class _Statements:
     dialect: Dialect
     insert_event: PreparedQuery  # plain INSERT: a batch whose events are known to be new
     insert_run: PreparedQuery
-    claim_and_queue: PreparedQuery | None  # PostgreSQL: `_claim_and_queue_statement`
     lookups: dict[int, PreparedQuery]  # `recorded`'s, by the length of their IN list
 
     def recorded(self, count: int) -> tuple[PreparedQuery, int]:
@@ -121,14 +121,18 @@ class _Statements:
 
 @per_dialect
 def _prepared(dialect: Dialect) -> _Statements:
-    claims = dialect.name == "postgresql"  # its statement's syntax is PostgreSQL's (`claim_each`)
     return _Statements(
         dialect=dialect,
         insert_event=PreparedQuery(insert(_EVENTS).values(_all_columns(_EVENTS)), dialect),
         insert_run=PreparedQuery(insert(_RUNS).values(_all_columns(_RUNS)), dialect),
-        claim_and_queue=PreparedQuery(_claim_and_queue_statement(), dialect) if claims else None,
         lookups={},
     )
+
+
+@per_dialect
+def _claim_and_queue(dialect: Dialect) -> PreparedQuery:
+    """`claim_each`'s statement (compiled only for the backends whose `Database.delivery_steps` it is)."""
+    return PreparedQuery(_claim_and_queue_statement(), dialect)
 
 
 class Delivery(NamedTuple):
@@ -168,8 +172,7 @@ def claim_each(dialect: Dialect, deliveries: Sequence[Delivery]) -> Steps[list[D
     """`record_looked_up` where other servers write concurrently (PostgreSQL): each event claims itself by its own
     conflict handling and queues its run in the same statement (a repeat within the batch conflicts with its
     first), all claims in one pipelined `executemany`."""
-    query = _prepared(dialect).claim_and_queue
-    assert query is not None  # PostgreSQL's
+    query = _claim_and_queue(dialect)
     runs = [_run_values(delivery) for delivery in deliveries]
     rows = [query.params({**_event_values(delivery), **run}) for delivery, run in zip(deliveries, runs, strict=True)]
     inserted = yield write_many_returning(query, rows)
@@ -263,8 +266,9 @@ def _runner_statements(dialect: Dialect) -> _RunnerStatements:
         select(*columns).where(claimable).order_by(_RUNS.c.created_at).limit(limit)
         for claimable in (_RUNS.c.status == QUEUED, _expired(bindparam("now", type_=_RUNS.c.lease_until.type)))
     ]
-    if dialect.name == "postgresql":  # runners share the queue without waiting on each other's rows
-        selects = [stmt.with_for_update(skip_locked=True) for stmt in selects]
+    # Runners share the queue without waiting on each other's rows (SQLite renders no row lock: its writer holds the
+    # database).
+    selects = [stmt.with_for_update(skip_locked=True) for stmt in selects]
     take = (
         update(_RUNS)
         .where(_RUNS.c.id == bindparam("run_id"))

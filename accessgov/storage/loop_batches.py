@@ -15,9 +15,11 @@ from typing import Any, NamedTuple
 from sqlalchemy.engine import Dialect
 
 from accessgov.errors import ApiError
-from accessgov.storage.engine import PING_AFTER_IDLE_SECONDS
 from accessgov.storage.loop_reads import Connect, close_connection
 from accessgov.storage.statement_steps import BatchSteps, drive_async
+
+# A connection idle for longer than this is pinged before use (here, and in the pool: `storage.postgres`).
+PING_AFTER_IDLE_SECONDS = 10.0
 
 
 class _Item(NamedTuple):

@@ -242,11 +242,20 @@ def keyring_of(bind: Session | Connection | None) -> Keyring:
     return default_keyring(settings.updated(database_url=url.render_as_string(hide_password=False)))
 
 
+def database_file(settings: Settings) -> Path | None:
+    """The file of the database `settings` name, None where it is not one file (its backend says:
+    `Database.database_file`): where `keyring.key_source` puts the key file by default."""
+    from accessgov.storage.backends import implementation
+
+    return implementation(settings.database).database_file(settings.database)
+
+
 def open_keyring(settings: Settings) -> Keyring:
     """The keyring for the database `settings` name, by `keyring.key_source`'s rule. A key file is created on first
     use, never beside a database holding sealed values: a new key could not open them (the usual cause: another
     working directory or `ACCESSGOV_SECRET_KEY_FILE`)."""
-    path, why = key_source(settings)
+    beside = database_file(settings)
+    path, why = key_source(settings, beside)
     if path is not None and not path.exists():
         sealed = sealed_key_ids_at(settings.database)
         if sealed:
@@ -255,12 +264,12 @@ def open_keyring(settings: Settings) -> Keyring:
                 f"{', '.join(sorted(sealed))}: point {ENV_KEY_FILE} at the key file that holds them "
                 "(a new key could not open them; none was created)"
             )
-    return Keyring.from_settings(settings)
+    return Keyring.from_settings(settings, beside)
 
 
 def sealed_key_ids_at(database_url: str) -> set[str]:
     """The key ids the database's sealed values are under (none before its tables exist)."""
-    from accessgov.storage.engine import create_engine
+    from accessgov.storage.backends import create_engine
 
     # Read-only (SQLite: a deferred transaction): the caller may hold the write lock, e.g. the first listener of a
     # seed being sealed in the transaction that creates it.
@@ -316,7 +325,7 @@ def default_keyring(settings: Settings) -> Keyring:
     """The process's keyring for the database `settings` name, loaded once per key source through `open_keyring`:
     the server and every CLI command find the same key file."""
     fixed = settings.secret_key.get_secret_value().strip() if settings.secret_key else ""
-    source: Path | str = fixed or key_file_path(settings)
+    source: Path | str = fixed or key_file_path(settings, database_file(settings))
     with _default_lock:
         keyring = _defaults.get(source)
         if keyring is None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from accessgov.storage.database import Database
 from accessgov.storage.schema import Setting
 
 SECRET_BYTES = 32
@@ -27,14 +26,5 @@ def set_setting(session: Session, key: str, value: str) -> None:
 
 
 def insert_if_absent(session: Session, key: str, value: str) -> None:
-    table = Setting.__table__
-    dialect = session.get_bind().dialect.name
-    if dialect in ("postgresql", "sqlite"):
-        dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        session.execute(dialect_insert(table).values(key=key, value=value).on_conflict_do_nothing())
-        return
-    try:
-        with session.begin_nested():
-            session.execute(insert(table).values(key=key, value=value))
-    except IntegrityError:
-        pass  # another worker stored it first
+    """Store a setting unless one is stored (another worker may store it meanwhile: the first one wins)."""
+    Database.of(session.get_bind().dialect).insert_if_absent(session, Setting.__table__, {"key": key, "value": value})

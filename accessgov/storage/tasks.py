@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from accessgov.jsoncodec import RawJSON, dumps_bytes, extends, loads_each
 from accessgov.storage import ids
+from accessgov.storage.database import Database
 from accessgov.storage.parsed_documents import ParsedDocuments
 from accessgov.storage.prepared import PreparedQuery, json_column, per_dialect
 from accessgov.storage.schema import Policy, Task, TaskAction, TaskHistoryStep
@@ -114,8 +115,9 @@ _INSERT_STEP = insert(_STEPS).values(
     task_id=bindparam("task_id"), position=bindparam("position"), step=bindparam("step", type_=_STEPS.c.step.type)
 )
 _DELETE_STEPS = delete(_STEPS).where(_STEPS.c.task_id == bindparam("task_id"))
-# PostgreSQL: a restart's three writes in one statement (data-modifying CTEs run whether or not it reads them):
-# psycopg's work per statement was ~40 % of a restart's CPU on the loop (profiled).
+# Where CTEs may write (`Database.writes_in_ctes`: PostgreSQL), a restart's three writes in one statement
+# (data-modifying CTEs run whether or not it reads them): psycopg's work per statement was ~40 % of a restart's CPU on
+# the loop (profiled).
 _RESTART = _REPLACE.add_cte(_INSERT_STEP.cte("appended")).add_cte(_INSERT_ACTION.cte("recorded"))
 
 
@@ -130,14 +132,13 @@ class _Statements:
     step_texts: PreparedQuery
     insert_step: PreparedQuery
     delete_steps: PreparedQuery
-    restart: PreparedQuery | None  # PostgreSQL's
+    restart: PreparedQuery | None  # `_RESTART`, where CTEs may write
 
 
 @per_dialect
 def _statements(dialect: Dialect) -> _Statements:
-    lock = dialect.name == "postgresql"
-    locking = (_BY_ID, _BY_NUMERIC, _HISTORY_OF)
-    by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in locking) if lock else locking
+    # The task's row locked until the transaction ends (SQLite renders no row lock: its writer holds the database).
+    by_id, by_numeric, history_of = (stmt.with_for_update() for stmt in (_BY_ID, _BY_NUMERIC, _HISTORY_OF))
     return _Statements(
         by_id=PreparedQuery(by_id, dialect),
         by_numeric=PreparedQuery(by_numeric, dialect),
@@ -148,7 +149,7 @@ def _statements(dialect: Dialect) -> _Statements:
         step_texts=PreparedQuery(_STEP_TEXTS, dialect),
         insert_step=PreparedQuery(_INSERT_STEP, dialect),
         delete_steps=PreparedQuery(_DELETE_STEPS, dialect),
-        restart=PreparedQuery(_RESTART, dialect) if lock else None,
+        restart=PreparedQuery(_RESTART, dialect) if Database.of(dialect).writes_in_ctes else None,
     )
 
 

@@ -64,6 +64,16 @@ def _deref(resolve: Resolve, schema: Any) -> Any:
     return schema
 
 
+# A repeated group (`(...)+`, `(...)*`, `(...){2,}`): what makes a backtracking engine's time explode. Python's `re`
+# runs the contract's patterns here, so a pattern holding one, or longer than 200 characters, is not run at all
+# (the value is made without it); the short candidates below bound what a plain pattern can cost.
+_REPEATED_GROUP = re.compile(r"\)\s*(?:[*+?]|\{)")
+
+
+def _plain(pattern: str) -> bool:
+    return len(pattern) <= 200 and not _REPEATED_GROUP.search(pattern) and pattern.count("*") + pattern.count("+") <= 4
+
+
 def _string(schema: dict[str, Any], rng: random.Random) -> str:
     fmt = schema.get("format")
     if fmt in FORMATS:
@@ -72,7 +82,7 @@ def _string(schema: dict[str, Any], rng: random.Random) -> str:
             return value
     low, high = schema.get("minLength", 0), schema.get("maxLength", 24)
     pattern = schema.get("pattern")
-    if pattern:
+    if isinstance(pattern, str) and _plain(pattern):
         number = rng.randint(1, 99_999)
         for candidate in PATTERN_CANDIDATES:
             text = candidate.format(n=number)

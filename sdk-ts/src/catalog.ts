@@ -23,6 +23,8 @@ export interface OperationInfo {
   /** Whether it takes the tenant's bearer credential (API token or OAuth2 access token). */
   readonly credential: boolean;
   readonly bodyType: string | null;
+  /** What a 2xx answer's JSON body is at its top level (null: no 2xx answer has a JSON body). */
+  readonly result: "object" | "array" | "any" | null;
   readonly paging: PagingInfo | null;
 }
 

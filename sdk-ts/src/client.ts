@@ -27,6 +27,7 @@ import {
   type PagedRequestOf,
   type ResultOf,
 } from "./catalog.js";
+import { readResult } from "./answers.js";
 import { AccessGovError, errorFromResponse, InvalidResponseError } from "./errors.js";
 import { exchange } from "./exchange.js";
 import { CONTRACT_VERSION, TOKEN_URL } from "./generated/operations.js";
@@ -223,27 +224,21 @@ export class AccessGov {
     const context = this.#context(operation, undefined, options);
     const { path, query, header, body } = (request ?? {}) as { path?: object; query?: object; header?: object; body?: unknown };
     const form = info.bodyType === "application/x-www-form-urlencoded";
-    let result: { data?: unknown; error?: unknown; response: Response };
-    try {
-      // The request is checked against the operation's types by `RequestOf`; openapi-fetch's own overloads are
-      // for literal paths, so the call goes through its untyped signature.
-      const send = this.raw.request as unknown as (method: string, path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-      result = await send(info.method.toLowerCase(), info.path, {
-        params: { path, query, header },
-        body,
-        headers: { ...options.headers, ...(form ? { "content-type": info.bodyType } : {}) },
-        ...(form ? { bodySerializer: (value: unknown) => new URLSearchParams(value as Record<string, string>).toString() } : {}),
-        fetch: (outgoing: Request) => this.#send(outgoing, context),
-      });
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw new InvalidResponseError(`${operation}: the answer is not valid JSON (${error.message})`, { cause: error });
-      }
-      throw error;
-    }
-    const { response } = result;
-    if (response.ok) return result.data;
-    throw errorFromResponse(response.status, response.headers, context.answer?.body.toString("utf8") ?? "", operation);
+
+    // openapi-fetch builds and sends the request; the answer is read here (`readResult`), never by its JSON parser.
+    const send = this.raw.request as unknown as (method: string, path: string, init: object) => Promise<{ response: Response }>;
+    const result = await send(info.method.toLowerCase(), info.path, {
+      params: { path, query, header },
+      body,
+      parseAs: "stream",
+      headers: { ...options.headers, ...(form ? { "content-type": info.bodyType } : {}) },
+      ...(form ? { bodySerializer: (value: unknown) => new URLSearchParams(value as Record<string, string>).toString() } : {}),
+      fetch: (outgoing: Request) => this.#send(outgoing, context),
+    });
+    const answer = context.answer;
+    if (answer === undefined) throw new InvalidResponseError(`${operation}: no answer was received`);
+    if (result.response.ok) return readResult(operation, info, answer);
+    throw errorFromResponse(answer.status, answer.headers, answer.body.toString("utf8"), operation);
   }
 
   async #authorization(context: SendContext): Promise<string | undefined> {

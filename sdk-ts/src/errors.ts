@@ -23,6 +23,17 @@ export class AccessGovError extends Error {
 }
 
 const MAX_SUMMARY = 200;
+// C0 and C1 controls, and the bidirectional controls that reorder what a terminal shows.
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/**
+ * Server text as an error message shows it: cut to `limit` characters, every control character (a line break, an
+ * ANSI escape, a bidi override) written as its `\\uXXXX` escape, so an answer cannot add lines to a log or recolour
+ * a terminal. The attributes (`code`, `body`, `error`) keep the text as sent.
+ */
+export function shown(text: string, limit = 300): string {
+  return text.slice(0, limit).replace(UNSHOWN, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 function parseJson(text: string): unknown {
   try {
@@ -72,7 +83,7 @@ export class ApiError extends AccessGovError {
     }
     const where = operation ? `${operation}: ` : "";
     const summary = code ? `${code}: ${message}` : body.slice(0, MAX_SUMMARY);
-    super(message || `${where}HTTP ${status} ${summary}`.trim());
+    super(shown(message) || `${where}HTTP ${status} ${shown(summary)}`.trim());
     this.status = status;
     this.headers = headers;
     this.body = body;
@@ -86,7 +97,7 @@ export class ApiError extends AccessGovError {
   /** One line for logs: operation, status, code and message. */
   override toString(): string {
     const where = this.operation ? `${this.operation}: ` : "";
-    return `${this.name}: ${where}HTTP ${this.status}${this.code ? ` ${this.code}` : ""}: ${this.message}`;
+    return `${this.name}: ${where}HTTP ${this.status}${this.code ? ` ${shown(this.code, 100)}` : ""}: ${this.message}`;
   }
 }
 

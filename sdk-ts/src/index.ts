@@ -47,9 +47,10 @@ export {
 export { CONTRACT_VERSION, TOKEN_URL } from "./generated/operations.js";
 export type { components, operations, paths, Schemas } from "./generated/types.js";
 export { ClientCredentials, type ClientCredentialsOptions } from "./oauth.js";
+export { isJsonType, MAX_JSON_DEPTH } from "./answers.js";
 export { DEFAULT_MAX_PAGES } from "./paging.js";
 export { DEFAULT_RETRY, NO_RETRY, type RetryOption, type RetryPolicy, type Sleep } from "./retry.js";
-export { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type TransportOptions } from "./transport.js";
+export { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_CODINGS, type TransportOptions } from "./transport.js";
 export type { AtMostOneNonNull, ExactlyOne } from "./unions.js";
 export {
   b64url,

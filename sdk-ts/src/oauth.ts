@@ -81,8 +81,9 @@ export class ClientCredentials {
     const started = now();
     const body = await request(form, headers);
     const parsed = body as { access_token?: unknown; token_type?: unknown; expires_in?: unknown } | null;
-    if (typeof parsed?.access_token !== "string" || !parsed.access_token) {
-      throw new InvalidResponseError("the token endpoint's answer has no access_token");
+    if (typeof parsed?.access_token !== "string" || !/^[\x21-\x7e]{1,8192}$/.test(parsed.access_token)) {
+      // Visible ASCII only (RFC 6750's b64token, loosely): the token goes into an Authorization header as it came.
+      throw new InvalidResponseError("the token endpoint's answer has no access_token the SDK can send (a non-empty string of visible ASCII)");
     }
     if (typeof parsed.token_type === "string" && parsed.token_type.toLowerCase() !== "bearer") {
       throw new InvalidResponseError(`the token endpoint issued a ${parsed.token_type} token, not a Bearer token`);

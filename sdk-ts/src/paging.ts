@@ -4,6 +4,8 @@
  * server already gave is a `PagingLoopError`, and more than `maxPages` pages (default 1000) a `PageLimitError`.
  */
 
+import { createHash } from "node:crypto";
+
 import type { PagingInfo } from "./catalog.js";
 import { InvalidResponseError, PageLimitError, PagingLoopError } from "./errors.js";
 
@@ -24,13 +26,15 @@ export class Walk {
     this.pages += 1;
     if (token === undefined || token === null || token === "") return "";
     if (typeof token !== "string") throw new InvalidResponseError(`the next page token must be a string, got ${typeof token}`);
-    if (this.#seen.has(token)) {
+    // Kept as digests, as the Python SDK keeps them: a server may hand out a token of megabytes on every page.
+    const digest = createHash("sha256").update(token, "utf8").digest("base64");
+    if (this.#seen.has(digest)) {
       throw new PagingLoopError(`the server returned page token ${JSON.stringify(token.slice(0, 32))}… twice (after ${this.pages} pages)`);
     }
     if (this.pages >= this.maxPages) {
       throw new PageLimitError(`more than maxPages=${this.maxPages} pages (the server still had a next page)`, this.maxPages);
     }
-    this.#seen.add(token);
+    this.#seen.add(digest);
     return token;
   }
 }
@@ -43,7 +47,11 @@ export function readPage(paging: PagingInfo, page: unknown): [unknown[], unknown
   if (items !== undefined && items !== null && !Array.isArray(items)) {
     throw new InvalidResponseError(`the page member ${paging.items} must be an array`);
   }
-  return [items ?? [], record[paging.nextToken]];
+  const list = (items ?? []) as unknown[];
+  if (list.some((item) => item === null || typeof item !== "object" || Array.isArray(item))) {
+    throw new InvalidResponseError(`the page member ${paging.items} must be an array of objects`);
+  }
+  return [list, record[paging.nextToken]];
 }
 
 /** Every item: `fetch(undefined)` first, then `fetch(nextToken)` until the token is empty. */

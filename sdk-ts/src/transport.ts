@@ -24,6 +24,10 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 // What the SDK asks for and decodes: the encodings zlib has; Python's httpx asks for gzip and deflate too.
 export const ACCEPT_ENCODING = "gzip, deflate";
+/** Stacked content codings beyond this are refused, as the Python SDK refuses them. */
+export const MAX_CODINGS = 2;
+// What the SDK decodes (br too: some servers send it unasked); any other coding is refused.
+const DECODED = new Set(["gzip", "x-gzip", "deflate", "br"]);
 
 export interface Limits {
   /** Total deadline of one attempt, connect to last body byte (ms). */
@@ -181,34 +185,34 @@ export class HttpTransport {
             headers: toHeaders(response.rawHeaders),
             body: Buffer.concat(chunks),
           });
-        // Decoders are made on the first chunk (deflate's wrapper is sniffed from it), innermost encoding last.
+        // Refused before any byte is decoded: more stacked codings than MAX_CODINGS (each layer is a bounded
+        // inflate, but they multiply), or one the SDK did not ask for (the body would be handed on undecoded).
+        if (encodings.length > MAX_CODINGS) {
+          finish(new InvalidResponseError(`${url.origin}: ${encodings.length} content codings (${JSON.stringify(encodings.join(", ").slice(0, 100))}), more than the SDK decodes`));
+          return;
+        }
+        const unknown = encodings.find((encoding) => !DECODED.has(encoding));
+        if (unknown !== undefined) {
+          finish(new InvalidResponseError(`${url.origin}: Content-Encoding ${JSON.stringify(unknown.slice(0, 100))}, which the SDK did not accept`));
+          return;
+        }
+        // Decoders are made on the first chunk (deflate's wrapper is sniffed from it): the last coding applied is
+        // decoded first, and each decoder writes into the one of the coding applied before it, the first applied
+        // into `collect`.
         let head: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress | null | undefined;
         const decodersFrom = (first: Buffer): void => {
-          if (encodings.length === 0) {
-            head = null;
-            return;
-          }
-          let downstream: ((chunk: Buffer) => void) = collect;
-          let last: Readable | undefined;
+          head = null;
+          let downstream: { write: (chunk: Buffer) => void; end: () => void } = { write: collect, end: done };
           for (const [index, encoding] of encodings.entries()) {
-            const decoder = decoderFor(encoding, index === encodings.length - 1 ? first : undefined);
-            if (decoder === null) {
-              // An encoding zlib does not have: the body is handed on as received, as httpx does.
-              continue;
-            }
+            const decoder = decoderFor(encoding, index === encodings.length - 1 ? first : undefined)!;
             streams.push(decoder);
             const sink = downstream;
-            decoder.on("data", (chunk: Buffer) => sink(chunk));
+            decoder.on("data", (chunk: Buffer) => sink.write(chunk));
             decoder.on("error", (error) => finish(new InvalidResponseError(`${url.origin}: the ${encoding} body cannot be decoded: ${error.message}`)));
-            if (last === undefined) decoder.on("end", done);
-            else decoder.on("end", () => (last as zlib.Gunzip).end());
-            downstream = (chunk: Buffer) => {
-              decoder.write(chunk);
-            };
-            last = decoder;
+            decoder.on("end", () => sink.end());
+            downstream = { write: (chunk: Buffer) => void decoder.write(chunk), end: () => void decoder.end() };
             head = decoder;
           }
-          if (head === undefined) head = null;
         };
         response.on("data", (chunk: Buffer) => {
           if (settled) return;

@@ -5,6 +5,7 @@ error like the connection errors and timeouts httpx raises itself."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -47,7 +48,7 @@ class ApiError(Exception):
             self.code, self.message = parsed["error"], str(parsed.get("error_description") or "")
         where = f"{operation}: " if operation else ""
         summary = f"{self.code}: {self.message}" if self.code else body[:200].decode("utf-8", "replace")
-        super().__init__(f"{where}HTTP {status} {summary}".rstrip())
+        super().__init__(f"{where}HTTP {status} {shown(summary)}".rstrip())
 
 
 class ClientError(ApiError):
@@ -116,7 +117,9 @@ class ResponseTooLargeError(TransportBoundError):
 
 
 class UndecodableResponseError(TransportBoundError):
-    """The answer uses a content coding the SDK did not ask for, or its gzip/deflate body does not decode."""
+    """The answer cannot be read: a content coding the SDK did not ask for, a gzip/deflate body that does not
+    decode, or a 2xx body that is not the operation's result (not JSON, not UTF-8, another media type, a JSON
+    array where an object is expected, members of the wrong type: `answers.py`). Never retried."""
 
 
 def error_class(status: int) -> type[ApiError]:
@@ -131,6 +134,18 @@ def error_from_response(
 ) -> ApiError:
     """The typed error of a non-2xx answer."""
     return error_class(status)(status, headers, body, operation=operation)
+
+
+# C0 and C1 controls, and the bidirectional controls that reorder what a terminal shows.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def shown(text: str, limit: int = 300) -> str:
+    """Server text as an error message shows it: cut to `limit` characters, every control character (a line break,
+    an ANSI escape, a bidi override) written as its escape, so an answer cannot add lines to a log or recolour a
+    terminal. The attributes (`code`, `message`, `body`) keep the text as sent."""
+    cut = text[:limit]
+    return _UNSHOWN.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), cut)
 
 
 def json_or_none(body: bytes) -> Any:

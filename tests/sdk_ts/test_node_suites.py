@@ -15,7 +15,8 @@ SUITES = sorted(path.name.removesuffix(".ts") + ".js" for path in (SDK / "test")
 
 
 def test_every_suite_is_run() -> None:
-    assert {"server.test.js", "mock.test.js", "hostile.test.js", "webhooks.test.js", "types.test.js"} <= set(SUITES)
+    expected = {"server.test.js", "mock.test.js", "hostile.test.js", "hostile-answers.test.js", "webhooks.test.js"}
+    assert expected | {"types.test.js"} <= set(SUITES)
 
 
 @pytest.mark.parametrize("suite", SUITES)

@@ -32,7 +32,8 @@ from accessgov.http.engine import load_bundle
 from accessgov.paging import PageTokenCodec
 from accessgov.paging.limits import TOKEN_VERSION
 from accessgov.storage import page_keys
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks.signing import hmac_headers
 from tests.support.harness import NO_FAILURE_LIMITS, serve

@@ -69,7 +69,8 @@ def _keyring_identity() -> tuple[str, str, bytes] | None:
 def sqlite_template(prefix: str, prepare: Callable[[Engine], None] | None = None) -> Path:
     """A migrated SQLite file (then `prepare`d) that lives as long as the test process, to copy into tests with
     `copy_sqlite` instead of migrating or seeding each time."""
-    from accessgov.storage.engine import create_engine, migrate
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate
 
     directory = Path(tempfile.mkdtemp(prefix=prefix))
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
@@ -113,7 +114,8 @@ def seeded_database(data_dir: Path, url: str | None = None) -> Iterator[tuple[st
     """A fresh, migrated database with the demo tenant loaded: (url, sessions). SQLite in `data_dir` (a copy of
     this process's seeded file), unless `url` names an empty one."""
     from accessgov.demo.seed import seed_demo
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate, session_factory
 
     identity = _keyring_identity()
     if url is None and identity is not None:

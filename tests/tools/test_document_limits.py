@@ -51,7 +51,7 @@ def test_aliases_are_measured_expanded_not_expanded() -> None:
     chain = "l0: &l0 {v: 1}\n" + "".join(f"l{i}: &l{i} {{a: *l{i - 1}, b: *l{i - 1}}}\n" for i in range(1, 40))
     with pytest.raises(LimitError, match="max-nodes"):
         loads(chain, "<t>")
-    assert loads(chain, "<t>", limits=Limits(max_nodes=2**45))["l39"]["a"]["b"]["a"] is not None
+    assert loads(chain, "<t>", limits=Limits(max_nodes=2**45, max_text_total=2**45))["l39"]["a"]["b"]["a"] is not None
 
 
 def test_the_size_is_looked_at_before_the_file_is_read(tmp_path: Path) -> None:

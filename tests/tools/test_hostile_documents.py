@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from accessgov_tools import cli, limits, refs
 from accessgov_tools.paths import REPO
@@ -73,8 +74,23 @@ def _keys(count: int) -> str:
     return MINIMAL + "components:\n  schemas:\n    Big:\n      type: object\n      properties:\n" + properties
 
 
-# name -> (file name, text, the limit its refusal names)
-DOCUMENTS: dict[str, tuple[str, str, str]] = {
+def _aliased_text() -> str:
+    """1 MB of text used 2**11 times: 2 GB once expanded (a bundle or a report would write it out)."""
+    levels = "".join(f"  l{i}: &l{i} [*l{i - 1}, *l{i - 1}]\n" for i in range(1, 12))
+    return MINIMAL + "x-text:\n  l0: &l0 '" + "a" * 1_000_000 + "'\n" + levels
+
+
+def _merge_bomb() -> str:
+    """Merge keys (`<<`) whose levels each merge the one below and use it twice more."""
+    first = "  m0: &m0 {" + ", ".join(f"k{i}: v" for i in range(10)) + "}\n"
+    levels = "".join(f"  m{i}: &m{i} {{<<: [*m{i - 1}], n{i}: [*m{i - 1}, *m{i - 1}]}}\n" for i in range(1, 41))
+    return MINIMAL + "x-merge:\n" + first + levels
+
+
+JSON_HEAD = '{"openapi": "3.1.0", "info": {"title": "t", "version": "1.0.0"}, "paths": {}, '
+
+# name -> (file name, text (bytes: written as they are), the limit or rule its refusal names)
+DOCUMENTS: dict[str, tuple[str, str | bytes, str]] = {
     "alias-bomb": ("bomb.yaml", _alias_bomb(), "max-nodes"),
     "alias-chain": ("chain.yaml", _alias_chain(), "max-nodes"),
     "recursive-alias": (
@@ -93,6 +109,33 @@ DOCUMENTS: dict[str, tuple[str, str, str]] = {
         "max-depth",
     ),
     "many-keys-yaml": ("keys.yaml", _keys(20_500), "max-keys"),
+    "huge-string-yaml": ("string.yaml", MINIMAL + "x-s: '" + "a" * 30_000_000 + "'\n", "max-text"),
+    "huge-string-json": ("string.json", JSON_HEAD + '"x-s": "' + "a" * 30_000_000 + '"}', "max-text"),
+    "huge-key": ("key.yaml", MINIMAL + "? " + "k" * 2_000_000 + "\n: 1\n", "max-text"),
+    "millions-of-strings": ("strings.yaml", MINIMAL + "x-s: [" + ",".join(["a"] * 3_000_000) + "]\n", "max-nodes"),
+    "aliased-text": ("aliased-text.yaml", _aliased_text(), "max-text-total"),
+    "merge-bomb": ("merge.yaml", _merge_bomb(), "max-nodes"),
+    "not-utf8": ("latin1.yaml", MINIMAL.encode() + b"x-a: caf\xe9\n", "utf-8"),
+    "utf16": ("utf16.yaml", MINIMAL.encode("utf-16"), "utf-8"),
+    "utf8-in-surrogate-bytes": ("cesu.yaml", MINIMAL.encode() + b"x-a: \xed\xa0\x80\n", "utf-8"),
+    "nul-yaml": ("nul.yaml", MINIMAL + "x-a: a\x00b\n", "yaml-character"),
+    "escape-sequence-yaml": ("esc.yaml", MINIMAL + "x-a: \x1b]0;owned\x07\x1b[2J\n", "yaml-character"),
+    "lone-surrogate-json": ("surrogate.json", JSON_HEAD + '"x-a": "\\ud800"}', "unicode"),
+    "python-tag": ("python.yaml", MINIMAL + "x-a: !!python/object/apply:os.system ['touch PWNED']\n", "yaml-tag"),
+    "binary-tag": ("binary.yaml", MINIMAL + "x-a: !!binary aGk=\n", "yaml-tag"),
+    "custom-tag": ("custom.yaml", MINIMAL + "x-a: !include /etc/passwd\n", "yaml-tag"),
+    "duplicate-key-yaml": ("dup.yaml", MINIMAL + "x-a: 1\nx-a: 2\n", "duplicate-key"),
+    "duplicate-key-json": ("dup.json", JSON_HEAD + '"paths": {"/a": {}}}', "duplicate-key"),
+    "huge-integer-yaml": ("int.yaml", MINIMAL + "x-a: 1" + "0" * 100_000 + "\n", "json-number"),
+    "huge-integer-json": ("int.json", JSON_HEAD + '"x-a": 1' + "0" * 100_000 + "}", "json-number"),
+    "huge-hex-integer": ("hex.yaml", MINIMAL + "x-a: 0x" + "f" * 1_000_000 + "\n", "json-number"),
+    "infinity-yaml": (
+        "inf.yaml",
+        MINIMAL + "components:\n  schemas:\n    A: {type: number, maximum: .inf}\n",
+        "json-number",
+    ),
+    "nan-yaml": ("nan.yaml", MINIMAL + "x-a: .nan\n", "json-number"),
+    "overflowing-float-json": ("float.json", JSON_HEAD + '"x-a": 1e400}', "json-number"),
     "many-keys-json": (
         "keys.json",
         json.dumps(
@@ -108,10 +151,10 @@ def _document_commands(path: Path, ok: Path, work: Path) -> list[list[str]]:
     generate_dir = work / f"generate-{path.stem}"
     (generate_dir / "variants").mkdir(parents=True, exist_ok=True)
     if path.suffix == ".json":
-        (generate_dir / "openapi.json").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        (generate_dir / "openapi.json").write_bytes(path.read_bytes())
     else:
         (generate_dir / "openapi.json").write_text(json.dumps({"openapi": "3.1.0", "paths": {}}), encoding="utf-8")
-        (generate_dir / "variants" / "sdk.yaml").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        (generate_dir / "variants" / "sdk.yaml").write_bytes(path.read_bytes())
     overlay = work / "ok-overlay.yaml"
     return [
         ["validate", str(path)],
@@ -222,7 +265,7 @@ def _assert_refused(results: list[dict[str, Any]], rule: str) -> None:
 def test_every_command_refuses_a_document_over_a_limit(work: Path, name: str) -> None:
     file_name, text, limit = DOCUMENTS[name]
     path = work / file_name
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     _assert_refused(run_bounded(_document_commands(path, work / "ok.yaml", work), work), limit)
 
 
@@ -337,3 +380,46 @@ def test_the_contract_itself_passes_every_command(work: Path) -> None:
         work,
     )
     assert [result["code"] for result in results] == [0, 0, 0, 0], results
+
+
+# Text a terminal acts on (escape sequences that recolour, clear the screen or set the title, CR and backspace that
+# overwrite, a C1 CSI, bidi overrides) and lines a CI runner reads as workflow commands, in every kind of name.
+TERMINAL = (
+    "openapi: 3.1.0\n"
+    'info: {title: "t\\e[31mRED\\r\\b\\x9b2J\\u202e", version: "1.0.0", description: "\\n::add-mask::x"}\n'
+    "paths:\n"
+    '  "/a\\n::error::0 breaking\\e]0;owned\\a":\n'
+    "    get:\n"
+    '      operationId: "op\\e[2J"\n'
+    '      summary: "s\\n::stop-commands::t\\r\\n%0A::error::PASS"\n'
+    '      responses: {"200": {description: "x\\u2066y"}}\n'
+)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def test_no_document_text_reaches_a_terminal_or_a_ci_log_raw(work: Path) -> None:
+    """Every command's stdout and stderr (reports, messages, an overlay's result on stdout) show control and bidi
+    characters spelled out, and no line but the diff's own annotations reads as a workflow command."""
+    path = work / "terminal.yaml"
+    path.write_text(TERMINAL, encoding="utf-8")
+    ok = work / "ok.yaml"
+    commands = [
+        *_document_commands(path, ok, work),
+        ["diff", "--format", "github", "--base-file", str(path), "--head-file", str(ok)],
+        ["diff", "--format", "github", "--base-file", str(ok), "--head-file", str(path)],
+        ["diff", "--format", "markdown", "--base-file", str(ok), "--head-file", str(path)],
+        ["release-check", str(ok), "--head", str(path), "--format", "markdown"],
+        ["overlay", "apply", str(work / "ok-overlay.yaml"), str(path)],
+    ]
+    results = run_bounded(commands, work)
+    for result in results:
+        command, text = " ".join(result["command"][:4]), result["out"] + result["err"]
+        assert "Traceback" not in text and "internal error" not in text, (command, text)
+        assert not _UNSAFE.search(text), (command, text)
+        github = "github" in result["command"]
+        for line in text.splitlines():
+            if line.lstrip().startswith("::"):
+                assert github and re.match(r"::(error|warning|notice) [^:]*::", line), (command, line)
+                assert not re.search(r"(?<!%25)0A::|::(add-mask|stop-commands|set-output)", line), (command, line)
+    overlay = results[-1]["out"]
+    assert yaml.safe_load(overlay)["info"]["title"] == "t\x1b[31mRED\r\b\x9b2J\u202e"  # escaped, not changed

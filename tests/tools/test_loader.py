@@ -14,7 +14,8 @@ from accessgov_tools.bundle import main as bundle_main
 from accessgov_tools.diffcheck.cli import load_file
 from accessgov_tools.diffcheck.cli import main as diff_main
 from accessgov_tools.diffcheck.sources import SourceMap
-from accessgov_tools.loader import LoadError, compose, load_document, load_with_nodes, loads, read_text
+from accessgov_tools.limits import Limits
+from accessgov_tools.loader import LimitError, LoadError, compose, load_document, load_with_nodes, loads, read_text
 from accessgov_tools.overlay import OverlayDocumentError, load_overlay
 from accessgov_tools.overlay import load_document as overlay_document
 
@@ -36,7 +37,7 @@ def test_json_written_in_a_yaml_file_is_read_as_json(tmp_path: Path) -> None:
 
 
 def test_yaml_12_core_schema() -> None:
-    doc = loads("a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: .inf\nk: 1_000\n")
+    doc = loads("a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: -.5\nk: 1_000\n")
     assert doc == {
         "a": "yes",
         "b": "on",
@@ -47,7 +48,7 @@ def test_yaml_12_core_schema() -> None:
         "g": None,
         "h": True,
         "i": 1000.0,
-        "j": float("inf"),
+        "j": -0.5,
         "k": "1_000",
     }
 
@@ -86,7 +87,7 @@ def test_errors_name_file_line_and_column(tmp_path: Path, name: str, text: str, 
 def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"a: 1\nb: caf\xe9\n")
-    with pytest.raises(LoadError, match=r"latin1.yaml:2: not UTF-8"):
+    with pytest.raises(LoadError, match=r"latin1.yaml:2:7: document rule utf-8: not UTF-8 text: byte 0xe9"):
         load_document(path)
 
 
@@ -173,11 +174,11 @@ def test_a_json_head_yaml_cannot_compose_still_gets_its_report(tmp_path: Path) -
 
 # Texts that exercise every branch of the loader's direct constructor and of its fallback to PyYAML's.
 CONSTRUCTOR_MATERIAL = [
-    "a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: .inf\nk: 1_000\nl: -.5\nm:\n",
+    "a: yes\nb: on\nc: 0o17\nd: 017\ne: 2024-01-15\nf: 0x1F\ng: ~\nh: True\ni: 1e3\nj: 1.5e3\nk: 1_000\nl: -.5\nm:\n",
     "first: &item {name: a}\nuse1: *item\nsecond: &item {name: b}\nuse2: *item\n",
     "base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\nmany:\n  <<: [*b, {z: 4}]\n",
     "list: &l [1, 2]\nagain: *l\n? 1\n: int key\n? true\n: bool key\n? null\n: null key\nx: 1.5\n",
-    "s: !!str 017\nb: !!binary aGk=\nt: !!timestamp 2024-01-15\nf: !!float 1\nn: !!int '12'\n",
+    "s: !!str 017\nf: !!float 1\nn: !!int '12'\nm: !!map {a: !!seq [!!null '', !!bool true]}\n",
     "[a, {b: [c, {d: e}]}, 'quoted: yes', \"017\", ~]\n",
     "same: &s 1\nkey: &k name\nuse: [*s, *k]\nnested: {deep: {deeper: [x, {y: z}]}}\n",
     "plain scalar at the root\n",
@@ -235,3 +236,69 @@ def test_one_read_gives_the_document_and_the_lines_compose_gives(tmp_path: Path)
     json_path = tmp_path / "doc.json"
     json_path.write_text(EMOJI, encoding="utf-8")
     assert load_with_nodes(json_path) == (json.loads(EMOJI), None)  # JSON: its lines are composed when asked
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "rule"),
+    [
+        ("a: 1\nb: !!python/object/apply:os.system [x]\n", "2:4", "yaml-tag"),
+        ("a: !!binary aGk=\n", "1:4", "yaml-tag"),
+        ("a: !!set {x, y}\n", "1:4", "yaml-tag"),
+        ("a: !!timestamp 2024-01-15\n", "1:4", "yaml-tag"),
+        ("a: !custom {b: 1}\n", "1:4", "yaml-tag"),
+        ("a: 1\nb: 2\na: 3\n", "3:1", "duplicate-key"),
+        ("? [a, b]\n: c\n", "1:3", "yaml-key"),
+        ("a: .inf\n", "1:4", "json-number"),
+        ("a: [1, .nan]\n", "1:8", "json-number"),
+        ("a: 1e400\n", "1:4", "json-number"),
+        ("a: 1" + "0" * 5000 + "\n", "1:4", "json-number"),
+        ("a: 0x" + "f" * 5000 + "\n", "1:4", "json-number"),
+        ('{"a": 1, "b": 2, "a": 3}', "1:18", "duplicate-key"),
+        ('{"a": 1e400}', "1:7", "json-number"),
+        ('{"a": 1' + "0" * 5000 + "}", "1:7", "json-number"),
+        ('{"a": "x\\ud800y"}', "1:9", "unicode"),
+        ('{"a": "\\udc00"}', "1:8", "unicode"),
+        ("a: \x00\n", "1:4", "U+0000"),
+        ("a: \x1b[31mred\n", "1:4", "U+001B"),
+    ],
+    ids=lambda value: value[:30] if isinstance(value, str) else value,
+)
+def test_what_is_not_json_data_is_refused_where_it_is(text: str, where: str, rule: str) -> None:
+    """Tags beyond the core schema, repeated or collection keys, numbers JSON cannot hold, lone surrogates and
+    characters YAML does not allow: one LoadError naming `file:line:column` and the rule, never a value."""
+    with pytest.raises(LoadError) as raised:
+        loads(text, "doc.yaml")
+    message = str(raised.value)
+    assert message.startswith(f"doc.yaml:{where}: "), message
+    assert rule in message and "\n" not in message and "\x1b" not in message, message
+
+
+def test_a_string_over_max_text_is_refused_where_it_starts() -> None:
+    long = "x" * (2**20 + 1)
+    for text, where in (
+        (f"a: 1\nb: {long}\n", "2:4"),
+        (f'{{"a": 1, "b": "{long}"}}', "1:15"),
+        (f"? {long}\n: 1\n", "1:3"),
+    ):
+        with pytest.raises(LimitError, match=rf"^doc:{where}: document limit max-text: a string of 1,048,577"):
+            loads(text, "doc")
+    assert len(loads(f"a: {long}\n", "doc", limits=Limits(max_text=2**21))["a"]) == 2**20 + 1
+
+
+def test_aliased_text_is_counted_expanded_against_max_text_total() -> None:
+    levels = "".join(f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}]\n" for i in range(1, 12))
+    text = "l0: &l0 " + "a" * 100_000 + "\n" + levels  # 100 KB of text, 2**11 times
+    with pytest.raises(LimitError, match=r"document limit max-text-total: more than 67,108,864 characters"):
+        loads(text, "doc")
+    assert (
+        loads(text, "doc", limits=Limits(max_text_total=2**29))["l11"][0][0][0][0][0][0][0][0][0][0][0] == "a" * 100_000
+    )
+
+
+def test_a_utf8_byte_order_mark_is_read_and_others_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_bytes(b"\xef\xbb\xbfa: 1\n")
+    assert load_document(path) == {"a": 1}
+    path.write_bytes("a: 1\n".encode("utf-16"))
+    with pytest.raises(LoadError, match=r"doc.yaml:1:1: document rule utf-8: not UTF-8 text: UTF-16 text"):
+        load_document(path)

@@ -72,7 +72,7 @@ def tree_within(value: Any, limits: Limits) -> bool:
 
 def measure_value(value: Any, limits: Limits) -> Extent:
     """`measure` of a plain value (shared parts counted at every place they are)."""
-    return measure(value, value_children, limits, leaf=value_leaf)
+    return measure(value, value_children, limits, leaf=value_leaf, text=value_text)
 
 
 def value_children(value: Any) -> Sequence[Any] | None:
@@ -92,7 +92,7 @@ class Extent:
     depth: int
 
 
-UNBOUNDED = Limits(max_depth=DEPTH_CEILING, max_nodes=2**62, max_keys=2**62)
+UNBOUNDED = Limits(max_depth=DEPTH_CEILING, max_nodes=2**62, max_keys=2**62, max_text=2**62, max_text_total=2**62)
 
 
 def extent(value: Any) -> Extent:
@@ -107,20 +107,26 @@ def measure(
     *,
     keys: Callable[[Any], int] | None = None,
     leaf: Callable[[Any], bool] | None = None,
+    text: Callable[[Any], int] | None = None,
 ) -> Extent:
     """The expanded extent of `root`; raises `Exceeded` on a limit or a recursive node.
 
     `keys(node)` is the number of entries of a mapping (0 for anything else), a dict's length by default; `leaf(node)`
-    whether a node is a scalar (cheaper than asking for its children), `children(node) is None` by default."""
+    whether a node is a scalar (cheaper than asking for its children), `children(node) is None` by default;
+    `text(scalar)` the characters of a scalar (a string's length), counted against `max-text-total` as expanded."""
     count_keys = keys or (lambda node: len(node) if isinstance(node, dict) else 0)
+    text_of = text or _no_text
+    texts: dict[int, int] = {}  # id -> characters of its strings, expanded (of the collections measured)
+    max_text = limits.max_text_total
     is_leaf = leaf or (lambda node: children(node) is None)
     sizes: dict[int, int] = {}
     heights: dict[int, int] = {}
     parents: dict[int, int] = {}
     path_ids: list[int] = []  # the collections being measured, root first (their ids)
     on_path: set[int] = set()
-    # (node, its children once they are pushed, else None; the ids of those that are collections; its scalars)
-    stack: list[tuple[Any, Sequence[Any] | None, list[int], int]] = [(root, None, [], 0)]
+    # (node, its children once they are pushed, else None; the ids of those that are collections; its scalars;
+    # their characters)
+    stack: list[tuple[Any, Sequence[Any] | None, list[int], int, int]] = [(root, None, [], 0, 0)]
     positions: dict[int, tuple[Any, int]] = {}  # id -> (container, index) where it is being measured
     max_depth = limits.max_depth
 
@@ -131,7 +137,7 @@ def measure(
     if is_leaf(root):
         return Extent(1, 0)
     while stack:
-        node, kids, collections, scalars = stack[-1]
+        node, kids, collections, scalars, characters = stack[-1]
         node_id = id(node)
         if kids is None:
             if node_id in sizes:  # pushed twice, measured under its other parent meanwhile
@@ -156,11 +162,12 @@ def measure(
                     [*_trail(positions, path_ids), (node, 2 * limits.max_keys)],
                 )
             at = len(stack) - 1
-            collections, scalars, pushed = [], 0, False
+            collections, scalars, characters, pushed = [], 0, 0, False
             for index in range(len(kids) - 1, -1, -1):
                 child = kids[index]
                 if is_leaf(child):
                     scalars += 1
+                    characters += text_of(child)
                     continue
                 child_id = id(child)
                 collections.append(child_id)
@@ -180,19 +187,27 @@ def measure(
                         )
                     continue
                 positions[child_id] = (node, index)  # the last push is the first popped
-                stack.append((child, None, [], 0))
+                stack.append((child, None, [], 0, 0))
                 pushed = True
-            stack[at] = (node, kids, collections, scalars)
+            stack[at] = (node, kids, collections, scalars, characters)
             if pushed:
                 continue
         stack.pop()
         size, height = 1 + scalars, 0
         for child_id in collections:
             size += sizes[child_id]
+            characters += texts[child_id]
             if heights[child_id] > height:
                 height = heights[child_id]
         sizes[node_id] = size
+        texts[node_id] = characters
         heights[node_id] = height + 1
+        if characters > max_text:
+            raise fail(
+                "max-text-total",
+                f"more than {max_text:,} characters of text once its aliases are expanded",
+                _trail(positions, path_ids),
+            )
         if size > limits.max_nodes:
             raise fail(
                 "max-nodes",
@@ -202,6 +217,15 @@ def measure(
         on_path.discard(node_id)
         path_ids.pop()
     return Extent(sizes[id(root)], heights[id(root)])
+
+
+def _no_text(node: Any) -> int:
+    return 0
+
+
+def value_text(value: Any) -> int:
+    """The characters of a plain scalar: a string's length, 0 for anything else."""
+    return len(value) if isinstance(value, str) else 0
 
 
 def _trail(positions: dict[int, tuple[Any, int]], path_ids: list[int]) -> list[tuple[Any, int]]:

@@ -158,13 +158,14 @@ for _tag, _pattern, _first in CORE_SCHEMA:
     _NoAliasDumper.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), [*_first, ""])
 
 
-def dump_yaml(doc: dict[str, Any]) -> str:
-    """Deterministic YAML: authored key order, no anchors, no line folding surprises."""
-    return yaml.dump(doc, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=True, width=110)
+def dump_yaml(doc: dict[str, Any], *, ascii_only: bool = False) -> str:
+    """Deterministic YAML: authored key order, no anchors, no line folding surprises (`ascii_only`: every other
+    character escaped, the same data, for a terminal)."""
+    return yaml.dump(doc, Dumper=_NoAliasDumper, sort_keys=False, allow_unicode=not ascii_only, width=110)
 
 
-def dump_json(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+def dump_json(doc: dict[str, Any], *, ascii_only: bool = False) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=ascii_only) + "\n"
 
 
 def write_bundle(doc: dict[str, Any], out_stem: Path) -> list[Path]:

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from accessgov_tools import limits, refs
+from accessgov_tools.display import TerminalSafe
 from accessgov_tools.loader import LoadError
 from accessgov_tools.paths import REPO
 
@@ -106,7 +107,17 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
 def guarded(run: Callable[[], int | None], prog: str = "accessgov-tools") -> int:
     """`run()`'s exit status, with every way it can fail mapped to one line on stderr and exit 2: a document it could
     not read or judge, a tool's own `SystemExit("error: ...")`, an internal error (a bug, a recursion too deep, no
-    memory left). 1 stays what it means: a finding."""
+    memory left). 1 stays what it means: a finding. While it runs, stdout and stderr are `display.TerminalSafe`: no
+    document text reaches a terminal or a CI log raw, whatever message quotes it."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    try:
+        return _guarded(run, prog)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _guarded(run: Callable[[], int | None], prog: str) -> int:
     try:
         return run() or 0
     except SystemExit as stop:

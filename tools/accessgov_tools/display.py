@@ -17,13 +17,19 @@ the CI job summary) passes document text through this module:
   `[`, `*`, `$` can mean anything); `plain(message)` is exactly the text a reader then sees.
 - `annotation(text)` / `annotation_property(text)`: GitHub workflow-command escaping of the visible text.
 - `html(text)`: the visible text escaped for HTML.
+- `TerminalSafe`: every tool's stdout and stderr (`cli.guarded`): no character a terminal acts on (ESC sequences,
+  CR, backspace, C1 controls, bidi controls) is written raw, and no line reads as a GitHub workflow command unless
+  `write_commands()` wrote it (the diff's `--format github`).
 """
 
 from __future__ import annotations
 
 import html as _html
 import re
+import sys
 import unicodedata
+from collections.abc import Iterable
+from typing import Any
 
 MAX_VALUE = 300  # characters of one quoted value before it is cut
 MAX_TEXT = 2_000  # characters of one message
@@ -165,3 +171,57 @@ def annotation_property(value: object) -> str:
 def html(value: object, limit: int = MAX_TEXT) -> str:
     """The visible text escaped for HTML (an element's content or an attribute)."""
     return _html.escape(visible(value, limit), quote=True)
+
+
+# What a terminal (or GitHub's log viewer) acts on rather than shows: C0 controls but tab and newline (ESC starts an
+# escape sequence, CR and backspace overwrite what was written, BEL rings), DEL, C1 controls (U+009B is CSI on an
+# 8-bit terminal), bidi embeddings, overrides, isolates and marks, and the line and paragraph separators.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# A line GitHub's runner reads as a workflow command (`::error ...::`, `::add-mask::`, `::stop-commands::`).
+_COMMAND_LINE = re.compile(r"(?m)^([ \t]*)::")
+
+
+def terminal(text: str) -> str:
+    """`text` with every character a terminal would act on spelled out (`⟨U+001B⟩`), newlines and tabs kept."""
+    return _TERMINAL_UNSAFE.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", text)
+
+
+class TerminalSafe:
+    """A text stream that writes what it is given as `terminal()` shows it, and writes no line that GitHub's runner
+    would read as a workflow command (a leading `::` is written `: :`) unless `commands()` writes it: every tool's
+    stdout and stderr, so that no document text, in whatever message, reaches a terminal or a CI log raw."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._line_start = True
+
+    def write(self, text: str) -> int:
+        return self._write(text, commands=False)
+
+    def commands(self, text: str) -> int:
+        """Write workflow commands the caller rendered (each value escaped with `annotation()`)."""
+        return self._write(text, commands=True)
+
+    def _write(self, text: str, *, commands: bool) -> int:
+        shown = terminal(text) if _TERMINAL_UNSAFE.search(text) else text
+        if not commands and "::" in shown:
+            if self._line_start and shown.lstrip(" \t").startswith("::"):
+                shown = shown.replace("::", ": :", 1)
+            shown = _COMMAND_LINE.sub(r"\1: :", shown) if "\n" in shown else shown
+        if shown:
+            self._line_start = shown.endswith("\n")
+        self._stream.write(shown)
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def write_commands(text: str, stream: Any = None) -> None:
+    """Write GitHub workflow commands to `stream` (stdout): through `TerminalSafe.commands` when it is one."""
+    stream = stream if stream is not None else sys.stdout
+    (stream.commands if isinstance(stream, TerminalSafe) else stream.write)(text)

@@ -415,11 +415,58 @@ def _replace(source: Path, target: Path) -> None:
     shutil.copytree(source, target)
 
 
+def check_names(doc: dict[str, Any], source: str) -> None:
+    """Refuse names that would overwrite one another once sanitised into Python: two operations whose operationIds
+    become one function and module name (`get-task`, `get_task`, `GetTask`: `api/<tag>/get_task.py` written twice),
+    two schemas that become one class or one module (`Task`, `task`), an operation without an operationId, and a
+    name that sanitises to nothing but a prefix (`_`, `__`, `-`). Python keywords and dunder names (`class`,
+    `__init__`, `__class__`) are sanitised by the generators (`class_`, `field_init`); a collision they make is
+    refused here like any other."""
+    from openapi_python_client.strings import ClassName, snake_case
+
+    taken: dict[str, str] = {}
+    for path, item in sorted((doc.get("paths") or {}).items()):
+        for method in HTTP_METHODS:
+            operation = item.get(method) if isinstance(item, dict) else None
+            if not isinstance(operation, dict):
+                continue
+            where = f"{method.upper()} {path}"
+            operation_id = operation.get("operationId")
+            if not isinstance(operation_id, str) or not operation_id.strip():
+                raise GenerationError(f"{source}: {where}: an operation needs an operationId (its function's name)")
+            name = _python_name(operation_id)
+            if name in ("field_", "") or name.strip("_") in ("", "field"):
+                raise GenerationError(
+                    f"{source}: {where}: operationId {operation_id!r} sanitises to no name ({name!r})"
+                )
+            if name in taken:
+                raise GenerationError(
+                    f"{source}: {where}: operationId {operation_id!r} and {taken[name]} both become the Python name "
+                    f"{name!r} (one module would overwrite the other): rename one"
+                )
+            taken[name] = f"{operation_id!r} ({where})"
+    classes: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for name in schemas_of(doc):
+        class_name = str(ClassName(str(name), prefix="Model"))
+        module = snake_case(class_name)
+        for seen, key, what in ((classes, class_name, "class"), (modules, module, "module")):
+            if key in seen:
+                raise GenerationError(
+                    f"{source}: schemas {seen[key]!r} and {name!r} both become the Python {what} {key!r} (one would "
+                    "overwrite the other): rename one"
+                )
+            seen[key] = str(name)
+
+
 def generate(out_dir: Path = DEFAULT_OUT, *, log: Any = print) -> dict[str, float]:
     """Regenerate `<out_dir>/models` and `<out_dir>/client` from the bundle in `out_dir`; return timings."""
     started = time.perf_counter()
     check_toolchain()
     inputs = load_inputs(out_dir)
+    check_names(inputs.bundle, shown(inputs.bundle_path))
+    if inputs.client_document is not inputs.bundle:
+        check_names(inputs.client_document, shown(inputs.client_source))
     client_doc, relaxed = client_document(inputs.client_document)
     log(f"models from {shown(inputs.bundle_path)}")
     log(f"client from {shown(inputs.client_source)}")

@@ -196,9 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         seconds = generate(args.out, args.sdk / GENERATED, sdk_dir=args.sdk)
         changed = write_package_version(contract_version(args.out), args.sdk)
-    except TypeScriptError as error:
+    except (TypeScriptError, OSError, ValueError, KeyError) as error:
+        # The document could not be turned into the SDK (a name the generator refuses, a tool that failed): exit 2,
+        # the status of "could not be judged", never 1 ("a finding") nor a traceback.
         print(f"error: {error}", file=sys.stderr)
-        return 1
+        return 2
     print(f"wrote {shown(args.sdk / GENERATED)}/ ({seconds:.1f}s)")
     for path in changed:
         print(f"wrote {shown(path)} (the contract's version)")

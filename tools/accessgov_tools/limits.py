@@ -10,6 +10,8 @@ loader's `LimitError`: `file:line:column: ... limit NAME ...`, exit 2 in every t
 | `max-depth`: collections nested, aliases expanded | 128 | `ACCESSGOV_MAX_DOCUMENT_DEPTH` | `--max-document-depth` |
 | `max-nodes`: values and keys, aliases expanded | 2,000,000 | `ACCESSGOV_MAX_DOCUMENT_NODES` | `--max-document-nodes` |
 | `max-keys`: entries of one mapping | 20,000 | `ACCESSGOV_MAX_MAPPING_KEYS` | `--max-mapping-keys` |
+| `max-text`: characters of one string | 1 Mi | `ACCESSGOV_MAX_DOCUMENT_TEXT` | `--max-document-text` |
+| `max-text-total`: all text, expanded | 64 Mi | `ACCESSGOV_MAX_DOCUMENT_TEXT_TOTAL` | `--max-document-text-total` |
 
 The same node budget bounds what an overlay makes (every action's result) and what the bundler inlines.
 """
@@ -42,6 +44,15 @@ LIMITS = (
     Limit("max-depth", "max_depth", "ACCESSGOV_MAX_DOCUMENT_DEPTH", "--max-document-depth", 128, "levels"),
     Limit("max-nodes", "max_nodes", "ACCESSGOV_MAX_DOCUMENT_NODES", "--max-document-nodes", 2_000_000, "nodes"),
     Limit("max-keys", "max_keys", "ACCESSGOV_MAX_MAPPING_KEYS", "--max-mapping-keys", 20_000, "keys"),
+    Limit("max-text", "max_text", "ACCESSGOV_MAX_DOCUMENT_TEXT", "--max-document-text", 2**20, "characters"),
+    Limit(
+        "max-text-total",
+        "max_text_total",
+        "ACCESSGOV_MAX_DOCUMENT_TEXT_TOTAL",
+        "--max-document-text-total",
+        64 * 2**20,
+        "characters",
+    ),
 )
 BY_NAME = {limit.name: limit for limit in LIMITS}
 
@@ -54,6 +65,8 @@ class Limits:
     max_depth: int = BY_NAME["max-depth"].default
     max_nodes: int = BY_NAME["max-nodes"].default
     max_keys: int = BY_NAME["max-keys"].default
+    max_text: int = BY_NAME["max-text"].default
+    max_text_total: int = BY_NAME["max-text-total"].default
 
     def __post_init__(self) -> None:
         for limit in LIMITS:

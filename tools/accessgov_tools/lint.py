@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from accessgov_tools import display, redos
 from accessgov_tools.loader import LoadError, load_document
 from accessgov_tools.paths import REPO, shown
 from accessgov_tools.refs import References
@@ -235,11 +236,34 @@ def _enclosing(ctx: Context, pointer: tuple[str, ...]) -> Iterator[dict[str, Any
         yield node
 
 
+def patterns_run_in_linear_time(ctx: Context) -> Iterator[Finding]:
+    """Every `pattern` and `patternProperties` name can be run by a backtracking engine (the server's and the SDK's
+    Python `re`, a TypeScript client's RegExp) in reasonable time: no nested or overlapping repetitions
+    (`accessgov_tools/redos.py` reads the pattern; nothing runs it)."""
+    for pointer, node in walk(ctx.doc):
+        if not isinstance(node, dict) or (pointer and pointer[-1] in ("properties", "examples", "example")):
+            continue
+        found: list[tuple[tuple[str, ...], str]] = []
+        if isinstance(node.get("pattern"), str):
+            found.append(((*pointer, "pattern"), node["pattern"]))
+        if isinstance(node.get("patternProperties"), dict):
+            found.extend(((*pointer, "patternProperties", str(name)), str(name)) for name in node["patternProperties"])
+        for where, pattern in found:
+            if (why := redos.problem(pattern)) is not None:
+                yield ctx.finding(
+                    "pattern-backtracking",
+                    where,
+                    f"pattern {display.quote(display.visible(pattern, 200))} can backtrack catastrophically in a "
+                    f"backtracking engine: {why}",
+                )
+
+
 RULES: tuple[Callable[[Context], Iterator[Finding]], ...] = (
     camel_case_properties,
     open_enums,
     arrays_have_items,
     required_properties_defined,
+    patterns_run_in_linear_time,
 )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,11 @@ _Parser: Any = importlib.import_module("yaml.cyaml").CParser if yaml.__with_liby
 
 class LoadError(ValueError):
     """A document that is not valid JSON or YAML; the message starts with `file:line:column:`."""
+
+
+class RuleError(LoadError):
+    """A document that parses but is not JSON data (a tag, a repeated key, a number or string JSON cannot hold,
+    text that is not UTF-8); the message names `file:line:column` and `document rule NAME`."""
 
 
 class LimitError(LoadError):
@@ -149,7 +155,17 @@ class _RedefiningLoader(_RedefiningComposer, _FastLoader):
         Composer.__init__(self)
 
 
-def _yaml_error(source: str, error: yaml.YAMLError) -> LoadError:
+def _yaml_error(source: str, error: yaml.YAMLError, text: str | None = None) -> LoadError:
+    if isinstance(error, yaml.reader.ReaderError):  # a character YAML does not allow in a stream (NUL, ESC, ...)
+        where = f"{source}:1:1"
+        if text is not None and isinstance(error.position, int):
+            line, column = _position(text, error.position)
+            where = f"{source}:{line}:{column}"
+        character = error.character if isinstance(error.character, str) else chr(error.character)
+        return RuleError(
+            f"{where}: document rule yaml-character: the character U+{ord(character):04X} is not allowed in a YAML "
+            "document"
+        )
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
     problem = getattr(error, "problem", None) or str(error)
@@ -181,10 +197,12 @@ def _compose(text: str, source: str, limits: Limits | None = None) -> yaml.Node 
                 raise
             node = _run(_RedefiningLoader, text, compose=True)
     except yaml.YAMLError as error:
-        raise _yaml_error(source, error) from None
+        raise _yaml_error(source, error, text) from None
+    if node is not None:
+        _check_nodes(node, source, limits)
     if node is not None and not (not _has_anchor(text) and _tree_within(node, limits)):
         try:
-            measure(node, _node_children, limits, keys=_node_keys, leaf=_node_leaf)
+            measure(node, _node_children, limits, keys=_node_keys, leaf=_node_leaf, text=_node_text)
         except Exceeded as exceeded:
             raise _limit_error(source, _node_mark(node, exceeded), exceeded) from None
     return node  # type: ignore[no-any-return]
@@ -256,6 +274,7 @@ def _check_nesting(text: str, source: str, limits: Limits) -> None:
         return
     parser = _Parser(text)
     depth = 0
+    raw = text
     try:
         while (event := parser.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -271,7 +290,7 @@ def _check_nesting(text: str, source: str, limits: Limits) -> None:
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
     except yaml.YAMLError as error:
-        raise _yaml_error(source, error) from None
+        raise _yaml_error(source, error, raw) from None
     finally:
         parser.dispose()
 
@@ -286,6 +305,85 @@ def _node_children(node: yaml.Node) -> list[yaml.Node] | None:
 
 def _node_leaf(node: yaml.Node) -> bool:
     return node.__class__ is yaml.ScalarNode
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+_ALLOWED_TAGS = frozenset((_STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP, _MERGE))
+# Python refuses to turn a decimal integer of more digits than this into text (ValueError): refused when read.
+MAX_INTEGER_DIGITS = 4_300
+
+
+def _mark(node: yaml.Node) -> str:
+    return f"{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+
+
+def _refuse(source: str, node: yaml.Node, rule: str, text: str) -> LoadError:
+    return RuleError(f"{source}:{_mark(node)}: document rule {rule}: {text}")
+
+
+def _check_nodes(root: yaml.Node, source: str, limits: Limits) -> None:
+    """Refuse what is not JSON data, each distinct node looked at once (an alias's target once): a tag beyond the
+    YAML 1.2 core schema (`!!python/...`, `!!binary`, `!!set`, `!!timestamp`, `!custom`: the OpenAPI Specification
+    limits tags to the JSON schema's), a key that is a collection or repeats within its mapping, a number JSON has
+    no value for (`.inf`, `.nan`, `1e400`) or an integer of more than 4,300 characters, and a string longer than
+    `max-text`."""
+    seen: set[int] = set()
+    stack = [root]
+    max_text = limits.max_text
+    scalar_class = yaml.ScalarNode
+    while stack:
+        node = stack.pop()
+        if node.__class__ is scalar_class:
+            tag = node.tag
+            if tag == _STR:
+                if len(node.value) > max_text:
+                    raise LimitError(
+                        f"{source}:{_mark(node)}: document limit max-text: a string of {len(node.value):,} "
+                        f"characters, more than {max_text:,}{hint('max-text')}",
+                        "max-text",
+                    )
+            elif tag == _INT:
+                if len(node.value) > MAX_INTEGER_DIGITS:
+                    raise _refuse(
+                        source, node, "json-number", f"an integer of {len(node.value):,} characters (at most "
+                        f"{MAX_INTEGER_DIGITS:,})"
+                    )  # fmt: skip
+            elif tag == _FLOAT:
+                if not _finite(node.value):
+                    raise _refuse(source, node, "json-number", f"{node.value[:40]!r} is a number JSON cannot hold")
+            elif tag not in _ALLOWED_TAGS:
+                raise _refuse(source, node, "yaml-tag", f"the tag {tag[:100]!r} is not JSON data (core schema only)")
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.tag not in _ALLOWED_TAGS or node.tag == _MERGE:
+            raise _refuse(source, node, "yaml-tag", f"the tag {node.tag[:100]!r} is not JSON data (core schema only)")
+        if node.__class__ is yaml.MappingNode:
+            keys: set[tuple[str, str]] = set()
+            for key, value in node.value:
+                if key.__class__ is not scalar_class:
+                    raise _refuse(source, key, "yaml-key", "a mapping key that is a collection (keys are strings)")
+                if key.tag != _MERGE:
+                    name = (key.tag, key.value)
+                    if name in keys:
+                        raise _refuse(source, key, "duplicate-key", f"the key {key.value[:100]!r} is repeated")
+                    keys.add(name)
+                stack.append(key)
+                stack.append(value)
+        else:
+            stack.extend(node.value)
+
+
+def _finite(text: str) -> bool:
+    try:
+        return math.isfinite(float(text.replace("_", "")))
+    except ValueError:
+        return False
+
+
+def _node_text(node: yaml.Node) -> int:
+    return len(node.value) if node.tag == _STR else 0
 
 
 def _node_keys(node: yaml.Node) -> int:
@@ -389,22 +487,122 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON value")
 
 
+class _Refused(ValueError):
+    """A JSON value the loader refuses, with the text to find it by (its position is found after the parse)."""
+
+    def __init__(self, rule: str, message: str, token: str) -> None:
+        super().__init__(message)
+        self.rule, self.token = rule, token
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_INTEGER_DIGITS:
+        raise _Refused("json-number", f"an integer of {len(text):,} characters (at most {MAX_INTEGER_DIGITS:,})", text)
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused("json-number", f"{text[:40]!r} is a number JSON cannot hold (it reads as {value})", text)
+    return value
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused("duplicate-key", f"the key {key[:100]!r} is repeated", json.dumps(key))
+            seen.add(key)
+    return mapping
+
+
+def _token_position(text: str, token: str, nth: int = 1) -> tuple[int, int]:
+    """(line, column) of the `nth` occurrence of `token` in `text` (1, 1 when it is not found)."""
+    at = -1
+    for _ in range(nth):
+        at = text.find(token, at + 1)
+        if at < 0:
+            return 1, 1
+    return _position(text, at)
+
+
+# A surrogate escape not part of a pair: a high one not followed by a low one, or a low one not after a high one.
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)(?:\\\\)*\\u(?:d[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2}\\u)d[c-f][0-9a-f]{2})",
+    re.IGNORECASE,
+)
+
+
+def _check_strings(value: Any, text: str, source: str, limits: Limits) -> None:
+    """Refuse a string (a key or a value) longer than `max-text`, and one holding a lone surrogate (`"\\ud800"`:
+    no character, not UTF-8, which every writer of the document would fail on)."""
+    max_text = limits.max_text
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            strings: Any = node
+            stack.extend(item for item in node.values() if not isinstance(item, (int, float, bool)) and item)
+        elif isinstance(node, list):
+            strings = node
+            stack.extend(item for item in node if isinstance(item, (dict, list)))
+        else:
+            strings = (node,)
+        for string in strings:
+            if not isinstance(string, str) or (len(string) <= max_text and string.isascii()):
+                continue
+            if len(string) > max_text:
+                line, column = _token_position(text, json.dumps(string[:60], ensure_ascii=False)[:-1])
+                raise LimitError(
+                    f"{source}:{line}:{column}: document limit max-text: a string of {len(string):,} characters, "
+                    f"more than {max_text:,}{hint('max-text')}",
+                    "max-text",
+                )
+            try:
+                string.encode("utf-8")
+            except UnicodeEncodeError:
+                match = _LONE_SURROGATE.search(text)
+                line, column = _position(text, match.start()) if match else (1, 1)
+                raise RuleError(
+                    f"{source}:{line}:{column}: document rule unicode: a string holding a lone surrogate "
+                    f"(\\u{ord(string[_surrogate_at(string)]):04x}), which is no character"
+                ) from None
+
+
+def _surrogate_at(string: str) -> int:
+    return next((i for i, char in enumerate(string) if "\ud800" <= char <= "\udfff"), 0)
+
+
 def _json(text: str, source: str, limits: Limits | None = None) -> Any:
     limits = limits or current_limits()
     try:
-        value = json.loads(text, parse_constant=_not_json)
+        value = json.loads(
+            text,
+            parse_constant=_not_json,
+            parse_int=_json_int,
+            parse_float=_json_float,
+            object_pairs_hook=_json_object,
+        )
     except json.JSONDecodeError as error:
         raise LoadError(f"{source}:{error.lineno}:{error.colno}: {error.msg}") from None
     except RecursionError:  # nested deeper than Python's JSON reader goes: always deeper than max-depth
         raise _json_depth_error(text, source, limits) from None
+    except _Refused as refused:
+        line, column = _token_position(text, refused.token, 2 if refused.rule == "duplicate-key" else 1)
+        raise RuleError(f"{source}:{line}:{column}: document rule {refused.rule}: {refused}") from None
     except ValueError as error:
-        raise LoadError(f"{source}: {error}") from None
+        raise LoadError(f"{source}:1:1: {error}") from None
     if tree_within(value, limits):
+        _check_strings(value, text, source, limits)
         return value
     try:
         measure_value(value, limits)
     except Exceeded as exceeded:
         raise _limit_error(source, _json_mark(text, _preorder_index(exceeded)), exceeded) from None
+    _check_strings(value, text, source, limits)
     return value
 
 
@@ -471,7 +669,7 @@ def loads(text: str, source: str = "<string>", *, json_only: bool = False, limit
     if _looks_like_json(text):
         try:
             return _json(text, source, limits)
-        except LimitError:
+        except (LimitError, RuleError):
             raise
         except LoadError:
             pass  # a YAML flow collection, or broken JSON: YAML's error says where
@@ -502,8 +700,26 @@ def read_text(path: Path, limits: Limits | None = None) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise LoadError(f"{path}:{line}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise _not_utf8(str(path), data, error) from None
+
+
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def _not_utf8(source: str, data: bytes, error: UnicodeDecodeError) -> LoadError:
+    """`file:line:column: document rule utf-8: ...`: where the first byte that is not UTF-8 is (the column in
+    characters of the line's valid text before it), and the encoding when a byte-order mark names another one."""
+    start = data.rfind(b"\n", 0, error.start) + 1
+    line = data.count(b"\n", 0, error.start) + 1
+    column = len(data[start : error.start].decode("utf-8", "replace")) + 1
+    bom = next((name for mark, name in _OTHER_BOMS if data.startswith(mark)), None)
+    what = f"{bom} text (its byte-order mark says so)" if bom else f"byte 0x{data[error.start]:02x} ({error.reason})"
+    return RuleError(f"{source}:{line}:{column}: document rule utf-8: not UTF-8 text: {what}")
 
 
 def load_document(path: Path, limits: Limits | None = None) -> Any:

@@ -522,9 +522,12 @@ def load_document(path: Path) -> Any:
         raise OverlayDocumentError(str(error)) from error
 
 
-def render(document: Any, path: Path) -> str:
-    """The deterministic text of `document` for `path` (JSON for `.json`, YAML otherwise)."""
-    return dump_json(document) if path.suffix == ".json" else dump_yaml(document)
+def render(document: Any, path: Path, *, ascii_only: bool = False) -> str:
+    """The deterministic text of `document` for `path` (JSON for `.json`, YAML otherwise); `ascii_only` writes
+    every other character as an escape (`\\u202e`), the same data, for a terminal (stdout)."""
+    if path.suffix == ".json":
+        return dump_json(document, ascii_only=ascii_only)
+    return dump_yaml(document, ascii_only=ascii_only)
 
 
 def variant_outputs(
@@ -577,7 +580,7 @@ def _apply_command(args: argparse.Namespace) -> int:
         if args.check:
             raise SystemExit("error: --check needs -o OUT (the file to compare with)")
         # Without -o the result goes to stdout in the input document's format.
-        sys.stdout.write(render(result, args.input))
+        sys.stdout.write(render(result, args.input, ascii_only=True))
         return 0
     return _write_or_check({args.output: render(result, args.output)}, args.check, "apply again without --check")
 

@@ -6,7 +6,8 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from accessgov.config import Settings
-from accessgov.storage.engine import create_engine
+from accessgov.storage.backends import create_engine
+from accessgov.storage.database import Database
 from accessgov.storage.schema import Base
 
 config = context.config
@@ -17,8 +18,8 @@ def run_migrations(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
-        # SQLite cannot ALTER most things in place; batch mode copies the table instead.
-        render_as_batch=connection.dialect.name == "sqlite",
+        # Batch mode copies the table, where ALTER TABLE cannot change most things in place (SQLite).
+        render_as_batch=Database.of(connection.dialect).alters_by_copy,
         compare_type=True,
     )
     with context.begin_transaction():

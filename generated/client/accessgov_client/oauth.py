@@ -7,24 +7,51 @@ Client authentication is HTTP Basic (`client_secret_basic`, RFC 6749 section 2.3
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuth2Client
 
-from .exceptions import error_from_response, json_or_none
+from .exceptions import UndecodableResponseError, error_from_response, json_or_none
 
 TOKEN_PATH = "/auth/v1/token"
+# RFC 6750's b64token, loosely: visible ASCII, so the token goes into an Authorization header as it came.
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]{1,8192}")
 
 
 def _raise_for_error(response: httpx.Response) -> httpx.Response:
     """authlib compliance hook: a refused token request raises the SDK's typed error (status, headers, body), and
-    so does an answer that is no token: a redirect (never followed: the client secret stays with the token
-    endpoint) or a body that is not a JSON object."""
-    if response.status_code >= 300 or not isinstance(json_or_none(response.content), dict):
+    so does a redirect (never followed: the client secret stays with the token endpoint); a 2xx answer that is no
+    token (not a JSON object, no usable `access_token`, another `token_type` than Bearer, an `expires_in` that is
+    not a number) is an `UndecodableResponseError`, before authlib reads it."""
+    if response.status_code >= 300 or response.status_code < 200:
         raise error_from_response(response.status_code, response.headers, response.content, operation="get_token")
+    problem = _token_problem(json_or_none(response.content))
+    if problem:
+        message = f"get_token: HTTP {response.status_code}: the token endpoint's answer {problem}"
+        raise UndecodableResponseError(message, request=response.request)
     return response
+
+
+def _token_problem(token: Any) -> str:
+    """What makes a token endpoint's parsed answer unusable, `""` when nothing does."""
+    if not isinstance(token, dict):
+        return "is not a JSON object"
+    access = token.get("access_token")
+    if not isinstance(access, str) or not access or not _TOKEN_CHARS.fullmatch(access):
+        return "has no access_token the SDK can send (a non-empty string of visible ASCII)"
+    kind = token.get("token_type", "Bearer")
+    if not isinstance(kind, str) or kind.lower() != "bearer":
+        return f"issues a {str(kind)[:40]!r} token, not a Bearer token"
+    lifetime = token.get("expires_in")
+    if lifetime is not None and (
+        isinstance(lifetime, bool) or not isinstance(lifetime, int | float) or not math.isfinite(lifetime)
+    ):
+        return "has an expires_in that is not a number of seconds"
+    return ""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Final
 
 from .catalog import Paging
+from .exceptions import UndecodableResponseError
 from .types import Unset
 
 DEFAULT_MAX_PAGES: Final = 1000
@@ -48,7 +49,7 @@ class _Walk:
         if token is None or isinstance(token, Unset) or token == "":
             return ""
         if not isinstance(token, str):
-            raise TypeError(f"the next page token must be a string, got {type(token).__name__}")
+            raise UndecodableResponseError(f"the next page token must be a string, got {type(token).__name__}")
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
         if digest in self.seen:
             raise PagingLoopError(f"the server returned page token {token[:32]!r}… twice (after {self.pages} pages)")

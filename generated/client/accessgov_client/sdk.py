@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import httpx
 
+from .answers import parsed_result
 from .client import AuthenticatedClient
 from .exceptions import error_from_response
 from .oauth import ClientCredentials
@@ -38,7 +39,6 @@ from .retries import (
     sync_transport,
 )
 from .transport import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, byte_cap, timeout_of
-from .types import Response
 
 Operation = str | ModuleType
 
@@ -102,13 +102,16 @@ class _Base:
             return _DEFAULT
         return retry_policy(retry) if retry is not True else (self.retry or DEFAULT_RETRY)
 
-    def _result(self, name: str, response: Response[Any]) -> Any:
-        """The parsed body of a 2xx answer; otherwise the typed error (or, with `raise_errors=False`, whatever
-        the generated code parsed: the `Error` model, or `None` for an undocumented status)."""
-        status = int(response.status_code)
-        if 200 <= status < 300 or not self.raise_errors:
-            return response.parsed
-        raise error_from_response(status, response.headers, response.content, operation=name)
+    def _result(self, name: str, module: ModuleType, response: httpx.Response) -> Any:
+        """The parsed body of a 2xx answer (`UndecodableResponseError` when it is not the operation's result);
+        otherwise the typed error (or, with `raise_errors=False`, whatever the generated code parsed: the `Error`
+        model, or `None` for an undocumented status or a body that is no `Error`)."""
+        status = response.status_code
+        if not 200 <= status < 300:
+            if self.raise_errors:
+                raise error_from_response(status, response.headers, response.content, operation=name)
+            return module._build_response(client=self.client, response=response).parsed
+        return parsed_result(name, module, self.client, response)
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in CATALOG:
@@ -143,10 +146,12 @@ class AccessGov(_Base):
         send once, `True` to retry even a non-idempotent call, or a `Retry` policy for this call."""
         op = CATALOG.get(operation)
         choice = self._override(retry)
+        module = op.load()
+        request = module._get_kwargs(*args, **kwargs)
         with call_retry(choice) if choice is not _DEFAULT else contextlib.nullcontext():
             self._ensure_token()
-            response = op.load().sync_detailed(*args, client=self.client, **kwargs)
-        return self._result(op.name, response)
+            response = self.http.request(**request)
+        return self._result(op.name, module, response)
 
     def paginate(
         self, operation: Operation, /, *args: Any, max_pages: int | _Default | None = _DEFAULT, **kwargs: Any
@@ -193,10 +198,12 @@ class AsyncAccessGov(_Base):
         """`AccessGov.call`, awaited."""
         op = CATALOG.get(operation)
         choice = self._override(retry)
+        module = op.load()
+        request = module._get_kwargs(*args, **kwargs)
         with call_retry(choice) if choice is not _DEFAULT else contextlib.nullcontext():
             await self._ensure_token()
-            response = await op.load().asyncio_detailed(*args, client=self.client, **kwargs)
-        return self._result(op.name, response)
+            response = await self.http.request(**request)
+        return self._result(op.name, module, response)
 
     def paginate(
         self, operation: Operation, /, *args: Any, max_pages: int | _Default | None = _DEFAULT, **kwargs: Any

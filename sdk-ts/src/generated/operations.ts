@@ -18,6 +18,7 @@ export const OPERATIONS = {
     idempotent: true,
     credential: false,
     bodyType: "application/x-www-form-urlencoded",
+    result: "object",
     paging: null,
   },
   "list_app_entitlements": {
@@ -26,6 +27,7 @@ export const OPERATIONS = {
     idempotent: true,
     credential: true,
     bodyType: null,
+    result: "object",
     paging: { tokenParam: "page_token", nextToken: "nextPageToken", items: "list" },
   },
   "receive_webhook": {
@@ -34,6 +36,7 @@ export const OPERATIONS = {
     idempotent: true,
     credential: false,
     bodyType: "application/json",
+    result: "object",
     paging: null,
   },
   "restart_task": {
@@ -42,6 +45,7 @@ export const OPERATIONS = {
     idempotent: false,
     credential: true,
     bodyType: "application/json",
+    result: "object",
     paging: null,
   },
 } as const satisfies Record<string, OperationInfo>;

@@ -190,7 +190,8 @@ def kit_config(fixtures: Fixtures, group: int = 0) -> str:
 
 def _seed(database_url: str, fixtures: Fixtures) -> None:
     from accessgov.storage import directory, entitlements, listeners
-    from accessgov.storage.engine import create_engine, migrate, session_factory
+    from accessgov.storage.backends import create_engine
+    from accessgov.storage.engine import migrate, session_factory
 
     engine = create_engine(database_url)
     migrate(engine)

@@ -17,7 +17,8 @@ from sqlalchemy.engine import Engine
 from accessgov.app import create_app
 from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET, seed_demo
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
 from tests.server._tcp_forwarder import Forwarder
 from tests.support.harness import NO_FAILURE_LIMITS, serve

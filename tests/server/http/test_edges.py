@@ -1,5 +1,6 @@
-"""The edges of `accessgov serve` on real processes and sockets: deadlines, connection cap, draining shutdown,
-workers that do not outlive their supervisor. Bounds are generous; speed is the benchmark's business."""
+"""The edges of `accessgov serve` on real processes and sockets: deadlines, draining shutdown, workers that do not
+outlive their supervisor (the connection cap: test_http_edges.py). Bounds are generous; speed is the benchmark's
+business."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -25,75 +27,61 @@ from tests.support.server_process import (
     read_until_closed,
 )
 
-pytestmark = pytest.mark.slow
+# One worker: the module's servers (one per HTTP parser, shared by the deadline tests) start once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("edges")]
 
 WEBHOOK = f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
 DISCONNECT_WITHIN = 30
-HTTP = pytest.mark.parametrize("http", ["httptools", "h11"])
 
 
-@HTTP
-def test_partial_request_head_is_disconnected(tmp_path: Path, http: str) -> None:
+@pytest.fixture(scope="module", params=["httptools", "h11"])
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """`accessgov serve` with the HTTP parser of the parameter, 1 s for a request head and between two body chunks,
+    and a 60 s keep-alive (a kept-alive connection waits on its next head's deadline, not on the keep-alive): the
+    head's and the body's deadline tests share it, each on connections of its own."""
+    options = ("--http", request.param, "--head-timeout", "1", "--body-timeout", "1", "--keep-alive", "60")
+    with accessgov_serve(tmp_path_factory.mktemp("deadlines"), *options) as served:
+        yield served
+
+
+def test_partial_request_head_is_disconnected(served: Served) -> None:
     request = (
         b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-admin-token\r\n\r\n"
     )
-    with accessgov_serve(tmp_path, "--http", http, "--head-timeout", "1", "--keep-alive", "60") as served:
-        # Three connections at once (their deadlines run side by side): no head, a head cut off, and a whole request
-        # with a partial head pipelined behind it: the next head on a kept-alive connection is bounded too.
-        with served.connect() as idle, served.connect() as cut, served.connect() as pipelined:
-            cut.sendall(b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bea")
-            pipelined.sendall(request + b"GET / HTTP/1.1\r\nHo")
-            assert read_until_closed(idle, DISCONNECT_WITHIN) == b""
-            assert read_until_closed(cut, DISCONNECT_WITHIN) == b""
-            assert read_until_closed(pipelined, DISCONNECT_WITHIN).startswith(b"HTTP/1.1 200 ")
-        # A head that keeps arriving byte by byte is bounded as a whole, not per byte.
-        with served.connect() as sock:
-            sock.settimeout(DISCONNECT_WITHIN)
-            closed = False
-            for byte in b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nX-Slow: " + b"a" * 200:
-                try:
-                    sock.sendall(bytes([byte]))
-                except (BrokenPipeError, ConnectionResetError):
-                    closed = True
-                    break
-                time.sleep(0.1)
-            assert closed or read_until_closed(sock, DISCONNECT_WITHIN) == b""
-        assert httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
+    # Three connections at once (their deadlines run side by side): no head, a head cut off, and a whole request
+    # with a partial head pipelined behind it: the next head on a kept-alive connection is bounded too.
+    with served.connect() as idle, served.connect() as cut, served.connect() as pipelined:
+        cut.sendall(b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bea")
+        pipelined.sendall(request + b"GET / HTTP/1.1\r\nHo")
+        assert read_until_closed(idle, DISCONNECT_WITHIN) == b""
+        assert read_until_closed(cut, DISCONNECT_WITHIN) == b""
+        assert read_until_closed(pipelined, DISCONNECT_WITHIN).startswith(b"HTTP/1.1 200 ")
+    # A head that keeps arriving byte by byte is bounded as a whole, not per byte.
+    with served.connect() as sock:
+        sock.settimeout(DISCONNECT_WITHIN)
+        closed = False
+        for byte in b"GET " + ENTITLEMENTS.encode() + b" HTTP/1.1\r\nX-Slow: " + b"a" * 200:
+            try:
+                sock.sendall(bytes([byte]))
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            time.sleep(0.1)
+        assert closed or read_until_closed(sock, DISCONNECT_WITHIN) == b""
+    assert httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
 
 
-@HTTP
-def test_stalled_request_body_is_disconnected(tmp_path: Path, http: str) -> None:
+def test_stalled_request_body_is_disconnected(served: Served) -> None:
     body = json.dumps({"orderId": "A-1"}).encode()
     headers = signing.hmac_headers(DEMO_HMAC_SECRET, body)
     head = [f"POST {WEBHOOK} HTTP/1.1", "Host: x", "Content-Type: application/json", f"Content-Length: {len(body)}"]
     head += [f"{name}: {value}" for name, value in headers.items()]
-    with accessgov_serve(tmp_path, "--http", http, "--body-timeout", "1") as served:
-        with served.connect() as sock:
-            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[:5])
-            assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
-        # The same delivery, sent whole, is accepted: the stalled one was never recorded.
-        response = httpx.post(served.base_url + WEBHOOK, content=body, headers=headers, timeout=10)
-        assert response.status_code == 200, response.text
-
-
-def test_connections_beyond_the_cap_get_503(tmp_path: Path) -> None:
-    with accessgov_serve(tmp_path, "--limit-concurrency", "4", "--head-timeout", "60") as served:
-        idle = [served.connect() for _ in range(4)]
-        try:
-            deadline = time.monotonic() + DISCONNECT_WITHIN
-            while True:  # until the server has accepted the idle connections
-                response = httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10)
-                if response.status_code == 503 or time.monotonic() > deadline:
-                    break
-                time.sleep(0.1)
-            assert response.status_code == 503
-        finally:
-            for sock in idle:
-                sock.close()
-        deadline = time.monotonic() + DISCONNECT_WITHIN
-        while (status := httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code) != 200:
-            assert time.monotonic() < deadline, status
-            time.sleep(0.1)
+    with served.connect() as sock:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[:5])
+        assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
+    # The same delivery, sent whole, is accepted: the stalled one was never recorded.
+    response = httpx.post(served.base_url + WEBHOOK, content=body, headers=headers, timeout=10)
+    assert response.status_code == 200, response.text
 
 
 def stopped_listening(served: Served, within: float = 30) -> None:

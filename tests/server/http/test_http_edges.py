@@ -167,3 +167,8 @@ def test_the_connection_cap_answers_an_error_body(tmp_path: Path, http: str) -> 
         finally:
             for sock in idle:
                 sock.close()
+        # Once the idle connections are gone, requests are served again.
+        deadline = time.monotonic() + CLOSED_WITHIN
+        while (status := httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code) != 200:
+            assert time.monotonic() < deadline, status
+            time.sleep(0.1)

@@ -11,7 +11,8 @@ import pytest
 from accessgov import cli
 from accessgov.keys import Keyring
 from accessgov.storage import listeners
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 
 
 @pytest.fixture

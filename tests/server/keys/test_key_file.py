@@ -11,7 +11,14 @@ from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.keyring import key_file_path, key_source
 from accessgov.storage import listeners
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
+from accessgov.storage.sealing import database_file
+
+
+def key_file_of(settings: Settings) -> Path:
+    """The key file the rule picks for `settings`, beside their database's file where its backend has one."""
+    return key_file_path(settings, database_file(settings))
 
 
 def test_the_key_file_sits_next_to_the_sqlite_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -19,22 +26,22 @@ def test_the_key_file_sits_next_to_the_sqlite_database(tmp_path: Path, monkeypat
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the working directory plays no part
     url = f"sqlite:///{tmp_path / 'db' / 'accessgov.db'}"
-    assert key_file_path(Settings.validated({"DATABASE_URL": url})) == tmp_path / "db" / "secret.keys"
+    assert key_file_of(Settings.validated({"DATABASE_URL": url})) == tmp_path / "db" / "secret.keys"
 
 
 def test_the_key_file_setting_wins(tmp_path: Path) -> None:
     env = {"ACCESSGOV_SECRET_KEY_FILE": str(tmp_path / "k.json"), "DATABASE_URL": "sqlite:////srv/x.db"}
-    assert key_file_path(Settings.validated(env)) == tmp_path / "k.json"
+    assert key_file_of(Settings.validated(env)) == tmp_path / "k.json"
 
 
 def test_postgresql_keys_live_in_the_per_user_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings(database_url="postgresql://u@127.0.0.1/db")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert key_file_path(settings) == tmp_path / "accessgov/secret.keys"
+    assert key_file_of(settings) == tmp_path / "accessgov/secret.keys"
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert key_file_path(settings) == tmp_path / ".local/share/accessgov/secret.keys"
-    assert "per-user" in key_source(settings)[1]
+    assert key_file_of(settings) == tmp_path / ".local/share/accessgov/secret.keys"
+    assert "per-user" in key_source(settings, database_file(settings))[1]
 
 
 def test_no_second_key_file_beside_sealed_rows(tmp_path: Path) -> None:

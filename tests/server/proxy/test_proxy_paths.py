@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 
 from accessgov.http.engine import load_bundle
 from accessgov.proxy import create_proxy
+from accessgov.proxy.paths import PathRefused, normalised
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -86,6 +87,14 @@ REFUSED = {
     "/%c0%ae%c0%ae/tenant-b/x": "not UTF-8",  # overlong "."
     "/%c0%af": "not UTF-8",  # overlong "/"
     "/a%00/../x": "an encoded NUL",
+    "/a/%zz/b": "an invalid percent escape",
+    "/a/%2/b": "an invalid percent escape",
+    "/a/b%": "an invalid percent escape",
+    "/%u002e%u002e/tenant-b/x": "an invalid percent escape",  # IIS's %u form of "."
+    "/%U002E%U002E/tenant-b/x": "an invalid percent escape",
+    "/a/%%32%65%%32%65/x": "an invalid percent escape",  # %%32%65: a "%2e" to a server that decodes twice
+    "/%c0%ae%c0%ae%c0%af/tenant-b": "not UTF-8",
+    "/%e0%80%ae/x": "not UTF-8",  # a three-byte overlong "."
     "*": "must be a path",
 }
 
@@ -174,3 +183,9 @@ def test_the_contract_is_checked_on_the_path_the_upstream_gets(upstream: tuple[s
     with serve(app, edge="h11") as base_url:
         send(base_url, "/x/../api/v1/apps/app-github/entitlements")
     assert app.violations.by_kind["request.security"] == 1, app.violations.report()
+
+
+@pytest.mark.parametrize("raw", [b"/a/b c", b"/a/\x7f", b"/a/\x00", b"/a/<script>", b"/a/\xc3\xa9", b"/a/{x}", b"/a|b"])
+def test_a_raw_byte_no_uri_path_holds_is_refused_whatever_the_edge_let_through(raw: bytes) -> None:
+    with pytest.raises(PathRefused, match="a byte a URI path cannot hold raw"):
+        normalised(raw)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from accessgov.storage.engine import create_engine, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import session_factory
 from tests.support import deliveries
 
 

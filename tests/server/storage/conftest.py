@@ -17,7 +17,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import listeners, tasks
-from accessgov.storage.engine import alembic_config, create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import alembic_config, migrate, session_factory
 from accessgov.storage.schema import Listener
 from accessgov.storage.statement_steps import drive
 from tests.support.harness import copy_sqlite, sqlite_template

@@ -17,15 +17,10 @@ from accessgov.storage.schema import Setting
 from accessgov.storage.statement_steps import Steps, read, write
 
 PACKAGE = Path(database.__file__).resolve().parent.parent
-# The two implementations, the URL's choice between them, the protocol that declares `backend`, and the engine
-# factory, which configures an engine for its URL's backend (SQLite's pragmas, PostgreSQL's idle ping).
-IMPLEMENTATIONS = {
-    "storage/sqlite.py",
-    "storage/postgres.py",
-    "storage/backends.py",
-    "storage/database.py",
-    "storage/engine.py",
-}
+# The two implementations and the URL's choice between them (`backends.implementation`).
+IMPLEMENTATIONS = {"storage/sqlite.py", "storage/postgres.py", "storage/backends.py"}
+# What names a backend or a driver: compared with, it is a branch on the backend.
+BACKEND_NAMES = {"sqlite", "pysqlite", "postgresql", "postgres", "psycopg", "psycopg2", "mysql"}
 
 
 def test_both_styles_on_either_backend(db_url: str) -> None:
@@ -65,15 +60,41 @@ def _names(path: Path) -> set[str]:
     }
 
 
+def _branches(path: Path) -> list[str]:
+    """Where a module compares something with a backend's or a driver's name, or reads the name of a URL's
+    backend or an engine's driver (`get_backend_name`, `.driver`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            constants = [
+                element.value
+                for operand in operands
+                for element in (operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand])
+                if isinstance(element, ast.Constant) and isinstance(element.value, str)
+            ]
+            if BACKEND_NAMES & set(constants):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Attribute) and node.attr in ("get_backend_name", "driver"):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
 def test_no_module_but_the_implementations_asks_which_backend_it_runs_on() -> None:
+    modules = {str(path.relative_to(PACKAGE)): path for path in PACKAGE.rglob("*.py")}
+    outside = {name: path for name, path in modules.items() if name not in IMPLEMENTATIONS}
     asking = {
-        str(path.relative_to(PACKAGE))
-        for path in PACKAGE.rglob("*.py")
-        if str(path.relative_to(PACKAGE)) not in IMPLEMENTATIONS and {"backend", "on_loop"} & _names(path)
+        name
+        for name, path in outside.items()
+        if name != "storage/database.py" and {"backend", "on_loop"} & _names(path)
     }
     assert asking == {"cli.py"}  # `accessgov worker` names the backend it runs on, and nothing else
+    branching = {name: found for name, path in outside.items() if (found := _branches(path))}
+    assert not branching, branching
+    # The implementations do branch (the check finds what it looks for).
+    assert _branches(modules["storage/backends.py"]) and _branches(modules["storage/postgres.py"])
     protocol = (PACKAGE / "storage" / "database.py").read_text()
-    assert "on_loop" not in protocol and "backend ==" not in protocol and "dialect.name" not in protocol
+    assert "on_loop" not in protocol and "backend ==" not in protocol
 
 
 def test_the_handlers_make_one_storage_call_and_storage_never_calls_back_into_them() -> None:

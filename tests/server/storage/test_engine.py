@@ -13,9 +13,8 @@ from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.config import Settings
-from accessgov.storage import engine as engine_module
 from accessgov.storage import page_keys, settings
-from accessgov.storage.engine import create_engine
+from accessgov.storage.backends import create_engine
 from accessgov.storage.schema import Task
 from tests.support.postgres import postgres_url
 
@@ -113,7 +112,9 @@ def test_generated_page_token_key_is_created_once_and_shared(engine: Engine, ses
 def test_postgres_pings_only_connections_that_sat_idle(postgres_admin: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """A connection in use moments ago goes straight to work (no ping round trip per transaction); one idle for
     longer than the threshold is pinged, and when the server dropped it meanwhile it is replaced unseen."""
-    monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_SECONDS", 0.2)
+    from accessgov.storage import postgres
+
+    monkeypatch.setattr(postgres, "PING_AFTER_IDLE_SECONDS", 0.2)
     engine = create_engine(postgres_url(), pool_size=1, max_overflow=0)
     pings: list[object] = []
     real_ping = engine.dialect.do_ping

@@ -12,8 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from accessgov.storage.backends import open_url
-from accessgov.storage.engine import create_engine
+from accessgov.storage.backends import create_engine, open_url
 from accessgov.storage.loop_reads import LoopReads
 from accessgov.storage.postgres import _async_connector
 from accessgov.storage.prepared import PreparedQuery

@@ -12,7 +12,8 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
-from accessgov.storage.engine import alembic_config, create_engine, migrate
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import alembic_config, migrate
 from accessgov.storage.schema import Base
 from tests.support.postgres import BACKENDS
 

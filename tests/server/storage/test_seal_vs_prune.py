@@ -14,7 +14,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from accessgov.keys import Keyring, KeyringError
 from accessgov.keys.secretbox import key_id_of
 from accessgov.storage import listeners, sealing
-from accessgov.storage.engine import create_engine, migrate
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate
 from tests.server.storage.conftest import NOW, plaintext_database
 
 SECRET = "whsec_sealed_while_keys_change"

@@ -17,7 +17,8 @@ from accessgov.config import Settings
 from accessgov.keys import Keyring, KeyringError, open_sealed, seal
 from accessgov.keys.secretbox import SealedValueError, key_id_of
 from accessgov.storage import listeners, page_keys, sealing
-from accessgov.storage.engine import create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import Base
 from tests.server.storage.conftest import HMAC_SECRET, NOW, MakeListener, plaintext_database
 
@@ -121,7 +122,7 @@ def test_key_rotation_reseals_everything_then_the_old_key_can_go(
 
 def test_key_file_is_private_and_a_running_process_sees_a_rotation(tmp_path: Path) -> None:
     path = tmp_path / "data" / "secret.keys"
-    server = Keyring.from_settings(Settings(secret_key_file=path))
+    server = Keyring.from_settings(Settings(secret_key_file=path), None)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     operator = Keyring.from_file(path)
     new = operator.add_primary()
@@ -143,12 +144,12 @@ def test_keys_from_the_environment() -> None:
     from accessgov.keys.keyring import encode_key
 
     ring = Keyring.from_settings(
-        Settings.validated({"ACCESSGOV_SECRET_KEY": f"{kid2}:{encode_key(key2)},{kid1}:{encode_key(key1)}"})
+        Settings.validated({"ACCESSGOV_SECRET_KEY": f"{kid2}:{encode_key(key2)},{kid1}:{encode_key(key1)}"}), None
     )
     assert ring.primary_id == kid2 and set(ring.key_ids) == {kid1, kid2}
     assert open_sealed(ring, seal(first, "x", b"a"), b"a") == "x"
-    bare = Keyring.from_settings(Settings.validated({"ACCESSGOV_SECRET_KEY": encode_key(key1)}))
+    bare = Keyring.from_settings(Settings.validated({"ACCESSGOV_SECRET_KEY": encode_key(key1)}), None)
     assert len(bare.key_ids) == 1
     for bad in ("short", "k1:" + encode_key(b"x" * 16), "bad id!:" + encode_key(key1)):
         with pytest.raises(KeyringError):
-            Keyring.from_settings(Settings.validated({"ACCESSGOV_SECRET_KEY": bad}))
+            Keyring.from_settings(Settings.validated({"ACCESSGOV_SECRET_KEY": bad}), None)

@@ -12,7 +12,8 @@ from alembic import command
 from sqlalchemy.orm import Session, sessionmaker
 
 from accessgov.storage import tasks
-from accessgov.storage.engine import alembic_config, create_engine, migrate, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import alembic_config, migrate, session_factory
 from accessgov.storage.schema import Task, TaskHistoryStep
 from accessgov.storage.task_history import join, split
 from tests.server.storage.conftest import NOW, DrivenTaskWrites

@@ -18,7 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from accessgov.config import DEFAULT_TENANT_BASE_URL
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.storage import listeners
-from accessgov.storage.engine import create_engine, session_factory
+from accessgov.storage.backends import create_engine
+from accessgov.storage.engine import session_factory
 from accessgov.webhooks import signing
 from tests.support.keys import private_pem as pem
 from tests.support.server_process import ADMIN, ENTITLEMENTS, accessgov_serve

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from accessgov_tools.bundle import REPO, bundle, dump_yaml
+from accessgov_tools.cli import guarded
 from accessgov_tools.diffcheck.cli import main
 from accessgov_tools.diffcheck.compare import compare
 from accessgov_tools.diffcheck.config import ConfigError, load_severities
@@ -295,8 +296,23 @@ def test_formats() -> None:
 
 
 def test_unknown_ref_is_a_clear_error() -> None:
-    with pytest.raises(SystemExit, match="cannot read spec/"):
+    with pytest.raises(SystemExit, match="'no-such-ref-anywhere' names no commit"):
         main(["no-such-ref-anywhere"])
+
+
+@pytest.mark.parametrize(
+    "ref", ["--output=OUT.tar", "--remote=http://127.0.0.1:9/x", "--exec=touch EXEC", "-o", "HEAD --output=OUT.tar"]
+)
+def test_a_base_that_reads_as_a_git_option_is_a_revision_git_does_not_know(
+    ref: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BASE reaches git after `--end-of-options` (`git rev-parse --verify REV^{commit}`), then as the full hash:
+    `--output=FILE` writes no file, `--remote=URL` connects nowhere, `--exec` runs nothing; exit 2."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit, match="names no commit"):
+        main(["--", ref])
+    assert guarded(lambda: main(["--", ref])) == 2
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_list_checks(capsys: pytest.CaptureFixture[str]) -> None:

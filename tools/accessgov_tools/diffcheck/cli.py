@@ -24,6 +24,7 @@ from accessgov_tools.diffcheck.inputs import File, GitRef, Source, SplitSpec, lo
 from accessgov_tools.diffcheck.pipeline import run
 from accessgov_tools.diffcheck.render import RENDERERS
 from accessgov_tools.diffcheck.rules import CHECKS
+from accessgov_tools.display import write_commands
 from accessgov_tools.loader import LoadError
 from accessgov_tools.paths import shown
 
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         except LoadError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        sys.stdout.write(RENDERERS[args.format](report.findings, report.stale))
+        rendered = RENDERERS[args.format](report.findings, report.stale)
+        write_commands(rendered) if args.format == "github" else sys.stdout.write(rendered)
     failed = report.failing
     for finding in failed:
         if finding.acceptance_expired:

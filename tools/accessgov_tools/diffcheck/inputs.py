@@ -8,6 +8,7 @@ reading it composed one). Documents are read by `accessgov_tools/loader.py` and 
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -18,8 +19,9 @@ from typing import Any
 import yaml
 
 from accessgov_tools.bundle import DEFAULT_ROOT, bundle
+from accessgov_tools.display import visible
 from accessgov_tools.loader import LoadError, load_with_nodes
-from accessgov_tools.paths import REPO
+from accessgov_tools.paths import REPO, shown
 
 EMPTY_REF = "none"  # a contract that has no operations yet (a first release compares with it)
 
@@ -100,16 +102,38 @@ def load_file_with_nodes(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
     return doc, node
 
 
+def resolve_ref(ref: str, repo: Path = REPO) -> str:
+    """The commit a revision names, as its full hash; a SystemExit (exit 2) when it names none. The revision is
+    handed to git after `--end-of-options`, so `--output=FILE`, `--remote=URL` or any other text that reads as an
+    option is a revision git does not know, never an option."""
+    resolved = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    commit = resolved.stdout.decode("ascii", "replace").strip()
+    if resolved.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", commit):
+        raise SystemExit(f"error: {visible(ref, 200)!r} names no commit of {shown(repo)} (a git revision)")
+    return commit
+
+
 def bundle_at_ref(ref: str, repo: Path = REPO, spec_dir: str = "spec") -> dict[str, Any]:
     """The bundle of `spec_dir` as it is in the commit `ref` (extracted with `git archive`, no checkout)."""
+    commit = resolve_ref(ref, repo)
     archive = subprocess.run(
-        ["git", "-C", str(repo), "archive", "--format=tar", ref, spec_dir], capture_output=True, check=False
+        ["git", "-C", str(repo), "archive", "--format=tar", commit, "--", spec_dir], capture_output=True, check=False
     )
     if archive.returncode != 0:
-        raise SystemExit(f"error: cannot read {spec_dir}/ at {ref!r}: {archive.stderr.decode().strip()}")
+        problem = visible(archive.stderr.decode("utf-8", "replace").strip(), 500)
+        raise SystemExit(f"error: cannot read {spec_dir}/ at {visible(ref, 200)!r}: {problem}")
     with (
         tempfile.TemporaryDirectory(prefix="contract-base-") as tmp,
         tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar,
     ):
-        tar.extractall(tmp, filter="data")
+        try:
+            tar.extractall(tmp, filter="data")
+        except tarfile.FilterError as error:  # a link in the commit's tree that leads out of it
+            raise SystemExit(
+                f"error: {spec_dir}/ at {visible(ref, 200)!r}: reference rule spec-root: {visible(error, 300)}"
+            ) from None
         return bundle(Path(tmp) / spec_dir / "openapi.yaml")

@@ -182,26 +182,51 @@ class View:
 
 class Values:
     """JSON values, with `in` answered as a list's `in` answers it (`1`, `1.0` and `True` are one value; mappings
-    and lists compare by content) but in constant time for the hashable ones: an enumeration of 10,000 values
-    is not scanned once per value."""
+    and lists compare by content) but in constant time, mappings and lists too (each is looked up by a frozen copy
+    that compares and hashes as it does): an enumeration of 10,000 values, or of 10,000 objects, is not scanned
+    once per value."""
 
     def __init__(self, values: Iterable[Any] = ()) -> None:
-        self._hashable: set[Any] = set()
-        self._other: list[Any] = []  # mappings and lists: equal only to mappings and lists
+        self._values: set[Any] = set()
         for value in values:
             self.add(value)
 
     def add(self, value: Any) -> None:
-        try:
-            self._hashable.add(value)
-        except TypeError:
-            self._other.append(value)
+        self._values.add(frozen(value))
 
     def __contains__(self, value: Any) -> bool:
-        try:
-            return value in self._hashable
-        except TypeError:
-            return value in self._other
+        return frozen(value) in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class _Mapping(frozenset[Any]):
+    """A frozen JSON object: equal only to a frozen object of equal entries (never to a set or a frozen array)."""
+
+
+class _Array(tuple[Any, ...]):
+    """A frozen JSON array: equal only to a frozen array of equal items."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Array) and tuple.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
+
+
+def frozen(value: Any) -> Any:
+    """A hashable copy of a JSON value that equals another's exactly when the values are equal (as Python compares
+    them: `1`, `1.0` and `True` alike, mappings by their entries, lists item by item)."""
+    if isinstance(value, dict):
+        return _Mapping((key, frozen(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return _Array(frozen(item) for item in value)
+    try:
+        hash(value)
+    except TypeError:
+        return _Array((id(value),))  # not a JSON value: equal to itself only
+    return value
 
 
 def member_key(doc: Document, node: Any) -> str:

@@ -49,6 +49,9 @@ _REFS = frozenset({"$ref", "$dynamicRef"})
 _INERT = frozenset({*ANNOTATIONS, "default", "deprecated", "readOnly", "writeOnly", "discriminator", "xml"})
 _INTERPRETED = frozenset({"type", "enum", "nullable", "properties", "required", "items", "additionalProperties"})
 _DEPTH = 40
+# Union members tried each against each (in `same()`, and a union's members against another union's) up to this
+# many pairs; beyond, only what can be shown linearly is: sound (never a wrong True), and no union is quadratic.
+_MEMBER_PAIRS = 64 * 64
 
 
 def _widen(types: frozenset[str]) -> frozenset[str]:
@@ -116,6 +119,10 @@ class Subsumption:
             w_values, n_values = Values(w), Values(n)
             return all(v in n_values for v in w) and all(v in w_values for v in n)
         if keyword in _MEMBERS and isinstance(w, list) and isinstance(n, list) and len(w) == len(n):
+            if all(self.same(a, b, depth) for a, b in zip(w, n, strict=True)):
+                return True  # alike in the order written
+            if len(w) * len(n) > _MEMBER_PAIRS:
+                return False  # too many to try each against each: not shown alike (sound, and linear)
             left = list(n)  # each member alike a member of the other side, one to one
             for member in w:
                 match = next((i for i, other in enumerate(left) if self.same(member, other, depth)), None)
@@ -158,6 +165,9 @@ class Subsumption:
             return True  # unions are reasoned about member by member below, but a union written alike is the same
         if n.unions:  # every alternative of the narrow one fits: so does the union of them
             members = [m for ms in n.unions.values() for m in ms]
+            if len(members) * max(1, sum(map(len, w.unions.values()))) > _MEMBER_PAIRS:
+                self._unsure = True
+                return False  # each alternative against each of the wide one's: too many pairs to weigh
             if only_union(n):
                 return (w.nullable or not n.nullable) and all(self.accepts(w.node, m.node, depth) for m in members)
         wide_any = set(w.unions) == {"anyOf"} and only_union(w)

@@ -88,6 +88,56 @@ def effective_security(doc: Document, op: dict[Any, Any]) -> list[dict[str, set[
     return [{name: set(scopes or []) for name, scopes in (req or {}).items()} for req in value]
 
 
+def _scheme_users(ops: Operations, doc: Document, wanted: set[str]) -> dict[str, list[str]]:
+    """The operations (labels, in path order) that name each of the security schemes `wanted` (the schemes that
+    changed): the operations that inherit the document's requirements share one set of their names, gathered once,
+    so the work is one pass over the operations and the requirements written on them, plus the labels reported."""
+    users: dict[str, list[str]] = {name: [] for name in wanted}
+    if not wanted:
+        return users
+    inherited: set[str] | None = None
+    for (path, method), (op, _) in sorted(ops.items()):
+        if "security" in op:
+            named = {name for requirement in effective_security(doc, op) for name in requirement}
+        else:
+            if inherited is None:
+                inherited = {name for requirement in effective_security(doc, op) for name in requirement}
+            named = inherited
+        label = f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
+        for name in wanted & named if len(wanted) < len(named) else (n for n in named if n in wanted):
+            users[name].append(label)
+    return users
+
+
+# (names, added, None) for a requirement alternative removed or added, (names, False, (scheme, scopes added,
+# scopes removed)) for one whose scopes changed.
+_NONE = object()  # a scheme missing on one side
+
+
+def _refers(scheme: Any) -> bool:
+    """Whether a security scheme is a `$ref` (what it names may have changed while it is written alike)."""
+    return isinstance(scheme, dict) and "$ref" in scheme
+
+
+RequirementChange = tuple[frozenset[str], bool, tuple[str, frozenset[str], frozenset[str]] | None]
+
+
+def _requirement_changes(
+    before: list[dict[str, set[str]]], after: list[dict[str, set[str]]]
+) -> list[RequirementChange]:
+    base = {frozenset(r): r for r in before}
+    head = {frozenset(r): r for r in after}
+    changes: list[RequirementChange] = []
+    changes.extend((names, False, None) for names in sorted(set(base) - set(head), key=sorted))
+    changes.extend((names, True, None) for names in sorted(set(head) - set(base), key=sorted))
+    for names in sorted(set(base) & set(head), key=sorted):
+        for scheme in sorted(names):
+            added, removed = head[names][scheme] - base[names][scheme], base[names][scheme] - head[names][scheme]
+            if added or removed:
+                changes.append((names, False, (scheme, frozenset(added), frozenset(removed))))
+    return changes
+
+
 def _lifecycle_changed(before: dict[Any, Any], after: dict[Any, Any]) -> bool:
     """Whether `deprecated` or its `x-sunset` differ (what a deprecation rule may report)."""
     b_dep, h_dep = before.get("deprecated") is True, after.get("deprecated") is True
@@ -107,6 +157,7 @@ class DocumentWalk:
         self.stability_level = stability_level  # operations below it are not compared (oasdiff's threshold)
         self.log = Recorder()
         self.schemas = SchemaWalk(self.base, self.head, self.log)
+        self._inherited: list[RequirementChange] | None = None  # the document's requirements, compared once
 
     def run(self) -> list[Difference]:
         base_ops, head_ops = self.base.operations(), self.head.operations()
@@ -158,10 +209,17 @@ class DocumentWalk:
     def _security_schemes(self, base_ops: Operations, head_ops: Operations) -> None:
         base = (self.base.raw.get("components") or {}).get("securitySchemes") or {}
         head = (self.head.raw.get("components") or {}).get("securitySchemes") or {}
-        for name in sorted(set(base) | set(head)):
+        changed = {
+            name
+            for name in set(base) | set(head)
+            if base.get(name, _NONE) != head.get(name, _NONE) or _refers(base.get(name)) or _refers(head.get(name))
+        }
+        base_users = _scheme_users(base_ops, self.base, changed - set(head))
+        head_users = _scheme_users(head_ops, self.head, changed & set(head))
+        for name in sorted(changed):  # a scheme written alike on both sides has no difference to report
             pointer = ("components", "securitySchemes", name)
             gone = name not in head
-            users = self._scheme_users(name, base_ops if gone else head_ops, self.base if gone else self.head)
+            users = (base_users if gone else head_users)[name]
             if gone:
                 self.log.reaching(users, self.log.add, SchemeRemoved(head=pointer, base=pointer, name=name))
             elif name not in base:
@@ -170,13 +228,6 @@ class DocumentWalk:
                 b, _ = self.base.deref(base[name], pointer)
                 h, _ = self.head.deref(head[name], pointer)
                 self.log.reaching(users, self._security_scheme, name, b, h, pointer)
-
-    def _scheme_users(self, name: str, ops: Operations, doc: Document) -> list[str]:
-        return [
-            f"{method.upper()} {path}" + (f" ({op['operationId']})" if op.get("operationId") else "")
-            for (path, method), (op, _) in sorted(ops.items())
-            if any(name in requirement for requirement in effective_security(doc, op))
-        ]
 
     def _security_scheme(self, name: str, b: dict[Any, Any], h: dict[Any, Any], pointer: Pointer) -> None:
         for key in ("type", "scheme", "in", "name", "bearerFormat"):
@@ -252,25 +303,20 @@ class DocumentWalk:
         at: Pointer = (*pointer, "security") if declared else ("security",)
         if "security" not in h_op and declared:
             at = pointer
-        base = {frozenset(r): r for r in effective_security(self.base, b_op)}
-        head = {frozenset(r): r for r in effective_security(self.head, h_op)}
-        for names in sorted(set(base) - set(head), key=sorted):
-            self.log.add(RequirementChanged(head=at, declared=declared, names=names, added=False))
-        for names in sorted(set(head) - set(base), key=sorted):
-            self.log.add(RequirementChanged(head=at, declared=declared, names=names, added=True))
-        for names in sorted(set(base) & set(head), key=sorted):
-            for scheme in sorted(names):
-                added, removed = head[names][scheme] - base[names][scheme], base[names][scheme] - head[names][scheme]
-                if added or removed:
-                    self.log.add(
-                        RequirementScopes(
-                            head=at,
-                            declared=declared,
-                            scheme=scheme,
-                            added=frozenset(added),
-                            removed=frozenset(removed),
-                        )
-                    )
+        if declared:
+            changes = _requirement_changes(effective_security(self.base, b_op), effective_security(self.head, h_op))
+        else:  # both inherit the document's: compared once for every operation that does
+            if self._inherited is None:
+                self._inherited = _requirement_changes(
+                    effective_security(self.base, b_op), effective_security(self.head, h_op)
+                )
+            changes = self._inherited
+        for names, added, scopes in changes:
+            if scopes is None:
+                self.log.add(RequirementChanged(head=at, declared=declared, names=names, added=added))
+            else:
+                scheme, more, fewer = scopes
+                self.log.add(RequirementScopes(head=at, declared=declared, scheme=scheme, added=more, removed=fewer))
 
     def _params(
         self, doc: Document, pointer: Pointer, op: dict[Any, Any], item: dict[Any, Any]

@@ -10,10 +10,16 @@ Members are paired by what they are, then by what they accept, never by position
    widest; an old member left over with a wider new member that is paired already was merged into it;
 4. a narrower one (the old member accepts all it accepts), one to one.
 What is left was removed or added. The walk compares each pair like any schema.
+
+Steps 2 to 4 weigh each member left over against each other one (a subsumption check per pair). A union is not
+allowed to make that quadratic: when more than `MAX_WEIGHED` pairs are left after step 1 (about 64 members
+changed on each side), the members left over are paired in the order written instead (the first changed one with
+the first new one, and so on), the surplus removed or added: a linear pairing with a linear number of checks.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 
 from accessgov_tools.diffcheck.resolve import Member
@@ -21,6 +27,7 @@ from accessgov_tools.diffcheck.subsume import Subsumption
 
 Pairs = list[tuple[Member, Member]]
 _RANKED = 16  # candidates ranked by how tight they are (each against each): more are tried in the order written
+MAX_WEIGHED = 64 * 64  # (members left) x (members left) weighed against each other, beyond which: in order written
 
 
 def pair_members(
@@ -29,16 +36,26 @@ def pair_members(
     """(pairs, removed, added): `wider` is the head's schemas over the base's, `narrower` the base's over the
     head's, `tighter` the head's over the head's (which of two candidates accepts less)."""
     pairs: Pairs = []
-    open_head = list(head)
     gone: list[Member] = []
-    for old in base:  # 1: by what they are
-        match = next((i for i, m in enumerate(open_head) if m.key == old.key), None)
-        if match is None:
-            gone.append(old)
+    by_key: dict[str, deque[Member]] = {}
+    for member in head:
+        by_key.setdefault(member.key, deque()).append(member)
+    taken: set[int] = set()
+    for old in base:  # 1: by what they are (a key that repeats: one to one in the order written)
+        same = by_key.get(old.key)
+        if same:
+            member = same.popleft()
+            taken.add(id(member))
+            pairs.append((old, member))
         else:
-            pairs.append((old, open_head.pop(match)))
+            gone.append(old)
+    open_head = [member for member in head if id(member) not in taken]
     if not gone or not open_head:
         return pairs, gone, open_head
+    if len(gone) * len(open_head) > MAX_WEIGHED:  # too many to weigh each against each: in the order written
+        paired = min(len(gone), len(open_head))
+        pairs.extend(zip(gone[:paired], open_head[:paired], strict=True))
+        return pairs, gone[paired:], open_head[paired:]
 
     def equivalent(old: Member, new: Member) -> bool:
         return wider.same(new.node, old.node) or (
