@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from . import coverage, preflight, reports, spec, transport
+from . import markdown as md
 from .config import ConfigError, load
 from .context import Context, RunState, SchemaOptions
 from .registry import Rule
@@ -125,7 +126,7 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
     failed = [result for result in results if result.verdict.failed]
     for result in failed:
         print(f"\n{result.rule.id} {result.verdict.value.upper()}: {result.rule.title}", file=sys.stderr)
-        print(reports.failure_text(result, config), file=sys.stderr)
+        print(md.visible(reports.failure_text(result, config), "\n\t"), file=sys.stderr)  # no terminal escapes
     passed = sum(result.verdict == Verdict.PASS for result in results)
     na = sum(result.verdict == Verdict.NOT_APPLICABLE for result in results)
     enabling = reports.what_enables(results)

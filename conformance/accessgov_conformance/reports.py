@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import Counter, OrderedDict
 from pathlib import Path
 from typing import TextIO
 
@@ -45,7 +45,7 @@ class ProgressPrinter:
         self.started(index, total, result.rule.id)
         line = f"{self.current} {SYMBOL[result.verdict]:<11} {result.seconds:5.2f}s"
         if result.verdict != Verdict.PASS:
-            line += f"  {result.reason.splitlines()[0] if result.reason else ''}"
+            line += f"  {md.visible(result.reason.splitlines()[0]) if result.reason else ''}"
         print(line, file=self.stream, flush=True)
 
 
@@ -59,11 +59,23 @@ def what_enables(results: list[Result]) -> str:
     return "\n".join(f"  - {reason}: {', '.join(ids)}" for reason, ids in by_reason.items())
 
 
+# The texts made last: a run shows each failure three times (JUnit, summary, stderr), and making its reproduce
+# lines may re-derive how a signature was made. Kept with the result and configuration they belong to.
+_TEXTS: OrderedDict[int, tuple[Result, Config, str]] = OrderedDict()
+TEXTS_KEPT = 512
+
+
 def failure_text(result: Result, config: Config) -> str:
     """The reason, and the last request of the check as a shell snippet that sends it again."""
+    kept = _TEXTS.get(id(result))
+    if kept is not None and kept[0] is result and kept[1] is config:
+        return kept[2]
     text = result.reason
     if result.exchange is not None:
         text += "\n\nReproduce with:\n" + reproduce(result.exchange, config, result.before)
+    _TEXTS[id(result)] = (result, config, text)
+    while len(_TEXTS) > TEXTS_KEPT:
+        _TEXTS.popitem(last=False)
     return text
 
 

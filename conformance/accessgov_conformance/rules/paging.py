@@ -452,13 +452,14 @@ def _canonical(value: Any) -> str:
     text="On the first pages at page_size 100 and 10 and the page after the first at 10, `expanded` holds no "
     "object twice (the same object, or two with the same @type and id), and every set path field of an item "
     "(appPath, appResourcePath, appResourceTypePath) is `$.expanded[i]` inside `expanded`; appPath locates the "
-    "entitlement's app. The pages must follow page_size (more than 10 items, then 10 and 10), else no evidence.",
+    "entitlement's app. The pages must follow page_size (more than 10 items; 10; then others), else no evidence.",
     spec="spec/components/schemas/AppEntitlementsServiceListResponse.yaml#/properties/expanded/description",
     requirements=f"{SECTION} (Response shape)",
 )
 def expanded_once(ctx: Context) -> None:
     app_id = _app(ctx, need=11)
     sizes: dict[str, int] = {}
+    items: dict[str, list[str]] = {}
     asked: list[tuple[str, dict[str, Any]]] = [
         ("the first page at page_size 100", {"page_size": 100}),
         ("the first page at page_size 10", {"page_size": 10}),
@@ -466,6 +467,7 @@ def expanded_once(ctx: Context) -> None:
     for what, params in asked:
         page = _page(ctx, app_id, what, **params)
         sizes[what] = len(page.get("list") or [])
+        items[what] = _ids(page)
         token = page.get("nextPageToken")
         if params == {"page_size": 10} and isinstance(token, str) and token:
             asked.append(("the page after the first at page_size 10", {"page_size": 10, "page_token": token}))
@@ -497,16 +499,18 @@ def expanded_once(ctx: Context) -> None:
                     raise Fail(f"{what}: item {number}'s appPath locates {located.get('id')!r}, not its app {owner!r}")
     # "Each once" on a page means something only on pages cut by page_size from the collection: a page of more
     # than 10 items, two of 10, the second after the first (a mock's one example for every request is none).
-    later = "the page after the first at page_size 10"
+    later, first = "the page after the first at page_size 10", "the first page at page_size 10"
     if (
         sizes["the first page at page_size 100"] <= 10
-        or sizes["the first page at page_size 10"] != 10
-        or sizes.get(later) != 10
+        or sizes[first] != 10
+        or not items.get(later)
+        or set(items[later]) & set(items[first])
     ):
         shown = ", ".join(f"{what}: {count} items" for what, count in sizes.items())
         raise NoEvidence(
             f"the pages do not follow page_size over an app of more than 10 entitlements ({shown}; the page after "
-            "the first needs its nextPageToken), so no page shows its related objects each included once"
+            "the first needs its nextPageToken and items of its own), so no page shows its related objects each "
+            "included once"
         )
 
 
