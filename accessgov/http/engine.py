@@ -239,7 +239,21 @@ class _Operation:
         if error is not None:
             at = "/" + "/".join(map(str, error.absolute_path))
             at = shortened(at, QUOTED_CHARS)
-            raise InvalidRequest(ErrorCode.INVALID_ARGUMENT, f"body: {at} {_message(error)}", location="body", name=at)
+            raise InvalidRequest(_body_code(error), f"body: {at} {_message(error)}", location="body", name=at)
+
+
+def _body_code(error: Any) -> ErrorCode:
+    """The `Error.code` of a body that fails its schema: the `x-error-code` (as a parameter's) of the schema that
+    refused a value, looked for below a union's refusal too (`[7]` for the expand paths fails `anyOf [mask, null]`
+    as a whole), else `INVALID_ARGUMENT`."""
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        schema = current.schema if isinstance(current.schema, dict) else {}
+        if code := schema.get("x-error-code"):
+            return ErrorCode(code)
+        pending.extend(current.context or ())
+    return ErrorCode.INVALID_ARGUMENT
 
 
 def build_app(

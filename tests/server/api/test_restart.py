@@ -196,10 +196,17 @@ def test_wrong_field_type_is_400_with_details(admin: httpx.Client) -> None:
     assert body["details"][0]["location"] == "body"
 
 
-def test_unknown_expand_path_is_400_and_changes_nothing(admin: httpx.Client, server: Server) -> None:
+@pytest.mark.parametrize("unknown", ["no_such_path", "USER_ID", " user_id", "", 7])
+def test_unknown_expand_path_is_400_invalid_expand_path_and_changes_nothing(
+    admin: httpx.Client, server: Server, unknown: object
+) -> None:
+    """The Error table's code for "an expandMask.paths value is not one of the allowed paths" (the schema's
+    `x-error-code`), not the generic INVALID_ARGUMENT; a `paths` that is no array stays INVALID_ARGUMENT."""
     task = task_number(11)
-    response = restart(admin, task["id"], {"expandMask": {"paths": ["user_id", "no_such_path"]}})
+    response = restart(admin, task["id"], {"expandMask": {"paths": ["user_id", unknown]}})
     assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_EXPAND_PATH"
+    assert restart(admin, task["id"], {"expandMask": {"paths": "user_id"}}).json()["code"] == "INVALID_ARGUMENT"
 
     with server.sessions() as session:
         assert stored_tasks.get_task(session, task["id"]) == task
