@@ -29,7 +29,7 @@ import {
 } from "./catalog.js";
 import { readResult } from "./answers.js";
 import { AccessGovError, errorFromResponse, InvalidResponseError } from "./errors.js";
-import { exchange } from "./exchange.js";
+import { deadlineOf, exchange } from "./exchange.js";
 import { CONTRACT_VERSION, TOKEN_URL } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
 import { ClientCredentials, type ClientCredentialsOptions } from "./oauth.js";
@@ -53,9 +53,12 @@ export interface AccessGovOptions {
   readonly token?: string;
   /** OAuth2 client credentials: the SDK fetches, caches and refreshes the access token. */
   readonly credentials?: ClientCredentials | ClientCredentialsOptions;
-  /** Total deadline of one attempt, connect to last body byte (default 30 s; Python SDK: `timeout`). */
+  /**
+   * Deadline of one call (default 30 s; Python SDK: `timeout`): from the call's start to its answer's last body
+   * byte, its retries, their waits and an OAuth2 token request included. A `paginate` walk is one call per page.
+   */
   readonly timeoutMs?: number;
-  /** Deadline to connect (default 5 s). */
+  /** Deadline to connect, for each connection, within the call's `timeoutMs` (default 5 s). */
   readonly connectTimeoutMs?: number;
   /** Cap on an answer's body, as received and once decompressed (default 8 MiB; Python: `max_response_bytes`). */
   readonly maxResponseBytes?: number;
@@ -79,7 +82,7 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Headers for this request (after the client's). */
   readonly headers?: Readonly<Record<string, string>>;
-  /** This call's total deadline (ms), instead of the client's `timeoutMs`. */
+  /** This call's deadline (ms, retries included), instead of the client's `timeoutMs`. */
   readonly timeoutMs?: number;
 }
 
@@ -98,6 +101,8 @@ interface SendContext {
   readonly policy: RetryPolicy;
   readonly limits: Limits;
   readonly signal: AbortSignal | undefined;
+  /** When the call must have its answer (`exchange`'s monotonic clock): fixed when the call starts. */
+  readonly deadline: number;
   answer?: IncomingAnswer;
 }
 
@@ -216,7 +221,7 @@ export class AccessGov {
     const policy =
       options.retry === undefined ? (idempotent ? this.retry : NO_RETRY) : options.retry === true ? (this.retry.retries > 0 ? this.retry : DEFAULT_RETRY) : retryPolicy(options.retry);
     const limits = options.timeoutMs === undefined ? this.limits : { ...this.limits, timeoutMs: positive("timeoutMs", options.timeoutMs, 1) };
-    return { operation: operation ?? undefined, info, policy, limits, signal: options.signal };
+    return { operation: operation ?? undefined, info, policy, limits, signal: options.signal, deadline: deadlineOf(limits) };
   }
 
   async #call(operation: string, request: unknown, options: CallOptions = {}): Promise<unknown> {
@@ -244,11 +249,12 @@ export class AccessGov {
   async #authorization(context: SendContext): Promise<string | undefined> {
     if (this.#token !== undefined) return `Bearer ${this.#token}`;
     if (this.credentials === undefined) return undefined;
-    const token = await this.credentials.token((form, headers) => this.#fetchToken(form, headers, context.signal), this.#clock);
+    const token = await this.credentials.token((form, headers) => this.#fetchToken(form, headers, context), this.#clock);
     return `Bearer ${token}`;
   }
 
-  async #fetchToken(form: URLSearchParams, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<unknown> {
+  /** The token request of a call: within what is left of that call's deadline (its signal aborts it). */
+  async #fetchToken(form: URLSearchParams, headers: Record<string, string>, context: SendContext): Promise<unknown> {
     if (TOKEN_URL === null) throw new AccessGovError("the contract has no OAuth2 client-credentials flow");
     const url = new URL(TOKEN_URL, this.baseUrl.href.endsWith("/") ? this.baseUrl.href : `${this.baseUrl.href}/`);
     if (TOKEN_URL.startsWith("/")) url.pathname = this.baseUrl.pathname.replace(/\/$/, "") + TOKEN_URL;
@@ -266,7 +272,7 @@ export class AccessGov {
         },
         body: Buffer.from(form.toString(), "utf8"),
       },
-      { limits: this.limits, policy, sleep: this.#sleep, signal },
+      { limits: context.limits, policy, sleep: this.#sleep, signal: context.signal, deadline: context.deadline },
     );
     const text = answer.body.toString("utf8");
     if (answer.status < 200 || answer.status >= 300) throw errorFromResponse(answer.status, answer.headers, text, "get_token");
@@ -302,6 +308,7 @@ export class AccessGov {
       policy: context.policy,
       sleep: this.#sleep,
       signal: context.signal,
+      deadline: context.deadline,
     });
     context.answer = answer;
     if (answer.status === 401 && sentToken !== undefined) this.credentials?.invalidate(sentToken);

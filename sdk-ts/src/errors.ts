@@ -168,12 +168,15 @@ export class ConnectionError extends AccessGovError {
   override name = "ConnectionError";
 }
 
-/** An attempt ran out of time: `timeoutMs` from connecting to the answer's last byte, or `connectTimeoutMs`. */
+/**
+ * A call ran out of time: its `timeoutMs` (one deadline from the call's start to its answer's last byte, retries
+ * and their waits included; `phase: "total"`, never retried), or an attempt's `connectTimeoutMs` (`"connect"`).
+ */
 export class DeadlineExceededError extends AccessGovError {
   override name = "DeadlineExceededError";
   constructor(
     message: string,
-    /** `"connect"` when the connection was not made in time, `"total"` for the attempt's deadline. */
+    /** `"connect"` when the connection was not made in time, `"total"` for the call's deadline. */
     readonly phase: "connect" | "total",
   ) {
     super(message);

@@ -3,7 +3,8 @@
  * and the operations the contract marks `x-idempotent`: a webhook delivery, a token request) is sent again after a
  * connection error, a timeout, a 429 or a 5xx; 3 retries, exponential backoff of about 1, 2, 4 s with full jitter,
  * or the server's `Retry-After` (seconds or an HTTP date, capped at 30 s). A task restart is sent once unless the
- * call asks for retries (`retry: true`).
+ * call asks for retries (`retry: true`). All within the call's one deadline (`timeoutMs`): a wait that would end
+ * past it is not started, and an attempt that ran it out is not retried (exchange.ts).
  */
 
 import { ConnectionError, DeadlineExceededError } from "./errors.js";

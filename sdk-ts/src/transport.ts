@@ -1,8 +1,9 @@
 /**
  * One HTTP exchange, bounded against a hostile or broken server (node:http and node:https, no other dependency):
  *
- * - a total deadline per attempt (`timeoutMs`, from connecting to the answer's last byte; a server that drips
- *   its answer a byte at a time gets no longer) and a connect deadline (`connectTimeoutMs`);
+ * - a deadline (`timeoutMs`, from connecting to the answer's last byte; a server that drips its answer a byte at
+ *   a time gets no longer): one for the whole call, retries and their waits included, so an attempt gets only
+ *   the part of it that is left (`timeLeftMs`); and a connect deadline (`connectTimeoutMs`) within it;
  * - at most `maxResponseBytes` of body as received, and at most as many once decoded: gzip, deflate and br are
  *   decoded as the bytes arrive, in zlib's bounded output chunks, and the exchange is cut the moment the decoded
  *   size passes the cap (a compression bomb stops there, not when it is fully inflated);
@@ -18,7 +19,7 @@ import zlib from "node:zlib";
 
 import { AccessGovError, ConnectionError, DeadlineExceededError, InvalidResponseError, ResponseTooLargeError } from "./errors.js";
 
-/** 30 s for a whole attempt, 5 s to connect, 8 MiB of body: the Python SDK's defaults. */
+/** 30 s for a whole call (its retries included), 5 s to connect, 8 MiB of body: the Python SDK's defaults. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -30,7 +31,7 @@ export const MAX_CODINGS = 2;
 const DECODED = new Set(["gzip", "x-gzip", "deflate", "br"]);
 
 export interface Limits {
-  /** Total deadline of one attempt, connect to last body byte (ms). */
+  /** Deadline of one call, from its start to the last body byte of its last attempt, retries included (ms). */
   readonly timeoutMs: number;
   /** Deadline for the TCP (and TLS) connection (ms). */
   readonly connectTimeoutMs: number;
@@ -104,8 +105,11 @@ export class HttpTransport {
     this.agents["https:"].destroy();
   }
 
-  /** Send one request and read its whole answer within `limits`; `signal` aborts it. */
-  send(request: OutgoingRequest, limits: Limits, signal?: AbortSignal): Promise<IncomingAnswer> {
+  /**
+   * Send one request and read its whole answer within `limits`, in at most `timeLeftMs` (what is left of the
+   * call's `timeoutMs`; all of it by default); `signal` aborts it.
+   */
+  send(request: OutgoingRequest, limits: Limits, signal?: AbortSignal, timeLeftMs: number = limits.timeoutMs): Promise<IncomingAnswer> {
     const { url } = request;
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       return Promise.reject(new TypeError(`only http and https URLs are supported, not ${url.protocol}`));
@@ -136,8 +140,8 @@ export class HttpTransport {
       const outgoing = module.request(url, { method: request.method, headers, agent });
       timers.push(
         setTimeout(
-          () => finish(new DeadlineExceededError(`${request.method} ${url.origin}${url.pathname}: no complete answer within ${limits.timeoutMs} ms`, "total")),
-          limits.timeoutMs,
+          () => finish(new DeadlineExceededError(`${request.method} ${url.origin}${url.pathname}: ${deadlineText(limits, timeLeftMs)}`, "total")),
+          Math.max(0, timeLeftMs),
         ),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -234,6 +238,12 @@ export class HttpTransport {
       outgoing.end(request.body === undefined ? undefined : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength));
     });
   }
+}
+
+/** What a call that ran out of its deadline says: the deadline, and what was left of it for this attempt. */
+export function deadlineText(limits: Limits, timeLeftMs: number): string {
+  const left = timeLeftMs < limits.timeoutMs ? ` (the last attempt had the ${Math.max(0, Math.round(timeLeftMs))} ms left of it)` : "";
+  return `no complete answer within the call's timeoutMs of ${limits.timeoutMs} ms${left}`;
 }
 
 function tooLarge(what: string, limits: Limits): ResponseTooLargeError {

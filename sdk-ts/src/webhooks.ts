@@ -76,6 +76,7 @@ interface CommonSenderOptions {
   readonly url: string;
   /** The policy for deliveries (retried by default: a delivery is idempotent by its event id); `false`: once. */
   readonly retry?: RetryOption;
+  /** Deadline of one `send` (default 30 s), its retries and their waits included. */
   readonly timeoutMs?: number;
   readonly connectTimeoutMs?: number;
   readonly maxResponseBytes?: number;

@@ -6,6 +6,8 @@
  */
 
 import assert from "node:assert/strict";
+import type http from "node:http";
+import { performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import zlib from "node:zlib";
 
@@ -221,6 +223,141 @@ describe("bounds", () => {
   });
 });
 
+/** A server that sends a head and then one byte every `everyMs`, never finishing; `served()` counts the requests. */
+function dripping(everyMs: number, first: (served: number, response: http.ServerResponse) => boolean = () => false): { served: () => number } {
+  let served = 0;
+  server.handle((request, response) => {
+    served += 1;
+    if (first(served, response)) return;
+    response.writeHead(200, { "content-type": "application/json" });
+    response.write("{");
+    const timer = setInterval(() => response.write(" "), everyMs);
+    response.on("close", () => clearInterval(timer));
+  });
+  return { served: () => served };
+}
+
+describe("timeoutMs is one deadline for the whole call, retries included", () => {
+  test("a dripping server with default retries: one attempt, the call ends at its deadline, not retried", async () => {
+    const drip = dripping(250);
+    const timeoutMs = 1500;
+    const api = client({ timeoutMs }); // default retries (3) and real backoff waits
+    const started = performance.now();
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => {
+      return error instanceof DeadlineExceededError && error.phase === "total" && /timeoutMs of 1500 ms/.test(error.message);
+    });
+    const elapsed = performance.now() - started;
+    // An attempt that ran the deadline out is not retried; 4 attempts of a fresh deadline each would take >= 4 x.
+    assert.equal(drip.served(), 1);
+    assert.ok(elapsed < 2.5 * timeoutMs, `the call took ${Math.round(elapsed)} ms`);
+    api.close();
+  });
+
+  test("a retry gets only what is left: a dropped connection, then a drip, ends within the one deadline", async () => {
+    const drip = dripping(250, (served, response) => {
+      if (served === 1) response.socket?.destroy();
+      return served === 1;
+    });
+    const timeoutMs = 1500;
+    const api = client({ timeoutMs, retry: { backoffFactorMs: 100, jitter: 0 } }); // waits 200 ms, 400 ms, 800 ms
+    const started = performance.now();
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => {
+      return error instanceof DeadlineExceededError && error.phase === "total" && /the last attempt had the \d+ ms left of it/.test(error.message);
+    });
+    const elapsed = performance.now() - started;
+    assert.equal(drip.served(), 2);
+    assert.ok(elapsed < 2.5 * timeoutMs, `the call took ${Math.round(elapsed)} ms`);
+    api.close();
+  });
+
+  test("the call's own timeoutMs is one deadline too (the client's is 30 s)", async () => {
+    const drip = dripping(250);
+    const api = client();
+    const started = performance.now();
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }, { timeoutMs: 1000 }), (error: unknown) => error instanceof DeadlineExceededError && error.phase === "total");
+    assert.equal(drip.served(), 1);
+    assert.ok(performance.now() - started < 2.5 * 1000);
+    api.close();
+  });
+
+  test("a 503 whose Retry-After ends past the deadline fails at once, without waiting, with the 503", async () => {
+    let served = 0;
+    server.handle((_request, response) => {
+      served += 1;
+      json(response, 503, { code: "UNAVAILABLE", message: "busy" }, { "retry-after": "5" });
+    });
+    const { waits, sleep } = recordingSleep();
+    const api = client({ timeoutMs: 1500, sleep });
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => error instanceof ServerError && error.status === 503 && error.code === "UNAVAILABLE");
+    assert.equal(served, 1);
+    assert.deepEqual(waits, []);
+    // The same with the real sleep: nothing is waited (a 5 s wait would be taken if it were started).
+    const real = client({ timeoutMs: 1500 });
+    const started = performance.now();
+    await assert.rejects(real.listAppEntitlements({ path: { app_id: "a" } }), ServerError);
+    assert.equal(served, 2);
+    assert.ok(performance.now() - started < 2.5 * 1500);
+    api.close();
+    real.close();
+  });
+
+  test("a backoff that ends past the deadline is not started either: the last error is thrown at once", async () => {
+    let served = 0;
+    server.handle((_request, response) => {
+      served += 1;
+      response.socket?.destroy();
+    });
+    const { waits, sleep } = recordingSleep();
+    const api = client({ timeoutMs: 1500, sleep, retry: { backoffFactorMs: 5_000, jitter: 0 } });
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), ConnectionError);
+    assert.equal(served, 1);
+    assert.deepEqual(waits, []);
+    api.close();
+  });
+
+  test("a 503, then a 200 within the time left, succeeds", async () => {
+    let served = 0;
+    server.handle((_request, response) => {
+      served += 1;
+      if (served % 2 === 1) json(response, 503, { code: "UNAVAILABLE", message: "busy" }, { "retry-after": "1" });
+      else json(response, 200, { list: [entitlement(1)], nextPageToken: "" });
+    });
+    const { waits, sleep } = recordingSleep();
+    const api = client({ timeoutMs: 5000, sleep });
+    const result = await api.listAppEntitlements({ path: { app_id: "a" } });
+    assert.equal(result.list?.[0]?.appEntitlement?.id, "ent-1");
+    assert.equal(served, 2);
+    assert.deepEqual(waits, [1000]);
+    // Waited for real: 1 s of the 3 s deadline, and the retry gets the 2 s left.
+    const real = client({ timeoutMs: 3000 });
+    assert.equal((await real.listAppEntitlements({ path: { app_id: "a" } })).list?.[0]?.appEntitlement?.id, "ent-1");
+    assert.equal(served, 4);
+    api.close();
+    real.close();
+  });
+
+  test("a webhook delivery's timeoutMs is one deadline for the delivery and its retries", async () => {
+    const drip = dripping(250);
+    const sender = new WebhookSender({ url: `${server.url}/api/v1/webhooks/incoming/l1`, secret: "s3cret", timeoutMs: 1500 });
+    const started = performance.now();
+    await assert.rejects(sender.send({ orderId: "A-1" }), (error: unknown) => error instanceof DeadlineExceededError && error.phase === "total");
+    assert.equal(drip.served(), 1);
+    assert.ok(performance.now() - started < 2.5 * 1500);
+    sender.close();
+  });
+
+  test("an OAuth2 token request is part of the call: a dripping token endpoint ends the call at its deadline", async () => {
+    const drip = dripping(250);
+    const api = client({ credentials: { clientId: "c", clientSecret: "s" }, timeoutMs: 1500 });
+    const started = performance.now();
+    await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => error instanceof DeadlineExceededError && error.phase === "total");
+    assert.equal(drip.served(), 1);
+    assert.equal(server.requests.at(-1)?.url, "/auth/v1/token");
+    assert.ok(performance.now() - started < 2.5 * 1500);
+    api.close();
+  });
+});
+
 describe("retries where the Python SDK retries, and only there", () => {
   test("a GET is retried after 503s with backoff, then succeeds", async () => {
     let served = 0;
@@ -239,6 +376,7 @@ describe("retries where the Python SDK retries, and only there", () => {
   });
 
   test("Retry-After sets the wait (seconds or an HTTP date), capped at 30 s; 3 retries, then the typed error", async () => {
+    // The waits are recorded, not waited; the call's deadline (timeoutMs) is set long enough for all of them.
     let served = 0;
     server.handle((_request, response) => {
       served += 1;
@@ -246,7 +384,7 @@ describe("retries where the Python SDK retries, and only there", () => {
       json(response, 429, { code: "RATE_LIMITED", message: "slow down" }, { "retry-after": retryAfter });
     });
     const { waits, sleep } = recordingSleep();
-    const api = client({ sleep });
+    const api = client({ sleep, timeoutMs: 120_000 });
     await assert.rejects(api.listAppEntitlements({ path: { app_id: "a" } }), (error: unknown) => error instanceof RateLimitError && error.retryAfter === 5);
     assert.equal(served, 4);
     assert.equal(waits.length, 3);
