@@ -1,8 +1,8 @@
 """Retries: httpx-retries' `RetryTransport` over the bounded transport (`transport.py`) under every client, with the
 policy chosen per request. `timeout=` is one deadline for the whole call, its retries included: each attempt gets
-what is left of it, a wait between attempts never runs past it, and an attempt that ran it out is not repeated
-(`DeadlineExceededError`); a caller that asked for 3 s gets an answer or an error within 3 s, whatever the server
-does.
+what is left of it; a wait that would end past it is not started (the call ends at once with the last answer's
+typed error, or the last error); an attempt that ran it out is not repeated (`DeadlineExceededError`). A caller
+that asked for 3 s gets an answer or an error within 3 s, whatever the server does.
 
 Idempotent requests (GET, and operations the contract marks `x-idempotent`, such as a webhook delivery, which is
 idempotent by its event id) get the client's policy; the others (a task restart) are sent once. A call may
@@ -11,6 +11,7 @@ override that with `retry=False`, `retry=True` or its own `Retry`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
@@ -49,22 +50,44 @@ RETRY_EXCEPTIONS: Final = (
 _CALL_ENDS: ContextVar[float | None] = ContextVar("accessgov_client_call_ends", default=None)
 
 
-class CallRetry(Retry):
-    """httpx-retries' policy, whose waits end by the call's deadline: a wait (backoff or `Retry-After`) that would
-    end later is cut to it, and the attempt after it is then not sent (`DeadlineExceededError`)."""
+class _NoTimeToRetry(Exception):
+    """A retry's wait would end at or past the call's deadline: the call ends now with what the last attempt got."""
 
-    def _cut_to_deadline(self) -> None:
+    def __init__(self, last: httpx.Response | Exception) -> None:
+        super().__init__("no time left to retry")
+        self.last = last
+
+
+class CallRetry(Retry):
+    """httpx-retries' policy within the call's deadline: a wait (backoff or `Retry-After`) that would end at or past
+    it is not started, and the call ends at once with the last attempt's answer or error."""
+
+    def wait(self, response: httpx.Response | Exception) -> float:
+        """How long to wait before the next attempt: the server's `Retry-After` (capped), else the backoff."""
+        if isinstance(response, httpx.Response) and self.respect_retry_after_header:
+            text = response.headers.get("Retry-After", "").strip()
+            with contextlib.suppress(ValueError):
+                if text and (seconds := min(self.parse_retry_after(text), self.max_backoff_wait)) > 0:
+                    return seconds
+        return self.backoff_strategy() if self.attempts_made > 0 else 0.0
+
+    def next_wait(self, response: httpx.Response | Exception) -> float:
+        """The wait before the next attempt; `_NoTimeToRetry` when it would end at or past the call's deadline."""
+        seconds = self.wait(response)
         ends = _CALL_ENDS.get()
-        if ends is not None:  # total_timeout is httpx-retries' bound on the waits' sum: what is left of the call
-            self.total_timeout = self.elapsed_sleep + max(ends - time.monotonic(), 1e-6)
+        if ends is not None and time.monotonic() + seconds >= ends:
+            raise _NoTimeToRetry(response)
+        return seconds
 
     def sleep(self, response: httpx.Response | Exception) -> None:
-        self._cut_to_deadline()
-        super().sleep(response)
+        seconds = self.next_wait(response)
+        time.sleep(seconds)
+        self.elapsed_sleep += seconds
 
     async def asleep(self, response: httpx.Response | Exception) -> None:
-        self._cut_to_deadline()
-        await super().asleep(response)
+        seconds = self.next_wait(response)
+        await asyncio.sleep(seconds)
+        self.elapsed_sleep += seconds
 
 
 def _bounded(policy: Retry) -> CallRetry:
@@ -163,11 +186,25 @@ class CallTransport(RetryTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         with self._call(request):
-            return super().handle_request(request)
+            try:
+                return super().handle_request(request)
+            except _NoTimeToRetry as stop:
+                return _last(stop)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         with self._call(request):  # a context variable: it follows this task's awaits
-            return await super().handle_async_request(request)
+            try:
+                return await super().handle_async_request(request)
+            except _NoTimeToRetry as stop:
+                return _last(stop)
+
+
+def _last(stop: _NoTimeToRetry) -> httpx.Response:
+    """The last attempt's answer (read whole by the bounded transport, so still readable once closed), or its error
+    raised."""
+    if isinstance(stop.last, httpx.Response):
+        return stop.last
+    raise stop.last
 
 
 def sync_transport(verify: bool | str = True, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> RetryTransport:

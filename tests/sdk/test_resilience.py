@@ -24,6 +24,7 @@ from accessgov_client import (
     WebhookSender,
 )
 from accessgov_client.models import TaskActionsServiceRestartRequest
+from accessgov_client.retries import CallRetry
 
 from tests.sdk._fake import Answer, ScriptedServer, Sleeps
 
@@ -40,15 +41,14 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> Sleeps:
     server threads' own sleeps stay untouched."""
     recorded = Sleeps()
 
-    def wait(retry: Retry, response: httpx.Response | Exception) -> None:
-        # The pinned httpx-retries computes the wait (Retry-After, else jittered backoff) in _calculate_sleep.
-        recorded(retry._calculate_sleep(response.headers if isinstance(response, httpx.Response) else {}))
+    def wait(retry: CallRetry, response: httpx.Response | Exception) -> None:
+        recorded(retry.next_wait(response))  # Retry-After, else jittered backoff; within the call's deadline
 
-    async def await_wait(retry: Retry, response: httpx.Response | Exception) -> None:
+    async def await_wait(retry: CallRetry, response: httpx.Response | Exception) -> None:
         wait(retry, response)
 
-    monkeypatch.setattr(Retry, "sleep", wait)
-    monkeypatch.setattr(Retry, "asleep", await_wait)
+    monkeypatch.setattr(CallRetry, "sleep", wait)
+    monkeypatch.setattr(CallRetry, "asleep", await_wait)
     return recorded
 
 
