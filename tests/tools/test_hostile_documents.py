@@ -423,3 +423,57 @@ def test_no_document_text_reaches_a_terminal_or_a_ci_log_raw(work: Path) -> None
                 assert not re.search(r"(?<!%25)0A::|::(add-mask|stop-commands|set-output)", line), (command, line)
     overlay = results[-1]["out"]
     assert yaml.safe_load(overlay)["info"]["title"] == "t\x1b[31mRED\r\b\x9b2J\u202e"  # escaped, not changed
+
+
+def _url_fields(url: str, secret: Path) -> str:
+    """Every URL-valued field a tool might read, naming the loopback listener or a file outside the root."""
+    outside = f"file://{secret}"
+    return (
+        f"openapi: 3.1.0\n$schema: '{url}/dialect'\njsonSchemaDialect: '{url}/dialect2'\n"
+        f"info: {{title: t, version: '1.0.0', x-logo: {{url: '{url}/logo.png'}}}}\n"
+        f"externalDocs: {{url: '{outside}'}}\ntags: [{{name: a, externalDocs: {{url: '{url}/tag'}}}}]\n"
+        "paths:\n  /a:\n    get:\n      operationId: getA\n"
+        f"      externalDocs: {{url: '{url}/op'}}\n      responses:\n        '200':\n          description: OK\n"
+        f"          links:\n            l: {{operationRef: '{url}/openapi.yaml#/paths/~1a/get'}}\n"
+        f"            m: {{operationRef: '{outside}#/paths'}}\n"
+        "          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/A'}\n"
+        f"              examples:\n                e: {{externalValue: '{outside}'}}\n"
+        f"                f: {{externalValue: '{url}/example.json'}}\n"
+        "components:\n  schemas:\n    A:\n"
+        f"      $id: '{url}/schemas/a'\n      $schema: '{url}/meta'\n      type: object\n      properties:\n"
+        f"        b: {{$ref: '#/components/schemas/B'}}\n        c: {{$dynamicRef: '{url}/dyn#node'}}\n"
+        f"    B: {{$id: '{outside}', type: string, $anchor: node}}\n"
+    )
+
+
+def test_url_valued_fields_never_leave_the_root_nor_the_machine(tmp_path: Path, work: Path, listener: int) -> None:
+    """`externalValue`, `externalDocs`, `$schema`, `jsonSchemaDialect`, `$id`, `$dynamicRef`, `links.operationRef`,
+    `x-logo` and an overlay's `extends` naming a loopback URL or a file outside the root: no tool connects or reads
+    the file; Redocly's build-docs, which fetches `externalValue` itself, is refused the document (exit 2)."""
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("type: string\ndescription: SECRET-CONTENT\n", encoding="utf-8")
+    url = f"http://127.0.0.1:{listener}"
+    text = _url_fields(url, secret)
+    document = tmp_path / "urls.yaml"
+    document.write_text(text, encoding="utf-8")
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "openapi.yaml").write_text(text, encoding="utf-8")
+    overlay = tmp_path / "extends.yaml"
+    overlay.write_text(
+        f"overlay: 1.1.0\ninfo: {{title: t, version: '1'}}\nextends: '{url}/base.yaml'\n"
+        "actions:\n  - target: $.info\n    update: {x-a: 1}\n",
+        encoding="utf-8",
+    )
+    ok = work / "ok.yaml"
+    commands = [
+        *_document_commands(document, ok, tmp_path),
+        *_spec_commands(tmp_path / "spec" / "openapi.yaml", ok, tmp_path),
+        ["overlay", "apply", str(overlay), str(ok)],
+    ]
+    results = run_bounded(commands, tmp_path)
+    for result in results:
+        command, text_out = " ".join(result["command"][:2]), result["out"] + result["err"]
+        assert "SECRET-CONTENT" not in text_out, command
+        assert "Traceback" not in text_out and "internal error" not in text_out, (command, text_out)
+        if result["command"][0] == "docs":
+            assert result["code"] == 2 and "rule self-contained: externalValue" in result["err"], result

@@ -83,6 +83,25 @@ def references_in(document: Any) -> Iterator[tuple[Pointer, str]]:
             stack.extend((value, (*pointer, str(index))) for index, value in reversed(list(enumerate(node))))
 
 
+def external_values(document: Any) -> Iterator[tuple[Pointer, str]]:
+    """(pointer of the Example object, its URL) for every string `externalValue` (a URL a reader may fetch), each
+    shared object walked once."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, Pointer]] = [(document, ())]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+        if isinstance(node, dict):
+            if isinstance(node.get("externalValue"), str):
+                yield pointer, node["externalValue"]
+            stack.extend((value, (*pointer, str(key))) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, (*pointer, str(index))) for index, value in enumerate(node))
+
+
 def _child(node: yaml.Node, token: str) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
@@ -118,8 +137,8 @@ def locate(path: Path, pointer: Pointer, key: str = "$ref") -> tuple[int, int]:
     return line, column
 
 
-def _refused(path: Path, pointer: Pointer, rule: str, text: str) -> RefError:
-    line, column = locate(path, pointer)
+def _refused(path: Path, pointer: Pointer, rule: str, text: str, key: str = "$ref") -> RefError:
+    line, column = locate(path, pointer, key)
     return RefError(f"{shown(path)}:{line}:{column}: reference rule {rule}: {text}", rule)
 
 
@@ -219,6 +238,15 @@ class References:
         """The document at `path`, refused unless every `$ref` in it is local (`#...`): for readers that would
         resolve any other one themselves (the generators, Redocly's build-docs)."""
         document = self.document(path)
+        for pointer, value in external_values(document):
+            raise _refused(
+                path,
+                pointer,
+                "self-contained",
+                f"externalValue {value[:200]!r}: this document is handed to a reader that fetches an example's "
+                "externalValue itself (Redocly's build-docs does), so it may hold none: give the example a `value`",
+                key="externalValue",
+            )
         for pointer, ref, _ in self._targets[path.resolve()]:
             if not is_local(ref):
                 raise _refused(
