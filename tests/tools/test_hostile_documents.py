@@ -477,3 +477,54 @@ def test_url_valued_fields_never_leave_the_root_nor_the_machine(tmp_path: Path, 
         assert "Traceback" not in text_out and "internal error" not in text_out, (command, text_out)
         if result["command"][0] == "docs":
             assert result["code"] == 2 and "rule self-contained: externalValue" in result["err"], result
+
+
+def _responds(schema: str) -> str:
+    return (
+        MINIMAL.replace("paths: {}\n", "")
+        + "paths:\n  /a:\n    get:\n      operationId: g\n      responses:\n        '200':\n          description: OK\n"
+        + f"          content:\n            application/json:\n              schema: {schema}\n"
+    )
+
+
+def _chain(link: str) -> str:
+    levels = "".join(f"    S{i}: {link.format(next=i + 1, i=i)}\n" for i in range(3000))
+    return _responds("{$ref: '#/components/schemas/S0'}") + "components:\n  schemas:\n" + levels + "    S3000: {}\n"
+
+
+# References that are odd but legal, or lead nowhere: every tool judges them (0 or 1) or refuses them (2) with
+# file:line:column; a chain of 3,000 references one inside another is refused by every reader that follows them.
+REFERENCE_SHAPES: dict[str, tuple[str, str | None]] = {
+    "ref-to-root": (_responds("{$ref: '#'}"), None),
+    "ref-to-root-slash": (_responds("{$ref: '#/'}") + "components:\n  schemas:\n    A: {$ref: '#'}\n", None),
+    "pointer-escapes": (
+        _responds("{$ref: '#/components/schemas/a~1b~0c%25d'}")
+        + "components:\n  schemas:\n    'a/b~c%d': {type: string}\n    X: {$ref: '#/components/schemas/~2bad'}\n"
+        "    Y: {$ref: '#/paths/~1a/get/responses/200'}\n",
+        None,
+    ),
+    "ref-to-nothing": (_responds("{$ref: '#/components/schemas/Nope'}"), None),
+    "allOf-ref-chain": (
+        _chain("{{allOf: [{{$ref: '#/components/schemas/S{next}'}}], properties: {{p{i}: {{}}}}}}"),
+        "max-ref-depth",
+    ),
+    "property-ref-chain": (_chain("{{properties: {{n: {{$ref: '#/components/schemas/S{next}'}}}}}}"), "max-ref-depth"),
+    "arrays-in-allOf-chains": (
+        _responds("{allOf: [{type: array, items: " * 40 + "{type: string}" + "}]}" * 40),
+        "max-depth",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE_SHAPES))
+def test_odd_references_are_judged_or_refused_never_crash(work: Path, name: str) -> None:
+    text, limit = REFERENCE_SHAPES[name]
+    path = work / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    results = run_bounded(_document_commands(path, work / "ok.yaml", work), work)
+    for result in results:
+        command, err = " ".join(result["command"][:2]), result["err"]
+        assert result["code"] in (0, 1, 2), (command, result)
+        assert "Traceback" not in err and "internal error" not in err, (command, err)
+        if limit and result["command"][0] in ("validate", "docs", "-m"):
+            assert result["code"] == 2 and f"limit {limit}" in err and WHERE.search(err), (command, err)
