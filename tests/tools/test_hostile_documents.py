@@ -352,19 +352,24 @@ def test_hostile_overlays_are_bounded(work: Path) -> None:
         f"      x-bomb:\n        a: &a [x, x, x, x, x, x, x, x, x, x]\n{levels}",
         encoding="utf-8",
     )
+    searches = work / "searches.yaml"  # 3,000 actions, each searching the whole bundle
+    actions = "".join(f"  - target: $..properties.*\n    update: {{x-n{i}: {i}}}\n" for i in range(3000))
+    searches.write_text(f"overlay: 1.1.0\ninfo: {{title: t, version: '1'}}\nactions:\n{actions}", encoding="utf-8")
     bundle = str(REPO / "generated" / "openapi.yaml")
     out = str(work / "variant.yaml")
-    regex_run, doubling_run, bomb_run = run_bounded(
+    regex_run, doubling_run, bomb_run, searches_run = run_bounded(
         [
             ["overlay", "apply", str(regex), bundle, "-o", out],
             # A lower budget than the default (the option under test too): the same refusal, sooner.
             ["--max-document-nodes", "300000", "overlay", "apply", str(doubling), bundle, "-o", out],
             ["overlay", "apply", str(bomb), bundle, "-o", out],
+            ["overlay", "apply", str(searches), bundle, "-o", out],
         ],
         work,
     )
     assert regex_run["code"] == 0, regex_run
-    _assert_refused([doubling_run, bomb_run], "max-nodes")
+    _assert_refused([doubling_run, bomb_run, searches_run], "max-nodes")
+    assert "the overlay's queries visit more than 50,000 nodes in all" in searches_run["err"]
 
 
 def test_the_contract_itself_passes_every_command(work: Path) -> None:
