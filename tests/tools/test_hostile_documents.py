@@ -352,19 +352,24 @@ def test_hostile_overlays_are_bounded(work: Path) -> None:
         f"      x-bomb:\n        a: &a [x, x, x, x, x, x, x, x, x, x]\n{levels}",
         encoding="utf-8",
     )
+    searches = work / "searches.yaml"  # 3,000 actions, each searching the whole bundle
+    actions = "".join(f"  - target: $..properties.*\n    update: {{x-n{i}: {i}}}\n" for i in range(3000))
+    searches.write_text(f"overlay: 1.1.0\ninfo: {{title: t, version: '1'}}\nactions:\n{actions}", encoding="utf-8")
     bundle = str(REPO / "generated" / "openapi.yaml")
     out = str(work / "variant.yaml")
-    regex_run, doubling_run, bomb_run = run_bounded(
+    regex_run, doubling_run, bomb_run, searches_run = run_bounded(
         [
             ["overlay", "apply", str(regex), bundle, "-o", out],
             # A lower budget than the default (the option under test too): the same refusal, sooner.
             ["--max-document-nodes", "300000", "overlay", "apply", str(doubling), bundle, "-o", out],
             ["overlay", "apply", str(bomb), bundle, "-o", out],
+            ["overlay", "apply", str(searches), bundle, "-o", out],
         ],
         work,
     )
     assert regex_run["code"] == 0, regex_run
-    _assert_refused([doubling_run, bomb_run], "max-nodes")
+    _assert_refused([doubling_run, bomb_run, searches_run], "max-nodes")
+    assert "the overlay's queries visit more than 50,000 nodes in all" in searches_run["err"]
 
 
 def test_the_contract_itself_passes_every_command(work: Path) -> None:
@@ -423,3 +428,108 @@ def test_no_document_text_reaches_a_terminal_or_a_ci_log_raw(work: Path) -> None
                 assert not re.search(r"(?<!%25)0A::|::(add-mask|stop-commands|set-output)", line), (command, line)
     overlay = results[-1]["out"]
     assert yaml.safe_load(overlay)["info"]["title"] == "t\x1b[31mRED\r\b\x9b2J\u202e"  # escaped, not changed
+
+
+def _url_fields(url: str, secret: Path) -> str:
+    """Every URL-valued field a tool might read, naming the loopback listener or a file outside the root."""
+    outside = f"file://{secret}"
+    return (
+        f"openapi: 3.1.0\n$schema: '{url}/dialect'\njsonSchemaDialect: '{url}/dialect2'\n"
+        f"info: {{title: t, version: '1.0.0', x-logo: {{url: '{url}/logo.png'}}}}\n"
+        f"externalDocs: {{url: '{outside}'}}\ntags: [{{name: a, externalDocs: {{url: '{url}/tag'}}}}]\n"
+        "paths:\n  /a:\n    get:\n      operationId: getA\n"
+        f"      externalDocs: {{url: '{url}/op'}}\n      responses:\n        '200':\n          description: OK\n"
+        f"          links:\n            l: {{operationRef: '{url}/openapi.yaml#/paths/~1a/get'}}\n"
+        f"            m: {{operationRef: '{outside}#/paths'}}\n"
+        "          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/A'}\n"
+        f"              examples:\n                e: {{externalValue: '{outside}'}}\n"
+        f"                f: {{externalValue: '{url}/example.json'}}\n"
+        "components:\n  schemas:\n    A:\n"
+        f"      $id: '{url}/schemas/a'\n      $schema: '{url}/meta'\n      type: object\n      properties:\n"
+        f"        b: {{$ref: '#/components/schemas/B'}}\n        c: {{$dynamicRef: '{url}/dyn#node'}}\n"
+        f"    B: {{$id: '{outside}', type: string, $anchor: node}}\n"
+    )
+
+
+def test_url_valued_fields_never_leave_the_root_nor_the_machine(tmp_path: Path, work: Path, listener: int) -> None:
+    """`externalValue`, `externalDocs`, `$schema`, `jsonSchemaDialect`, `$id`, `$dynamicRef`, `links.operationRef`,
+    `x-logo` and an overlay's `extends` naming a loopback URL or a file outside the root: no tool connects or reads
+    the file; Redocly's build-docs, which fetches `externalValue` itself, is refused the document (exit 2)."""
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("type: string\ndescription: SECRET-CONTENT\n", encoding="utf-8")
+    url = f"http://127.0.0.1:{listener}"
+    text = _url_fields(url, secret)
+    document = tmp_path / "urls.yaml"
+    document.write_text(text, encoding="utf-8")
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "openapi.yaml").write_text(text, encoding="utf-8")
+    overlay = tmp_path / "extends.yaml"
+    overlay.write_text(
+        f"overlay: 1.1.0\ninfo: {{title: t, version: '1'}}\nextends: '{url}/base.yaml'\n"
+        "actions:\n  - target: $.info\n    update: {x-a: 1}\n",
+        encoding="utf-8",
+    )
+    ok = work / "ok.yaml"
+    commands = [
+        *_document_commands(document, ok, tmp_path),
+        *_spec_commands(tmp_path / "spec" / "openapi.yaml", ok, tmp_path),
+        ["overlay", "apply", str(overlay), str(ok)],
+    ]
+    results = run_bounded(commands, tmp_path)
+    for result in results:
+        command, text_out = " ".join(result["command"][:2]), result["out"] + result["err"]
+        assert "SECRET-CONTENT" not in text_out, command
+        assert "Traceback" not in text_out and "internal error" not in text_out, (command, text_out)
+        if result["command"][0] == "docs":
+            assert result["code"] == 2 and "rule self-contained: externalValue" in result["err"], result
+
+
+def _responds(schema: str) -> str:
+    return (
+        MINIMAL.replace("paths: {}\n", "")
+        + "paths:\n  /a:\n    get:\n      operationId: g\n      responses:\n        '200':\n          description: OK\n"
+        + f"          content:\n            application/json:\n              schema: {schema}\n"
+    )
+
+
+def _chain(link: str) -> str:
+    levels = "".join(f"    S{i}: {link.format(next=i + 1, i=i)}\n" for i in range(3000))
+    return _responds("{$ref: '#/components/schemas/S0'}") + "components:\n  schemas:\n" + levels + "    S3000: {}\n"
+
+
+# References that are odd but legal, or lead nowhere: every tool judges them (0 or 1) or refuses them (2) with
+# file:line:column; a chain of 3,000 references one inside another is refused by every reader that follows them.
+REFERENCE_SHAPES: dict[str, tuple[str, str | None]] = {
+    "ref-to-root": (_responds("{$ref: '#'}"), None),
+    "ref-to-root-slash": (_responds("{$ref: '#/'}") + "components:\n  schemas:\n    A: {$ref: '#'}\n", None),
+    "pointer-escapes": (
+        _responds("{$ref: '#/components/schemas/a~1b~0c%25d'}")
+        + "components:\n  schemas:\n    'a/b~c%d': {type: string}\n    X: {$ref: '#/components/schemas/~2bad'}\n"
+        "    Y: {$ref: '#/paths/~1a/get/responses/200'}\n",
+        None,
+    ),
+    "ref-to-nothing": (_responds("{$ref: '#/components/schemas/Nope'}"), None),
+    "allOf-ref-chain": (
+        _chain("{{allOf: [{{$ref: '#/components/schemas/S{next}'}}], properties: {{p{i}: {{}}}}}}"),
+        "max-ref-depth",
+    ),
+    "property-ref-chain": (_chain("{{properties: {{n: {{$ref: '#/components/schemas/S{next}'}}}}}}"), "max-ref-depth"),
+    "arrays-in-allOf-chains": (
+        _responds("{allOf: [{type: array, items: " * 40 + "{type: string}" + "}]}" * 40),
+        "max-depth",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE_SHAPES))
+def test_odd_references_are_judged_or_refused_never_crash(work: Path, name: str) -> None:
+    text, limit = REFERENCE_SHAPES[name]
+    path = work / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    results = run_bounded(_document_commands(path, work / "ok.yaml", work), work)
+    for result in results:
+        command, err = " ".join(result["command"][:2]), result["err"]
+        assert result["code"] in (0, 1, 2), (command, result)
+        assert "Traceback" not in err and "internal error" not in err, (command, err)
+        if limit and result["command"][0] in ("validate", "docs", "-m"):
+            assert result["code"] == 2 and f"limit {limit}" in err and WHERE.search(err), (command, err)

@@ -24,6 +24,7 @@ from accessgov_tools import client_check, generate_ts, generation_cache
 from accessgov_tools.bundle import DEFAULT_ROOT, bundle, write_bundle
 from accessgov_tools.generate import GenerationError, generate, schemas_of
 from accessgov_tools.generate_stub import write as write_stub
+from accessgov_tools.overlay import OverlayError
 from accessgov_tools.paths import REPO
 
 DEFAULT_GENERATED = REPO / "generated"
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                 differences += compare_typescript(fresh_ts, committed_sdk, generate_ts.contract_version(fresh))
             broken = [] if args.no_client_checks else client_failures(fresh, fresh_ts if with_typescript else None)
             checked = len(produced) + (len(list(files_under(fresh_ts))) if with_typescript else 0)
-        except (GenerationError, generate_ts.TypeScriptError, client_check.CleanEnvError) as error:
+        except (GenerationError, generate_ts.TypeScriptError, client_check.CleanEnvError, OverlayError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
     for _, diff in differences:

@@ -418,10 +418,10 @@ def _replace(source: Path, target: Path) -> None:
 def check_names(doc: dict[str, Any], source: str) -> None:
     """Refuse names that would overwrite one another once sanitised into Python: two operations whose operationIds
     become one function and module name (`get-task`, `get_task`, `GetTask`: `api/<tag>/get_task.py` written twice),
-    two schemas that become one class or one module (`Task`, `task`), an operation without an operationId, and a
-    name that sanitises to nothing but a prefix (`_`, `__`, `-`). Python keywords and dunder names (`class`,
-    `__init__`, `__class__`) are sanitised by the generators (`class_`, `field_init`); a collision they make is
-    refused here like any other."""
+    two schemas that become one class or one module (`Task`, `task`), and an operation without an operationId
+    (names that sanitise to nothing, `.` and `__`, both become `field_`: a collision). Python keywords and dunder
+    names (`class`, `__init__`, `__class__`) are sanitised by the generators (`class_`, `field_init`); a collision
+    they make is refused here like any other."""
     from openapi_python_client.strings import ClassName, snake_case
 
     taken: dict[str, str] = {}
@@ -435,10 +435,6 @@ def check_names(doc: dict[str, Any], source: str) -> None:
             if not isinstance(operation_id, str) or not operation_id.strip():
                 raise GenerationError(f"{source}: {where}: an operation needs an operationId (its function's name)")
             name = _python_name(operation_id)
-            if name in ("field_", "") or name.strip("_") in ("", "field"):
-                raise GenerationError(
-                    f"{source}: {where}: operationId {operation_id!r} sanitises to no name ({name!r})"
-                )
             if name in taken:
                 raise GenerationError(
                     f"{source}: {where}: operationId {operation_id!r} and {taken[name]} both become the Python name "

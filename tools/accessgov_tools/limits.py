@@ -11,6 +11,7 @@ loader's `LimitError`: `file:line:column: ... limit NAME ...`, exit 2 in every t
 | `max-nodes`: values and keys, aliases expanded | 2,000,000 | `ACCESSGOV_MAX_DOCUMENT_NODES` | `--max-document-nodes` |
 | `max-keys`: entries of one mapping | 20,000 | `ACCESSGOV_MAX_MAPPING_KEYS` | `--max-mapping-keys` |
 | `max-text`: characters of one string | 1 Mi | `ACCESSGOV_MAX_DOCUMENT_TEXT` | `--max-document-text` |
+| `max-ref-depth`: local `$ref`s followed one inside another | 64 | `ACCESSGOV_MAX_REF_DEPTH` | `--max-ref-depth` |
 | `max-text-total`: all text, expanded | 64 Mi | `ACCESSGOV_MAX_DOCUMENT_TEXT_TOTAL` | `--max-document-text-total` |
 
 The same node budget bounds what an overlay makes (every action's result) and what the bundler inlines.
@@ -45,6 +46,7 @@ LIMITS = (
     Limit("max-nodes", "max_nodes", "ACCESSGOV_MAX_DOCUMENT_NODES", "--max-document-nodes", 2_000_000, "nodes"),
     Limit("max-keys", "max_keys", "ACCESSGOV_MAX_MAPPING_KEYS", "--max-mapping-keys", 20_000, "keys"),
     Limit("max-text", "max_text", "ACCESSGOV_MAX_DOCUMENT_TEXT", "--max-document-text", 2**20, "characters"),
+    Limit("max-ref-depth", "max_ref_depth", "ACCESSGOV_MAX_REF_DEPTH", "--max-ref-depth", 64, "references"),
     Limit(
         "max-text-total",
         "max_text_total",
@@ -67,6 +69,7 @@ class Limits:
     max_keys: int = BY_NAME["max-keys"].default
     max_text: int = BY_NAME["max-text"].default
     max_text_total: int = BY_NAME["max-text-total"].default
+    max_ref_depth: int = BY_NAME["max-ref-depth"].default
 
     def __post_init__(self) -> None:
         for limit in LIMITS:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from accessgov_tools import display, redos
 from accessgov_tools.loader import LoadError, load_document
@@ -83,10 +84,16 @@ class Context:
             if ref in seen:
                 break
             seen.add(ref)
-            pointer = tuple(part.replace("~1", "/").replace("~0", "~") for part in ref[2:].split("/"))
-            node = self.doc
+            pointer = tuple(part.replace("~1", "/").replace("~0", "~") for part in unquote(ref[2:]).split("/"))
+            target: Any = self.doc
             for part in pointer:
-                node = node[part]
+                if isinstance(target, dict) and part in target:
+                    target = target[part]
+                elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                    target = target[int(part)]
+                else:
+                    return {}, None  # a reference to nothing: validate says so; no rule has anything to read
+            node = target
         return node, pointer
 
     def operations(self) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:

@@ -16,6 +16,7 @@ Each refusal is a `RefError` (a `LimitError`): `file:line:column: ... reference 
 
 from __future__ import annotations
 
+import bisect
 import os
 import urllib.error
 import urllib.request
@@ -27,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 import yaml
 
 from accessgov_tools import loader
-from accessgov_tools.limits import Limits
+from accessgov_tools.limits import Limits, hint
 from accessgov_tools.limits import current as current_limits
 from accessgov_tools.loader import LimitError, LoadError
 from accessgov_tools.paths import shown
@@ -83,6 +84,25 @@ def references_in(document: Any) -> Iterator[tuple[Pointer, str]]:
             stack.extend((value, (*pointer, str(index))) for index, value in reversed(list(enumerate(node))))
 
 
+def external_values(document: Any) -> Iterator[tuple[Pointer, str]]:
+    """(pointer of the Example object, its URL) for every string `externalValue` (a URL a reader may fetch), each
+    shared object walked once."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, Pointer]] = [(document, ())]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+        if isinstance(node, dict):
+            if isinstance(node.get("externalValue"), str):
+                yield pointer, node["externalValue"]
+            stack.extend((value, (*pointer, str(key))) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, (*pointer, str(index))) for index, value in enumerate(node))
+
+
 def _child(node: yaml.Node, token: str) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
@@ -118,8 +138,8 @@ def locate(path: Path, pointer: Pointer, key: str = "$ref") -> tuple[int, int]:
     return line, column
 
 
-def _refused(path: Path, pointer: Pointer, rule: str, text: str) -> RefError:
-    line, column = locate(path, pointer)
+def _refused(path: Path, pointer: Pointer, rule: str, text: str, key: str = "$ref") -> RefError:
+    line, column = locate(path, pointer, key)
     return RefError(f"{shown(path)}:{line}:{column}: reference rule {rule}: {text}", rule)
 
 
@@ -153,6 +173,7 @@ class References:
                     "spec-root",
                 )
             document = loader.load_document(resolved, self.limits)
+            check_ref_depth(document, resolved, self.limits.max_ref_depth)
             self._documents[resolved] = document
             self._targets[resolved] = [self._check(resolved, pointer, ref) for pointer, ref in references_in(document)]
         return self._documents[resolved]
@@ -219,6 +240,15 @@ class References:
         """The document at `path`, refused unless every `$ref` in it is local (`#...`): for readers that would
         resolve any other one themselves (the generators, Redocly's build-docs)."""
         document = self.document(path)
+        for pointer, value in external_values(document):
+            raise _refused(
+                path,
+                pointer,
+                "self-contained",
+                f"externalValue {value[:200]!r}: this document is handed to a reader that fetches an example's "
+                "externalValue itself (Redocly's build-docs does), so it may hold none: give the example a `value`",
+                key="externalValue",
+            )
         for pointer, ref, _ in self._targets[path.resolve()]:
             if not is_local(ref):
                 raise _refused(
@@ -331,6 +361,78 @@ def _at(document: Any, pointer: Pointer) -> Any:
         else:
             return None
     return node
+
+
+def _pointer_of(ref: str) -> Pointer | None:
+    """The JSON pointer of a local reference (`#/a/b~1c`, percent-escapes decoded); None for any other."""
+    if ref == "#":
+        return ()
+    if not ref.startswith("#/"):
+        return None
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in unquote(ref[2:]).split("/"))
+
+
+def _too_deep(path: Path | None, source: str, target: Pointer, limit: int) -> RefError:
+    where = f"{shown(path)}:{':'.join(map(str, locate(path, target, '$ref')))}" if path else f"{source}:1:1"
+    return RefError(
+        f"{where}: document limit max-ref-depth: references followed more than {limit} deep (through "
+        f"#/{'/'.join(target)}){hint('max-ref-depth')}",
+        "max-ref-depth",
+    )
+
+
+def check_ref_depth(document: Any, path: Path | None, limit: int, source: str = "<document>") -> None:
+    """Refuse local references nested more than `limit` deep once followed: `A: {allOf: [{$ref: B}]}`,
+    `B: {allOf: [{$ref: C}]}`, ... 3,000 times is a 3,000-level schema to every reader that resolves it (the
+    validator's and Redocly's recursion gives out first). A reference back into the chain (a recursive schema) is
+    not followed again, so the depth is that of the longest chain without a repeat, computed once per target."""
+    sites = sorted(
+        (holder, target) for holder, ref in references_in(document) if (target := _pointer_of(ref)) is not None
+    )
+    if len(sites) <= limit:
+        return
+    holders = [holder for holder, _ in sites]
+
+    def inside(target: Pointer) -> list[Pointer]:
+        """The targets of the references held within `target`'s subtree."""
+        start = bisect.bisect_left(holders, target)
+        found = []
+        for index in range(start, len(holders)):
+            if holders[index][: len(target)] != target:
+                break
+            found.append(sites[index][1])
+        return found
+
+    depth: dict[Pointer, int] = {}
+    for _, first in sites:
+        if first in depth:
+            continue
+        stack: list[tuple[Pointer, list[Pointer]]] = [(first, inside(first))]
+        on_stack = {first}
+        best: dict[Pointer, int] = {first: 0}
+        while stack:
+            target, pending = stack[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt in on_stack:
+                    continue  # recursion: not followed again
+                if nxt in depth:
+                    best[target] = max(best[target], depth[nxt])
+                    continue
+                if len(stack) >= limit:
+                    raise _too_deep(path, source, first, limit)
+                stack.append((nxt, inside(nxt)))
+                on_stack.add(nxt)
+                best[nxt] = 0
+                continue
+            stack.pop()
+            on_stack.discard(target)
+            depth[target] = best[target] + 1
+            if depth[target] > limit:
+                raise _too_deep(path, source, target, limit)
+            if stack:
+                parent = stack[-1][0]
+                best[parent] = max(best[parent], depth[target])
 
 
 def check_local_cycles(document: Any, path: Path | None = None, source: str = "<document>") -> None:

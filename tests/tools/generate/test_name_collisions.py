@@ -30,7 +30,7 @@ CASES = {
     "dunder-and-keyword-schemas": (_doc({}, {"__class__": {}, "class": {}}), "both become the Python class 'Class'"),
     "schemas-differing-in-case": (_doc({}, {"Task": {}, "task": {}}), "both become the Python class 'Task'"),
     "no-operationId": (_doc({"/a": ""}), "needs an operationId"),
-    "operationId-of-underscores": (_doc({"/a": "__"}), "sanitises to no name"),
+    "operationIds-sanitised-to-nothing": (_doc({"/a": "__", "/b": "."}), "both become the Python name 'field_'"),
 }
 
 

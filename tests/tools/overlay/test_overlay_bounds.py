@@ -11,7 +11,7 @@ import pytest
 from accessgov_tools.iregexp import matches
 from accessgov_tools.limits import Limits
 from accessgov_tools.loader import LimitError
-from accessgov_tools.overlay import apply_overlay, load_overlay, parse_overlay
+from accessgov_tools.overlay import _select, apply_overlay, load_overlay, parse_overlay
 
 
 def _overlay(*actions: dict[str, Any]) -> Any:
@@ -86,5 +86,7 @@ def test_a_query_visits_at_most_the_node_budget() -> None:
         document = {"a": document}  # 121 nodes; the query visits 60 * 61 / 2 = 1,830
     overlay = _overlay({"target": "$..[?count(@..*) > 100]", "remove": True, "x-allow-empty": True})
     with pytest.raises(LimitError, match=r"query .* visits more than 1,000 nodes"):
-        apply_overlay(overlay, document, Limits(max_nodes=1_000))
-    assert apply_overlay(overlay, document, Limits(max_nodes=10_000)) is not None
+        _select(document, overlay.actions[0].target, "o", Limits(max_nodes=1_000))
+    with pytest.raises(LimitError, match=r"query .*: the overlay's queries visit more than 25 nodes in all"):
+        apply_overlay(overlay, document, Limits(max_nodes=1_000))  # all its queries together: max-nodes / 40
+    assert apply_overlay(overlay, document, Limits(max_nodes=100_000)) is not None
