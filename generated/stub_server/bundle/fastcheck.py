@@ -95,8 +95,8 @@ def _compile(schema: Any, resolve: Resolve, depth: int) -> Check:
         raise _Unsupported("depth")
     if schema is True:
         return lambda value: True
-    if not isinstance(schema, Mapping) or set(schema) - KNOWN:
-        raise _Unsupported("keyword")
+    if not isinstance(schema, Mapping) or {key for key in schema if not str(key).startswith("x-")} - KNOWN:
+        raise _Unsupported("keyword")  # extensions (`x-error-code`) constrain nothing
     checks: list[Check] = []
     if "$ref" in schema:
         checks.append(_compile(resolve(schema["$ref"]), resolve, depth + 1))
