@@ -71,6 +71,16 @@ def test_429_waits_what_retry_after_says(sleeps: Sleeps) -> None:
     assert sleeps.waits == [7.0] and len(fake.seen) == 2
 
 
+def test_a_policy_s_total_timeout_still_bounds_the_waits(sleeps: Sleeps) -> None:
+    """The call's deadline is added to the policy's own bound on its waits' sum, never put in its place."""
+    policy = Retry(total=3, backoff_factor=0.5, total_timeout=2.0)
+    with ScriptedServer(
+        Answer(429, {"code": "RATE_LIMITED", "message": "slow down"}, {"Retry-After": "7"}), Answer(200, PAGE)
+    ) as fake:
+        AccessGov(fake.url, token="t", retry=policy).list_app_entitlements(app_id="app-1")
+    assert sleeps.waits == [2.0] and len(fake.seen) == 2
+
+
 def test_exhausted_retries_raise_the_typed_error(sleeps: Sleeps) -> None:
     limited = Answer(429, {"code": "RATE_LIMITED", "message": "slow down"}, {"Retry-After": "1"})
     with ScriptedServer(limited) as fake, pytest.raises(RateLimitError) as raised:

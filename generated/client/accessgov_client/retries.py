@@ -63,13 +63,18 @@ class CallRetry(Retry):
     it is not started, and the call ends at once with the last attempt's answer or error."""
 
     def wait(self, response: httpx.Response | Exception) -> float:
-        """How long to wait before the next attempt: the server's `Retry-After` (capped), else the backoff."""
+        """How long to wait before the next attempt, as httpx-retries reckons it: the server's `Retry-After`
+        (capped), else the backoff; never more than what is left of the policy's `total_timeout` for waits."""
+        seconds = 0.0
         if isinstance(response, httpx.Response) and self.respect_retry_after_header:
             text = response.headers.get("Retry-After", "").strip()
             with contextlib.suppress(ValueError):
-                if text and (seconds := min(self.parse_retry_after(text), self.max_backoff_wait)) > 0:
-                    return seconds
-        return self.backoff_strategy() if self.attempts_made > 0 else 0.0
+                seconds = max(min(self.parse_retry_after(text), self.max_backoff_wait), 0.0) if text else 0.0
+        if seconds == 0.0 and self.attempts_made > 0:
+            seconds = self.backoff_strategy()
+        if self.total_timeout is not None:
+            seconds = min(seconds, max(0.0, self.total_timeout - self.elapsed_sleep))
+        return seconds
 
     def next_wait(self, response: httpx.Response | Exception) -> float:
         """The wait before the next attempt; `_NoTimeToRetry` when it would end at or past the call's deadline."""
