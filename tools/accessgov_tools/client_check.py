@@ -31,13 +31,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from uv import find_uv_bin
+
 from accessgov_tools.paths import REPO
 
 # The models package's one dependency: the pydantic it is generated for (`--target-pydantic-version` in generate.py).
 MODELS_REQUIREMENTS = ("pydantic>=2.14,<3",)
 CLIENT_PACKAGE = "accessgov_client"
 ENV_CACHE = REPO / "build" / "clean-envs"
-PIP_TIMEOUT_SECONDS = 900
+INSTALL_TIMEOUT_SECONDS = 900
 IMPORT_TIMEOUT_SECONDS = 300
 
 # Run by the clean environment's interpreter (isolated mode: no PYTHONPATH, no user site, no working directory):
@@ -116,13 +118,11 @@ def clean_env(requirements: Sequence[str], cache: Path = ENV_CACHE) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         venv.EnvBuilder(with_pip=False, symlinks=True).create(target)
         if requirements:
-            command = [
-                sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
-                "install", "--quiet", "--no-compile", *requirements,
-            ]  # fmt: skip
-            done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_SECONDS, check=False)
+            # uv resolves the declared ranges as pip would, from the same index, about ten times faster.
+            command = [find_uv_bin(), "pip", "install", "--python", str(python), "--quiet", *requirements]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_SECONDS, check=False)
             if done.returncode != 0:
-                raise CleanEnvError(f"pip install {' '.join(requirements)} failed:\n{done.stdout}{done.stderr}")
+                raise CleanEnvError(f"uv pip install {' '.join(requirements)} failed:\n{done.stdout}{done.stderr}")
         (target / ".complete").write_text("\n".join(requirements) + "\n", encoding="utf-8")
     return python
 
