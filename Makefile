@@ -63,25 +63,35 @@ $(VENV)/pyvenv.cfg: $(VENV_REBUILD)
 	@bash build-aux/venv.sh ensure '$(PYTHON)' '$(VENV)'
 
 # Installs talk on stderr: a report a target prints (make diff > pr.md) is all its stdout holds, even on a first run.
-$(RUNTIME_STAMP): pyproject.toml $(VENV)/pyvenv.cfg
-	@echo "==> Installing the server and its runtime dependencies into $(VENV) (pip install -e .)" >&2
-	@$(BIN)/pip install --disable-pip-version-check --progress-bar on -e . >&2
+# uv fills $(VENV) (the same index and version ranges as pip, a fresh clone's installs in ~10 s instead of ~110 s);
+# pip installs uv itself first, at the reviewers' tools' pin.
+UV := $(BIN)/uv
+UV_PIN = $(shell grep -oE '"uv==[^"]+"' tools/pyproject.toml | tr -d '"')
+UV_INSTALL = $(UV) pip install --python $(PY)
+$(UV): $(VENV)/pyvenv.cfg tools/pyproject.toml
+	@echo "==> Installing uv into $(VENV) (pip install $(UV_PIN))" >&2
+	@$(BIN)/pip install --disable-pip-version-check --quiet '$(UV_PIN)' >&2
+	@touch $@
+
+$(RUNTIME_STAMP): pyproject.toml $(VENV)/pyvenv.cfg | $(UV)
+	@echo "==> Installing the server and its runtime dependencies into $(VENV) (uv pip install -e .)" >&2
+	@$(UV_INSTALL) -e . >&2
 	@touch $@
 
 # The SDK and the conformance kit editable too, as a user installs them (the kit depends on the SDK by version):
 # the kit's targets and tests import both from the checkout without a PYTHONPATH.
 $(STAMP): pyproject.toml tools/pyproject.toml generated/client/pyproject.toml conformance/pyproject.toml $(RUNTIME_STAMP)
-	@echo "==> Installing the development toolchain, the reviewers' tools, the SDK and the conformance kit into $(VENV) (pip install -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance)" >&2
-	@$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance >&2
+	@echo "==> Installing the development toolchain, the reviewers' tools, the SDK and the conformance kit into $(VENV) (uv pip install -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance)" >&2
+	@$(UV_INSTALL) -e '.[dev]' -e './tools[mock]' -e ./generated/client -e ./conformance >&2
 	@touch $@
 
 # What `make mock` needs: the reviewers' tools with the mock's extra, and nothing else. Never the development install
-# ($(STAMP)): pip reinstalls every editable package it is given, the server's too, under a running `make run`.
+# ($(STAMP)): an install reinstalls every editable package it is given, the server's too, under a running `make run`.
 MOCK_STAMP := $(VENV)/.mock-installed
-$(MOCK_STAMP): tools/pyproject.toml $(VENV)/pyvenv.cfg
+$(MOCK_STAMP): tools/pyproject.toml $(VENV)/pyvenv.cfg | $(UV)
 	@if [ -f $(STAMP) ] && [ $(STAMP) -nt tools/pyproject.toml ]; then :; else \
-		echo "==> Installing the reviewers' tools and the mock into $(VENV) (pip install -e './tools[mock]')" >&2; \
-		$(BIN)/pip install --disable-pip-version-check --progress-bar on -e './tools[mock]' >&2; fi
+		echo "==> Installing the reviewers' tools and the mock into $(VENV) (uv pip install -e './tools[mock]')" >&2; \
+		$(UV_INSTALL) -e './tools[mock]' >&2; fi
 	@touch $@
 
 setup: $(STAMP) ## Create .venv (Python 3.11+) and install the pinned toolchain

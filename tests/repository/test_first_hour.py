@@ -65,20 +65,21 @@ def test_a_report_is_all_of_stdout_or_its_out_file(tmp_path: Path) -> None:
 
 def test_a_first_run_installs_on_stderr(tmp_path: Path) -> None:
     """On a checkout without its venv, everything `make diff` would print before the report (the venv's creation,
-    pip) goes to stderr."""
+    pip, uv) goes to stderr."""
     planned = make("-n", "diff", f"VENV={tmp_path / 'venv'}")
     assert planned.returncode == 0, planned.stderr
-    talking = [line for line in planned.stdout.splitlines() if re.match(r"\s*(echo|\S+/pip) ", line)]
+    talking = [line for line in planned.stdout.splitlines() if re.match(r"\s*(echo|\S+/pip|\S+/uv pip) ", line)]
     assert any("pip install" in line for line in talking), planned.stdout
     assert all(line.rstrip().endswith(">&2") for line in talking), talking
 
 
 def test_the_mocks_install_leaves_the_servers_alone(tmp_path: Path) -> None:
     """A venv where `make run` installed the server (its runtime stamp): `make mock` installs the tools' mock extra
-    and nothing else; pip reinstalls every editable package it is given, so `-e .` would replace the running
+    and nothing else; an install reinstalls every editable package it is given, so `-e .` would replace the running
     server's installation."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True, timeout=120)
+    (venv / "bin" / "uv").touch()  # what installed the server, before its stamp
     (venv / ".runtime-installed").touch()
     planned = make("-n", "mock", f"VENV={venv}")
     assert planned.returncode == 0, planned.stderr
