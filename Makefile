@@ -253,10 +253,9 @@ test: ## Run every check and test (what CI runs)
 	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(MOCK_BENCH_STAMP) $(SDK_TS_STAMP)
 	$(BIN)/ruff check accessgov tools sdk benchmarks tests conformance
 	$(BIN)/ruff format --check accessgov tools sdk benchmarks tests conformance
-	$(BIN)/mypy
-	$(BIN)/lint-imports --no-cache
 	$(PY) -m tests.support.check_services
-	$(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
+	bash build-aux/alongside.sh '$(BIN)/mypy && $(BIN)/lint-imports --no-cache' \
+		env $(PYTEST) -n $(FULL_WORKERS) --dist loadgroup -m "not bench_tools and not history" $(PYTEST_ARGS)
 
 # One product's tests, what its CI job runs (.github/workflows/pull-request.yml), with only the installs and services
 # they need; make test runs them all at once (and the linters, which CI's contract job runs). Every folder of tests/

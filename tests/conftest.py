@@ -41,7 +41,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests that reach PostgreSQL `postgres`."""
+    """Mark the tests that reach PostgreSQL `postgres`, and run the files holding slow tests first.
+
+    Under xdist the groups go out first, then single tests in this order: a slow file left to the end of the
+    collection (tests/tools/ sorts last) would run alone on one worker while the others sit idle; the fast tests
+    fill the workers' last minutes instead. A file moves whole, so its module fixtures are made once per worker."""
     for item in items:
         if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.postgres)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
