@@ -35,13 +35,24 @@ def _cheap_result_casts() -> None:
 CELPY_RESULT = getattr(celpy.evaluation, "Result", None)  # as celpy defines it (tests compare against it)
 _cheap_result_casts()
 
-# celpy builds one parser per process with the tree class of the first Environment; the transpiler needs its own.
-_ENVIRONMENT = celpy.Environment(runner_class=celpy.CompiledRunner)
-# celpy 0.5.0's transpiler makes `has(...)` a Python bool, which `!`, `&&`, `||` and `? :` then refuse (an
-# evaluation error where CEL says true or false): expressions using the macro run on celpy's interpreter, which
-# implements it (slower, and only those). Any `has(` in the text counts, a string literal's too: still correct.
-_INTERPRETER = celpy.Environment()
 _HAS_MACRO = re.compile(r"\bhas\s*\(")
+_MAKING = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _environments() -> tuple[celpy.Environment, celpy.Environment]:
+    """The transpiler's environment and the interpreter's, made on first use: their parsers cost ~0.5 CPU-s, which
+    a process that never compiles an expression (the CLI, most servers) need not pay at import."""
+    with _MAKING:
+        # celpy builds one parser per process with the tree class of the first Environment; the transpiler needs
+        # its own, so it is made first.
+        transpiler = celpy.Environment(runner_class=celpy.CompiledRunner)
+        # celpy 0.5.0's transpiler makes `has(...)` a Python bool, which `!`, `&&`, `||` and `? :` then refuse (an
+        # evaluation error where CEL says true or false): expressions using the macro run on celpy's interpreter,
+        # which implements it (slower, and only those). Any `has(` in the text counts, a string literal's too.
+        return transpiler, celpy.Environment()
+
+
 _EVALUATING = threading.Lock()
 # celpy logs every failed evaluation at ERROR before raising; the caller reports the failure instead.
 logging.getLogger("celpy").setLevel(logging.CRITICAL)
@@ -54,7 +65,8 @@ class ExpressionError(ValueError):
 @lru_cache(maxsize=1024)
 def compile_expression(expression: str) -> celpy.Runner:
     """The compiled program of `expression` (compiled once per distinct text)."""
-    environment = _INTERPRETER if _HAS_MACRO.search(expression) else _ENVIRONMENT
+    transpiler, interpreter = _environments()
+    environment = interpreter if _HAS_MACRO.search(expression) else transpiler
     try:
         return environment.program(environment.compile(expression))
     except CELParseError as error:
