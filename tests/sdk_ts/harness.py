@@ -1,10 +1,12 @@
 """The TypeScript SDK as a downstream team gets it: built, packed, installed from its tarball into an empty project,
 and compiled there with its tests, its examples and its README's programs.
 
-One `build()` per test session (tests/sdk_ts/conftest.py): `npm ci` in a copy of `sdk-ts/` (so the checkout's
-`node_modules` and `dist` are never touched while other tests use them), `npm pack` (whose `prepack` compiles the
+One `build()` per test session (tests/sdk_ts/conftest.py): a copy of `sdk-ts/` (so the checkout's `dist` is never
+touched while other tests use it) with the package's toolchain, `npm pack` there (whose `prepack` compiles the
 package with `tsc --strict`), then a new project that installs only the tarball and the TypeScript toolchain the
-package pins, and one `tsc --strict` over everything that imports `@accessgov/client` there.
+package pins, and one `tsc --strict` over everything that imports `@accessgov/client` there. The toolchain is the
+checkout's `node_modules` (linked, only read) when `npm ci` installed it from the lockfile as it is
+(`make test` does, before pytest), else `npm ci` in the copy.
 """
 
 from __future__ import annotations
@@ -87,6 +89,22 @@ class Built:
             return sorted(archive.getnames())
 
 
+def installed_from_lockfile(package: Path) -> bool:
+    """Whether `package/node_modules` is what `npm ci` installs from `package/package-lock.json` today: npm's record
+    of the installed tree (`node_modules/.package-lock.json`) holds the lockfile's packages, and the lockfile is in
+    step with `package.json` (which `npm ci` refuses otherwise)."""
+    try:
+        lock = json.loads((package / "package-lock.json").read_text(encoding="utf-8"))
+        installed = json.loads((package / "node_modules" / ".package-lock.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    locked = {path: entry for path, entry in lock["packages"].items() if path}
+    return installed.get("packages") == locked and all(
+        lock["packages"][""].get(key, {}) == manifest.get(key, {}) for key in ("dependencies", "devDependencies")
+    )
+
+
 def _timed(seconds: dict[str, float], name: str, command: list[str], cwd: Path) -> str:
     started = time.perf_counter()
     output = run(command, cwd)
@@ -100,7 +118,10 @@ def build(root: Path, server_url: str) -> Built:
     seconds: dict[str, float] = {}
     package = root / "sdk-ts"
     shutil.copytree(SDK, package, ignore=shutil.ignore_patterns("node_modules", "dist", "build"))
-    _timed(seconds, "npm ci", ["npm", "ci", *NPM_FLAGS], package)
+    if installed_from_lockfile(SDK):
+        os.symlink(SDK / "node_modules", package / "node_modules", target_is_directory=True)
+    else:
+        _timed(seconds, "npm ci", ["npm", "ci", *NPM_FLAGS], package)
     dist = root / "dist"
     dist.mkdir()
     _timed(seconds, "npm pack (tsc)", ["npm", "pack", "--pack-destination", str(dist), *NPM_FLAGS], package)
