@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,23 +147,63 @@ def build(root: Path, server_url: str) -> Built:
     return Built(package, tarball, consumer, seconds)
 
 
+REPORTER = Path(__file__).with_name("node_reporter.mjs")
+
+
 @dataclass(frozen=True)
 class NodeRun:
-    """The outcome of `node --test` over some test files: TAP's summary counts, and the output."""
+    """The outcome of one `node --test` over some test files: its exit status, TAP's summary counts, its output, and
+    the counts of each file (`tests`, `pass`, `fail`, `skipped`, `todo`, by the file's name) with its failures."""
 
     returncode: int
     counts: dict[str, int]
     output: str
+    files: dict[str, dict[str, int]]
+    failures: dict[str, list[str]]
 
 
-def node_test(built: Built, files: list[str], env: dict[str, str], timeout: float = 300) -> NodeRun:
-    """Run compiled test files (`build/test/<name>.test.js`) with `node --test` in the consumer project."""
-    command = [built.node, "--test", "--test-reporter=tap", *[f"build/test/{name}" for name in files]]
-    done = subprocess.run(
-        command, cwd=built.consumer, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env}
-    )
+def node_tests(built: Built, files: list[str], env: dict[str, str], timeout: float = 900) -> NodeRun:
+    """Run compiled test files (`build/test/<name>.test.js`) with one `node --test` in the consumer project: each
+    file in a process of its own, one after another (`--test-concurrency=1`, as a file run alone); a reporter of
+    ours (node_reporter.mjs) says which file each result is in. A failing suite, a cancelled test and a file whose
+    process failed count as failures of their file."""
+    with tempfile.TemporaryDirectory(prefix="accessgov-node-test-") as tmp:
+        results = Path(tmp) / "results.jsonl"
+        command = [
+            built.node,
+            "--test",
+            "--test-concurrency=1",
+            "--test-reporter=tap",
+            "--test-reporter-destination=stdout",
+            f"--test-reporter={REPORTER.as_uri()}",
+            f"--test-reporter-destination={results}",
+            *[f"build/test/{name}" for name in files],
+        ]
+        done = subprocess.run(
+            command, cwd=built.consumer, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env}
+        )
+        lines = results.read_text(encoding="utf-8").splitlines() if results.exists() else []
     counts = {
         key: int(value)
         for key, value in re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", done.stdout, re.MULTILINE)
     }
-    return NodeRun(done.returncode, counts, done.stdout + done.stderr)
+    per_file: dict[str, dict[str, int]] = {}
+    failures: dict[str, list[str]] = {name: [] for name in files}
+    for line in lines:
+        result = json.loads(line)
+        name = Path(result["file"]).name if result["file"] else "(no file)"
+        tally = per_file.setdefault(name, dict.fromkeys(("tests", "pass", "fail", "skipped", "todo"), 0))
+        if result["suite"] and result["passed"]:
+            continue  # a suite that passed: its tests are counted
+        if not result["suite"]:
+            tally["tests"] += 1
+        if result["todo"]:
+            tally["todo"] += 1
+        elif result["skip"]:
+            tally["skipped"] += 1
+        elif result["passed"]:
+            tally["pass"] += 1
+        else:
+            tally["fail"] += 1
+            failures.setdefault(name, []).append(f"{result['name']}: {result['error']}")
+    return NodeRun(done.returncode, counts, done.stdout + done.stderr, per_file, failures)
