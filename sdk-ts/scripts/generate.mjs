@@ -19,8 +19,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import ts from "typescript";
-import openapiTS, { astToString, transformSchemaObject } from "openapi-typescript";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
@@ -32,16 +30,26 @@ const HEADER = (input, generatorVersion) =>
 
 class GenerationError extends Error {}
 
-const f = ts.factory;
+// TypeScript and openapi-typescript, loaded (loadTypeScript) once the contract's names are checked: they take most
+// of a run's time, and a contract refused for its names needs neither.
+let ts, f, openapiTS, astToString, transformSchemaObject;
+// `string & {}`: any string, without absorbing the literals of the union into `string` (editors keep offering them).
+let ANY_OTHER_STRING;
+
+async function loadTypeScript() {
+  ts = (await import("typescript")).default;
+  ({ default: openapiTS, astToString, transformSchemaObject } = await import("openapi-typescript"));
+  f = ts.factory;
+  ANY_OTHER_STRING = f.createParenthesizedType(
+    f.createIntersectionTypeNode([
+      f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
+      f.createTypeLiteralNode([]),
+    ]),
+  );
+}
+
 const literal = (value) => f.createLiteralTypeNode(f.createStringLiteral(value));
 const union = (values) => f.createUnionTypeNode(values.map(literal));
-// `string & {}`: any string, without absorbing the literals of the union into `string` (editors keep offering them).
-const ANY_OTHER_STRING = f.createParenthesizedType(
-  f.createIntersectionTypeNode([
-    f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
-    f.createTypeLiteralNode([]),
-  ]),
-);
 
 function isRequiredOnly(branch, { objectProperties = false } = {}) {
   if (!branch || typeof branch !== "object" || !Array.isArray(branch.required) || branch.required.length === 0) {
@@ -386,6 +394,7 @@ async function main() {
   // lookups are plain property reads too.
   const operations = operationsModule(doc);
   const types = typesModule(doc);
+  await loadTypeScript();
   const schema = await schemaModule(doc);
   const imports = schema.used.length ? `import type { ${schema.used.join(", ")} } from "../unions.js";\n\n` : "";
   fs.mkdirSync(values.out, { recursive: true });

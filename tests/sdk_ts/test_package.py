@@ -4,9 +4,11 @@ reference server as written, and that Python and TypeScript sign the contract's 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import tarfile
+from collections.abc import Callable
 
 import pytest
 from accessgov_client.webhooks import hmac_signature
@@ -70,16 +72,30 @@ def test_the_readmes_have_the_documented_programs() -> None:
         assert needle in joined, f"sdk-ts/README.md: no program uses {needle}"
 
 
+ProgramRun = Callable[[str], subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="module")
+def readme_run(built: Built, servers: Servers) -> ProgramRun:
+    """A README program's run against the reference server, by its module name: each program runs once, however
+    many tests read what it did."""
+
+    @functools.cache
+    def run(program: str) -> subprocess.CompletedProcess[str]:
+        return _run(built, "build/" + program.removesuffix(".ts") + ".js")
+
+    return run
+
+
 @pytest.mark.parametrize("program", sorted(readme_programs()))
-def test_the_readme_program_runs_against_the_reference_server(program: str, built: Built, servers: Servers) -> None:
-    compiled = "build/" + program.removesuffix(".ts") + ".js"
-    done = _run(built, compiled)
+def test_the_readme_program_runs_against_the_reference_server(program: str, readme_run: ProgramRun) -> None:
+    done = readme_run(program)
     assert done.returncode == 0, f"{program} failed:\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     assert done.stdout.strip(), f"{program} printed nothing"
 
 
-def test_the_repository_readme_program_pages_every_entitlement(built: Built, servers: Servers) -> None:
-    done = _run(built, "build/readme/repository.js")
+def test_the_repository_readme_program_pages_every_entitlement(readme_run: ProgramRun) -> None:
+    done = readme_run("readme/repository.ts")
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()[:2]
     assert first.startswith("2500 entitlements; restart action ") and second == "200"
