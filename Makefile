@@ -275,7 +275,7 @@ test-tools: ## The reviewers' tools', the contract's and the repository's tests 
 	@$(MAKE) --no-print-directory -j3 $(STAMP) chromium $(DOCS_STAMP) $(CI_LINT_STAMP) $(SDK_TS_STAMP)
 	$(PRODUCT_PYTEST) $(TOOLS_TESTS) $(PYTEST_ARGS)
 
-test-sdk: $(STAMP) ## The Python and the TypeScript SDK's tests ($(SDK_TESTS)): npm
+test-sdk: $(STAMP) $(SDK_TS_STAMP) ## The Python and the TypeScript SDK's tests ($(SDK_TESTS)): npm
 	$(PRODUCT_PYTEST) $(SDK_TESTS) $(PYTEST_ARGS)
 
 test-kit: ## The conformance kit's tests and its self-test ($(KIT_TESTS)): Prism
