@@ -7,6 +7,7 @@ check-generated with a message naming the schema."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -21,7 +22,9 @@ import yaml
 from accessgov_tools import check_generated, client_check, generate, generate_ts
 from accessgov_tools.generate import REPO
 
-pytestmark = pytest.mark.slow
+# One group: the probes' generation and the parses in clean environments (the module fixtures) are made once, not
+# once on every worker the tests would otherwise be spread over.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generate-formats")]
 
 DOC = REPO / "docs" / "typescript-sdk.md"
 # The formats the standards name: JSON Schema 2020-12's validation vocabulary, OpenAPI 3.1's data types, and the
@@ -106,7 +109,9 @@ def probes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@functools.cache
 def _models_annotations(out: Path) -> dict[str, str]:
+    """The annotation of each probe's `value` in the models (parsed once per directory: the file does not change)."""
     import ast
 
     tree = ast.parse((out / "models" / "__init__.py").read_text(encoding="utf-8"))

@@ -21,11 +21,18 @@ from accessgov_tools.diffcheck.config import load_config
 from accessgov_tools.diffcheck.model import Severity
 from accessgov_tools.diffcheck.rules import CHECKS
 from accessgov_tools.release.cli import main as release_main
-from tests.tools.diffcheck.diff_fixtures import FIXTURES
+from tests.tools.diffcheck.diff_fixtures import FIXTURES, cached_load_config
 
 _MARKED = re.compile(r"^- ⚠️ \*\*Breaking[^*]*:\*\* .* — ((?:`[^`]+`(?:, )?)+)", re.MULTILINE)
 _LISTED = re.compile(r"^  (?:breaking|client-breaking): (\S+):", re.MULTILINE)
 _RULE = re.compile(r"^rule: (.*)$", re.MULTILINE)
+
+
+@pytest.fixture(autouse=True)
+def _config_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tools read `severities.yaml` as they do (their `--config`, its default), parsed once per process."""
+    monkeypatch.setattr("accessgov_tools.diffcheck.cli.load_config", cached_load_config)
+    monkeypatch.setattr("accessgov_tools.diffcheck.pipeline.load_config", cached_load_config)
 
 
 def _run(capsys: pytest.CaptureFixture[str], run: object, argv: list[str]) -> tuple[int, str]:
