@@ -63,11 +63,12 @@ $(VENV)/pyvenv.cfg: $(VENV_REBUILD)
 	@bash build-aux/venv.sh ensure '$(PYTHON)' '$(VENV)'
 
 # Installs talk on stderr: a report a target prints (make diff > pr.md) is all its stdout holds, even on a first run.
-# uv fills $(VENV) (the same index and version ranges as pip, a fresh clone's installs in ~10 s instead of ~110 s);
-# pip installs uv itself first, at the reviewers' tools' pin.
+# uv fills $(VENV) (the version ranges pip would resolve, a fresh clone's installs in ~10 s instead of ~110 s);
+# pip installs uv itself first, at the reviewers' tools' pin. --no-config: the index is the user's (UV_DEFAULT_INDEX,
+# UV_INDEX_URL), never one a `uv.toml` or `[tool.uv]` in the checkout names.
 UV := $(BIN)/uv
 UV_PIN = $(shell grep -oE '"uv==[^"]+"' tools/pyproject.toml | tr -d '"')
-UV_INSTALL = $(UV) pip install --python $(PY)
+UV_INSTALL = $(UV) pip install --no-config --python $(PY)
 $(UV): $(VENV)/pyvenv.cfg tools/pyproject.toml
 	@echo "==> Installing uv into $(VENV) (pip install $(UV_PIN))" >&2
 	@$(BIN)/pip install --disable-pip-version-check --quiet '$(UV_PIN)' >&2

@@ -3,12 +3,13 @@ reviewers' tools, the SDK, the kit), built once per test run and shared by every
 (fixtures `server_venv`, `tools_venv`, `sdk_venv`, `kit_venv`; a plugin of tests/conftest.py).
 
 An environment is made without pip (`ensurepip` costs seconds per environment and is not what is tested) and
-filled by uv (`uv pip install --python`, the reviewers' tools' pinned uv), which resolves the product's declared
-ranges as pip does, from the same index, without byte-compiling (each process compiles what it imports), about ten
-times faster than pip (docs/testing.md). Only the product and its dependencies end up in it. A product that is a
-wheel (the server, the SDK) is built once with `uv build --wheel` from a copy of its sources (a build in the tree
-leaves `build/` and `*.egg-info/` beside them), by its own build backend in an isolated environment, and that
-wheel is what goes into the environment: the artefact a user installs, which the tests also open.
+filled by uv (`uv pip install --no-config --python`, the reviewers' tools' pinned uv: no `uv.toml` or `[tool.uv]`
+of the checkout is read), which resolves the product's declared ranges as pip does, without byte-compiling (each
+process compiles what it imports), about ten times faster than pip (docs/testing.md). Only the product and its
+dependencies end up in it. A product that is a wheel (the server, the SDK) is built once with `uv build --wheel`
+from a copy of its sources (a build in the tree leaves `build/` and `*.egg-info/` beside them), by its own build
+backend in an isolated environment, and that wheel is what goes into the environment: the artefact a user
+installs, which the tests also open.
 
 Under pytest-xdist the first worker to ask builds the environment in the run's shared temporary directory while
 holding a lock; the others wait for it and reuse it. Tests must not change an environment (install into it,
@@ -61,7 +62,7 @@ def _run(command: list[str], cwd: Path, timeout: float) -> str:
 def pip(python: Path, command: str, *args: str | Path, cwd: Path, timeout: float = 900) -> str:
     """Run a pip command for the environment of `python` (`uv pip COMMAND --python PYTHON ARGS`) and return its
     output; fail the test with uv's output when it fails."""
-    return _run([find_uv_bin(), "pip", command, "--python", str(python), *map(str, args)], cwd, timeout)
+    return _run([find_uv_bin(), "pip", command, "--no-config", "--python", str(python), *map(str, args)], cwd, timeout)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class ProductVenv:
 
 def _wheel_of(source: Path, into: Path, work: Path) -> Path:
     """`uv build --wheel` of the project at `source` into `into`: the one wheel it built."""
-    _run([find_uv_bin(), "build", "--quiet", "--wheel", "--out-dir", str(into), str(source)], work, 900)
+    _run([find_uv_bin(), "build", "--no-config", "--quiet", "--wheel", "--out-dir", str(into), str(source)], work, 900)
     (wheel,) = into.glob("*.whl")
     return wheel
 

@@ -118,8 +118,19 @@ def clean_env(requirements: Sequence[str], cache: Path = ENV_CACHE) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         venv.EnvBuilder(with_pip=False, symlinks=True).create(target)
         if requirements:
-            # uv resolves the declared ranges as pip would, from the same index, about ten times faster.
-            command = [find_uv_bin(), "pip", "install", "--python", str(python), "--quiet", *requirements]
+            # uv resolves the declared ranges as pip would, about ten times faster. --no-config: uv would read a
+            # `uv.toml` or `[tool.uv]` of the working directory and its parents (the checkout a pull request
+            # writes) and install from the index it names; the index is the user's, UV_* variables only.
+            command = [
+                find_uv_bin(),
+                "pip",
+                "install",
+                "--no-config",
+                "--python",
+                str(python),
+                "--quiet",
+                *requirements,
+            ]
             done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_SECONDS, check=False)
             if done.returncode != 0:
                 raise CleanEnvError(f"uv pip install {' '.join(requirements)} failed:\n{done.stdout}{done.stderr}")
