@@ -776,7 +776,7 @@ def test_cli_create_send_and_list_runs(env: Env) -> None:
     secret = lines["signing secret (shown once)"]
     listener_id = url.rsplit("/", 1)[1]
     assert url == env.url(listener_id)
-    sent = cli(env, "webhook", "send", url, "--hmac-secret", secret, "--data", '{"a":1}')
+    sent = cli(env, "webhook", "send", url, f"--hmac-secret={secret}", "--data", '{"a":1}')
     assert sent.returncode == 0, sent.stdout + sent.stderr
     assert sent.stdout.startswith("200 ")
     run_id = json.loads(sent.stdout[4:])["automationRun"]["id"]
