@@ -51,6 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument(
         "--max-retry-wait", type=float, help="seconds a run may wait out 429s in all (overrides [target])"
     )
+    run_cmd.add_argument(
+        "--credential-age",
+        type=float,
+        help="seconds an early credential is kept before the lifetime rules use it again (overrides [target])",
+    )
     rules_cmd = commands.add_parser("rules", help="list every rule: id, title, where the contract states it")
     shown = rules_cmd.add_mutually_exclusive_group()
     shown.add_argument(
@@ -96,6 +101,10 @@ def run_command(args: argparse.Namespace, passthrough: list[str]) -> int:
             if args.max_retry_wait < 0:
                 raise ConfigError("--max-retry-wait must not be negative")
             config = dataclasses.replace(config, max_retry_wait=args.max_retry_wait)
+        if args.credential_age is not None:
+            if args.credential_age <= 0:
+                raise ConfigError("--credential-age must be a positive number of seconds")
+            config = dataclasses.replace(config, credential_age=args.credential_age)
         chosen = select(all_rules(), args.checks, args.only)
     except ConfigError as error:
         print(f"accessgov-conformance: {error}", file=sys.stderr)

@@ -23,6 +23,7 @@ ListenerMethod = Literal["hmac", "jwt"]
 # A full run causes about 200 failed authentications on purpose (83 of them to a JWT listener); against a limit of 30 a
 # minute (the reference server's default) it waits about six minutes for the window to pass, in all.
 DEFAULT_MAX_RETRY_WAIT = 900.0
+DEFAULT_CREDENTIAL_AGE = 6.0  # seconds: the least age at which the lifetime rules use an early credential again
 
 
 class ConfigError(ValueError):
@@ -82,6 +83,7 @@ class Config:
     min_entitlements: int = 0
     expected_entitlements: int | None = None
     max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT
+    credential_age: float = DEFAULT_CREDENTIAL_AGE
     source: Path | None = None
 
     @property
@@ -118,7 +120,9 @@ class Config:
 # the string ones. Anything else is an error that names the near key: a typo must not turn its rules into "not
 # applicable" without a word.
 KNOWN_KEYS: dict[str, frozenset[str]] = {
-    "target": frozenset(["base_url", "kind", "tenant_base_url", "audience_base_url", "max_retry_wait"]),
+    "target": frozenset(
+        ["base_url", "kind", "tenant_base_url", "audience_base_url", "max_retry_wait", "credential_age"]
+    ),
     "auth": frozenset(["token", "restricted_token", "oauth_client_id", "oauth_client_secret", "callers"]),
     "auth.callers": frozenset(["role", "token", "restart", "permissions"]),
     "listeners": frozenset(item.name for item in dataclasses.fields(Listener)),
@@ -344,6 +348,9 @@ def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path |
     max_retry_wait = target.get("max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
     if not isinstance(max_retry_wait, int | float) or isinstance(max_retry_wait, bool) or max_retry_wait < 0:
         raise ConfigError("target.max_retry_wait must be a non-negative number of seconds")
+    credential_age = target.get("credential_age", DEFAULT_CREDENTIAL_AGE)
+    if not isinstance(credential_age, int | float) or isinstance(credential_age, bool) or credential_age <= 0:
+        raise ConfigError("target.credential_age must be a positive number of seconds")
     return Config(
         base_url=url.rstrip("/"),
         kind=kind,
@@ -363,6 +370,7 @@ def parse(data: dict[str, Any], *, base_url: str | None = None, base_dir: Path |
         min_entitlements=min_entitlements,
         expected_entitlements=_int(fixtures, "expected_entitlements", "fixtures", None),
         max_retry_wait=float(max_retry_wait),
+        credential_age=float(credential_age),
     )
 
 

@@ -529,9 +529,6 @@ class RunState:
     # The nextPageTokens the target gave out before the run's first page token was used (a page token the kit
     # made up, answered 200 by a target that ignores tokens, is none the target issued).
     page_tokens_given: set[str] = field(default_factory=set)
-    # The least age at which the lifetime rules use an early credential again (they wait for it when the run is
-    # younger); the kit's own tests shorten it.
-    lifetime_min_age: float = 6.0
 
     def __post_init__(self) -> None:
         self.retry_budget = RetryBudget(self.config.max_retry_wait)

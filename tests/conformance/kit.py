@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import httpx
@@ -23,9 +24,10 @@ def fake_config(tmp_path: Path, extra: str = "") -> Config:
 def run_fake(config: Config, fake: FakeTarget, only: str = "", seed: int = 1) -> dict[str, Result]:
     """The verdicts of the behavioural rules (`only`: these ids) against `fake`."""
     rules = select(all_rules(), "conformance", only)
+    # The fake's lifetime switches end a credential after 0.1 s.
+    config = dataclasses.replace(config, credential_age=0.2)
     with httpx.Client(transport=fake.transport(), timeout=5) as client:
         state = RunState(config, seed, client)
         state.retry_budget.sleep = lambda _seconds: None  # the fake's 429s are waited out without waiting
-        state.lifetime_min_age = 0.2  # the fake's lifetime switches end a credential after 0.1 s
         results = run(rules, state, lambda *_: None)
     return {result.rule.id: result for result in results}

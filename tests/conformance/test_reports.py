@@ -70,6 +70,8 @@ def test_reproduce_lines_name_secrets_as_variables(tmp_path: Path) -> None:
             r"listeners\[0\].secrt \(did you mean 'secret'\?\)",
         ),
         ({"target": {"base_url": "http://x", "max_retry_wait": -1}, "auth": {"token": "t"}}, "max_retry_wait"),
+        ({"target": {"base_url": "http://x", "credential_age": 0}, "auth": {"token": "t"}}, "credential_age"),
+        ({"target": {"base_url": "http://x", "credential_age": "6"}, "auth": {"token": "t"}}, "credential_age"),
         ({"target": {"base_url": "http://x"}, "auth": {"token": "t", "tokn_env": "X"}}, "'token_env'"),
     ],
 )
@@ -83,9 +85,11 @@ def test_usage_and_configuration_errors_exit_2(tmp_path: Path) -> None:
     config = tmp_path / "ok.toml"
     config.write_text('[target]\nbase_url = "http://127.0.0.1:9"\n[auth]\ntoken = "t"\n', encoding="utf-8")
     assert load(config).base_url == "http://127.0.0.1:9"
+    assert load(config).credential_age == 6.0
     assert cli.main(["run", "--config", str(config), "--only", "NO-SUCH-RULE"]) == 2
     assert cli.main(["run", "--config", str(config), "--checks", "conformance", "--max-examples", "5"]) == 2
     assert cli.main(["run", "--config", str(config), "--max-retry-wait", "-1"]) == 2
+    assert cli.main(["run", "--config", str(config), "--credential-age", "0"]) == 2
     config.write_text(config.read_text(encoding="utf-8") + "[fixtures]\nopen_tasks = ['x']\n", encoding="utf-8")
     assert cli.main(["run", "--config", str(config)]) == 2
 

@@ -5,6 +5,7 @@ made afresh when pasted, a replay's first delivery sent first)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from pathlib import Path
@@ -65,11 +66,10 @@ def test_the_snippet_of_every_failing_rule_shows_the_bug_when_pasted(tmp_path: P
             # ~150 restarts of each run would grow their workflow history, and every later answer with it.
             config_path = tmp_path / f"selftest-{number}.toml"
             config_path.write_text(kit_config(fixtures, group=0 if mutant.family == "restart" else number), "utf-8")
-            config = load(config_path, base_url=urls[mutant.id])
+            # No mutant here breaks a lifetime: the lifetime rules need not wait for their credentials' age.
+            config = dataclasses.replace(load(config_path, base_url=urls[mutant.id]), credential_age=0.5)
             with transport.client(30) as client:
                 state = RunState(config, 1, client)
-                # No mutant here breaks a lifetime: the lifetime rules need not wait 6 s for their credentials' age.
-                state.lifetime_min_age = 0.5
                 results = run(select(all_rules(), "conformance", ""), state, lambda *_: None)
             failed = [result for result in results if result.verdict.failed and result.exchange is not None]
             assert failed, f"{mutant.id} survived"

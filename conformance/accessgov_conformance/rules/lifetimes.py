@@ -2,7 +2,7 @@
 access token, page token, accepted event id) is used again once the run is older, after newer ones were given
 out, and must still do what the contract says "until it expires" (`expires_in`), "until it expires" (a page
 token) and "within 7 days" (an event id's replay). The family runs after the others; run on its own, a rule
-makes what it needs and waits until it is `RunState.lifetime_min_age` (6) seconds old."""
+makes what it needs and waits until it is `[target] credential_age` seconds old (6 by default)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ MARGIN = 2.0  # seconds kept from an access token's stated end (the clocks of ki
 
 def _aged(ctx: Context, kind: str, make: Callable[[Context], None]) -> Issued:
     """The run's first `kind`, made now by `make(ctx)` when the run has none, at least the run's
-    `lifetime_min_age` seconds old."""
+    `[target] credential_age` seconds old."""
     state = ctx.run
     found = state.issued.get(kind) if state is not None else None
     if found is None:
@@ -35,8 +35,8 @@ def _aged(ctx: Context, kind: str, make: Callable[[Context], None]) -> Issued:
         if found is None:
             raise NoEvidence(f"the target gave out no {kind} to use again")
     age = ctx.clock() - found.at
-    if state is not None and age < state.lifetime_min_age:
-        time.sleep(state.lifetime_min_age - age)
+    if state is not None and age < ctx.config.credential_age:
+        time.sleep(ctx.config.credential_age - age)
     return found
 
 
@@ -48,10 +48,11 @@ def _issue_tokens(ctx: Context) -> None:
     "LT-TOKEN-001",
     family=FAMILY,
     title="An access token works until it expires, also after newer ones were issued",
-    text="The run's first OAuth access token, used again at least 6 s after it was issued (at the end of a whole "
-    "run), after the same client was given newer tokens, and while its expires_in (seconds) has not run out, is "
-    "still accepted (200); so is a token issued now beside it. Its near miss (last character changed) is refused "
-    "401 (a target that takes any credential shows no lifetime: no evidence).",
+    text="The run's first OAuth access token, used again at least credential_age seconds (6 by default) after it "
+    "was issued (at the end of a whole run), after the same client was given newer tokens, and while its "
+    "expires_in (seconds) has not run out, is still accepted (200); so is a token issued now beside it. Its near "
+    "miss (last character changed) is refused 401 (a target that takes any credential shows no lifetime: no "
+    "evidence).",
     spec="spec/paths/auth_v1_token.yaml#/post/description",
     requirements="Authentication (the access token is used until it expires)",
 )
@@ -98,9 +99,9 @@ def _first_pages(ctx: Context) -> None:
     "LT-PAGE-001",
     family=FAMILY,
     title="A page token returns the same page later in the run",
-    text="The run's first page token, sent again at least 6 s later (at the end of a whole run, after other walks "
-    "of the collection), returns the same page it returned then, a page other than the first (a token that "
-    "returns the first page keeps no position: no evidence).",
+    text="The run's first page token, sent again at least credential_age seconds (6 by default) later (at the end "
+    "of a whole run, after other walks of the collection), returns the same page it returned then, a page other "
+    "than the first (a token that returns the first page keeps no position: no evidence).",
     spec="spec/components/schemas/PageToken.yaml#/description",
     requirements="Endpoints > List and search operations (pagination convention) page_token",
 )
@@ -140,9 +141,9 @@ def _accepted_event(ctx: Context) -> None:
     "LT-EVENT-001",
     family=FAMILY,
     title="An event id stays taken: its replay later in the run is still 409",
-    text="The run's first accepted event id, delivered again to the same listener at least 6 s later (at the end "
-    "of a whole run), with a fresh timestamp and credential, is 409 DUPLICATE_EVENT: replays are refused for 7 "
-    "days.",
+    text="The run's first accepted event id, delivered again to the same listener at least credential_age seconds "
+    "(6 by default) later (at the end of a whole run), with a fresh timestamp and credential, is 409 "
+    "DUPLICATE_EVENT: replays are refused for 7 days.",
     spec="spec/components/parameters/WebhookEventId.yaml#/description",
     requirements="Events (Idempotency)",
 )

@@ -48,6 +48,9 @@ DISABLED_LISTENER_ID = "wh_selftest_disabled"
 UNPUBLISHED_LISTENER_ID = "wh_selftest_unpublished"
 # The paging rules walk a whole collection: one of 230 entitlements (more than a clamped page of 100, ten pages
 # of the default 25) keeps each kit run short; the demo's 2,500-entitlement app would take ten times longer.
+# Seconds the kit keeps an early credential before its lifetime rules use it again (`[target] credential_age`; 6 by
+# default): a lifetime mutant's credentials end after half of it, and each whole-kit run need not wait 6 s.
+CREDENTIAL_AGE = 2.0
 PAGING_APP_ID = "app-selftest"
 PAGING_APP_ENTITLEMENTS = 230
 JWT_KID = "selftest"
@@ -138,6 +141,7 @@ def kit_config(fixtures: Fixtures, group: int = 0) -> str:
     lines = [
         "[target]",
         f'tenant_base_url = "{fixtures.tenant_base_url}"',
+        f"credential_age = {CREDENTIAL_AGE}",
         "",
         "[auth]",
         f'token = "{demo_seed.DEMO_ADMIN_TOKEN}"',

@@ -23,9 +23,9 @@ from accessgov_conformance import spec
 
 from tests.conformance.selftest.asgi import ROUTES, Forward, Handler, Request, Response, path_param
 from tests.conformance.selftest.mutants.base import Mutant, let_through, on_response, refuse
-from tests.conformance.selftest.target import Fixtures
+from tests.conformance.selftest.target import CREDENTIAL_AGE, Fixtures
 
-LATE = 3.0  # seconds after which a lifetime mutant's credential has "expired" (the kit uses them 6 s later)
+LATE = CREDENTIAL_AGE / 2  # seconds after which a lifetime mutant's credential has "expired"
 ADMIN = "Bearer demo-admin-token"
 
 
