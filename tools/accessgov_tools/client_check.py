@@ -121,11 +121,14 @@ def clean_env(requirements: Sequence[str], cache: Path = ENV_CACHE) -> Path:
             # uv resolves the declared ranges as pip would, about ten times faster. --no-config: uv would read a
             # `uv.toml` or `[tool.uv]` of the working directory and its parents (the checkout a pull request
             # writes) and install from the index it names; the index is the user's, UV_* variables only.
+            # --compile-bytecode: the import check runs with bytecode writing off (it must leave nothing beside
+            # the generated sources), so the dependencies are compiled here, once, not at every check.
             command = [
                 find_uv_bin(),
                 "pip",
                 "install",
                 "--no-config",
+                "--compile-bytecode",
                 "--python",
                 str(python),
                 "--quiet",
