@@ -19,10 +19,10 @@ VENV_STATE := $(shell bash build-aux/venv.sh state '$(PYTHON)' '$(VENV)')
 VENV_REBUILD := $(if $(filter ok,$(VENV_STATE)),,venv-rebuild)
 # Processes the test lanes run on (pytest-xdist); PYTEST_ARGS=... adds pytest options (-k, -x, a path).
 PYTEST_WORKERS ?= 2
-# make test's: 3 unless PYTEST_WORKERS is given (command line or environment). Its tests mostly wait on processes,
-# sockets and timeouts, so a third worker fills the waits of 2 cores (~250 s instead of ~275 s); the fast lane is
-# CPU-bound and keeps 2.
-FULL_WORKERS := $(if $(filter command line environment,$(origin PYTEST_WORKERS)),$(PYTEST_WORKERS),3)
+# make test's: 4 unless PYTEST_WORKERS is given (command line or environment). Its tests wait on processes,
+# sockets and timeouts, which two more workers than cores fill (warm, alone: 3 workers 387-417 s, 4 318-394 s,
+# 5 382 s; docs/performance.md); the fast lane is CPU-bound and keeps 2.
+FULL_WORKERS := $(if $(filter command line environment,$(origin PYTEST_WORKERS)),$(PYTEST_WORKERS),4)
 PYTEST_ARGS ?=
 # Both test lanes: PYTHONDONTWRITEBYTECODE= caches the bytecode and pytest's rewritten test modules (in __pycache__,
 # ignored by git) even where the environment turns that off, else every run compiles ~340 modules again (~5 CPU-s a
