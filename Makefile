@@ -20,8 +20,8 @@ VENV_REBUILD := $(if $(filter ok,$(VENV_STATE)),,venv-rebuild)
 # Processes the test lanes run on (pytest-xdist); PYTEST_ARGS=... adds pytest options (-k, -x, a path).
 PYTEST_WORKERS ?= 2
 # make test's: 4 unless PYTEST_WORKERS is given (command line or environment). Its tests wait on processes,
-# sockets and timeouts, which two more workers than cores fill (warm, alone: 3 workers 387-417 s, 4 318-394 s,
-# 5 382 s; docs/performance.md); the fast lane is CPU-bound and keeps 2.
+# sockets and timeouts, which two more workers than cores fill (a fifth costs more than it fills: docs/performance.md,
+# 2026-12-03); the fast lane is CPU-bound and keeps 2.
 FULL_WORKERS := $(if $(filter command line environment,$(origin PYTEST_WORKERS)),$(PYTEST_WORKERS),4)
 PYTEST_ARGS ?=
 # Both test lanes: PYTHONDONTWRITEBYTECODE= caches the bytecode and pytest's rewritten test modules (in __pycache__,
