@@ -34,6 +34,7 @@ from benchmarks.bench_servers import (
     scratch_database,
 )
 from benchmarks.bench_wrk import HttpRequest, WrkResult, parse_wrk_output, request_line, run_wrk, write_request_file
+from tests.support import loopback
 
 # One worker runs the module: the benchmark's server (`server`) starts once, not once per worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench-smoke")]
@@ -97,7 +98,7 @@ def read_request_file(path: Path) -> list[HttpRequest]:
 
 
 def send(server: Server, request: HttpRequest) -> httpx.Response:
-    return httpx.request(
+    return loopback.request(
         request.method, server.base_url + request.path, headers=dict(request.headers), content=request.body
     )
 
@@ -277,7 +278,7 @@ def test_profile_summary_counts_own_and_total_time() -> None:
 
 def test_bare_server_process_is_gone_after_the_block() -> None:
     with bare_server() as bare:
-        assert httpx.post(bare.base_url + "/anything", content=b"12345").json() == {"received": 5}
+        assert loopback.post(bare.base_url + "/anything", content=b"12345").json() == {"received": 5}
         process = bare.process
     assert process.poll() is not None
 

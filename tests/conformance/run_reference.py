@@ -26,6 +26,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.support import loopback
 from tests.support.server_process import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +68,7 @@ def reference_server(report_dir: Path) -> Iterator[tuple[str, Path]]:
 def _wait_ready(base_url: str, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     # One client for every attempt: `httpx.get` makes a client each time, and its TLS context (~0.1 CPU-s) with it.
-    with httpx.Client(timeout=2) as client:
+    with loopback.client(timeout=2) as client:
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise RuntimeError(f"the reference server exited with {process.returncode} (see server.log)")

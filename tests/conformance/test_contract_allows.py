@@ -12,7 +12,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 from accessgov_conformance import spec
 from accessgov_conformance.config import parse
@@ -20,13 +19,15 @@ from accessgov_conformance.context import Context, Exchange
 from accessgov_conformance.schema_part import read_statuses
 from accessgov_conformance.verdicts import Fail, NoEvidence
 
+from tests.support import loopback
+
 EVENT = "0b6cf9a4-1f7e-4a5c-9d55-0c2b1f1e8a11"
 WEBHOOK = ("POST", spec.WEBHOOK)
 
 
 def ctx() -> Context:
     config = parse({"target": {"base_url": "http://x.test"}, "auth": {"token": "t"}})
-    return Context(config, httpx.Client(), "T-1", 1, 0, {})
+    return Context(config, loopback.client(), "T-1", 1, 0, {})
 
 
 def answer(status: int, body: object, **headers: str) -> Exchange:

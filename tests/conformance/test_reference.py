@@ -7,13 +7,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 from accessgov_conformance.config import load
 from accessgov_conformance.context import Context, run_salt
 from accessgov_conformance.curl import reproduce
 
 from tests.conformance import run_reference as contract
+from tests.support import loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def test_the_reference_server_passes_every_behavioural_rule(reference: tuple[str
 def test_a_reproduce_snippet_runs_when_pasted(reference: tuple[str, Path], tmp_path: Path) -> None:
     base_url, config_path = reference
     config = load(config_path, base_url=base_url)
-    with httpx.Client(timeout=30) as client:
+    with loopback.client(timeout=30) as client:
         ctx = Context(config, client, "REPRO", 1, run_salt(), {})
         exchange = ctx.deliver(config.listeners[0])
         assert exchange.status == 200

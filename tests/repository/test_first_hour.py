@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import loopback
 from tests.support.server_process import free_port
 
 pytestmark = pytest.mark.slow  # make, and for Ctrl-C the server and the mock as processes
@@ -117,7 +118,7 @@ def ctrl_c(command: list[str], url: str, env: dict[str, str]) -> tuple[str, int]
             drain(0.1)
             assert process.poll() is None, output.decode(errors="replace")
             try:
-                httpx.get(url, timeout=2)
+                loopback.get(url, timeout=2)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, output.decode(errors="replace")
@@ -171,7 +172,7 @@ def test_a_ctrl_c_ends_serve_and_the_mock_with_130(tmp_path: Path) -> None:
             while True:
                 assert process.poll() is None, process.communicate()
                 try:
-                    httpx.get(url, timeout=2)
+                    loopback.get(url, timeout=2)
                     break
                 except httpx.TransportError:
                     assert time.monotonic() < deadline

@@ -18,6 +18,7 @@ import pytest
 
 from accessgov.config import DEFAULT_TENANT_BASE_URL
 from tests.sdk_ts.harness import REPO, Built, build
+from tests.support import loopback
 from tests.support.jwks import JwksServer
 from tests.support.keys import make_keys
 from tests.support.server_process import accessgov_serve, free_port, stop
@@ -84,7 +85,7 @@ def mock_server() -> Iterator[str]:
                 f"the mock exited: {process.stderr.read().decode() if process.stderr else ''}"
             )
             try:
-                httpx.get(f"{url}/api/v1/apps/a/entitlements", headers={"Authorization": "Bearer x"}, timeout=2)
+                loopback.get(f"{url}/api/v1/apps/a/entitlements", headers={"Authorization": "Bearer x"}, timeout=2)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "the mock did not start"

@@ -10,6 +10,7 @@ import pytest
 
 from accessgov.config import Settings
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_VIEWER_TOKEN
+from tests.support import loopback
 from tests.support.harness import seeded_server
 
 
@@ -21,7 +22,7 @@ class Server:
 
     def client(self, token: str | None = DEMO_ADMIN_TOKEN) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+        return loopback.client(base_url=self.base_url, headers=headers, timeout=30)
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import loopback
 from tests.support.venvs import ProductVenv
 
 # One worker runs the users of the server's clean venv (with test_wheel.py): none waits while another builds it.
@@ -37,7 +38,7 @@ def _get(process: subprocess.Popen[bytes], url: str, headers: dict[str, str]) ->
     while True:
         assert process.poll() is None, f"exited with {process.returncode}"
         try:
-            return httpx.get(url, headers=headers, timeout=5)
+            return loopback.get(url, headers=headers, timeout=5)
         except httpx.TransportError:
             assert time.monotonic() < deadline, f"{url} did not answer"
             time.sleep(0.2)
@@ -60,7 +61,7 @@ def test_installed_package_starts_the_server_and_the_stub(server_venv: ProductVe
     try:
         base = f"http://127.0.0.1:{port}"
         assert _get(server, base + ENTITLEMENTS, TOKEN).status_code == 200
-        assert httpx.get(base + "/openapi.json").json()["info"]["title"]
+        assert loopback.get(base + "/openapi.json").json()["info"]["title"]
     finally:
         server.terminate()
         server.wait(15)

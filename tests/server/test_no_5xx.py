@@ -36,6 +36,7 @@ from accessgov.storage.backends import create_engine
 from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks.signing import hmac_headers
+from tests.support import loopback
 from tests.support.harness import NO_FAILURE_LIMITS, serve
 from tests.support.json_texts import header_sets, json_texts, restart_texts
 from tests.support.postgres import BACKENDS, fresh_schema
@@ -152,7 +153,7 @@ def page_secret(server: Served) -> bytes:
 
 @pytest.fixture(scope="session")
 def client(server: Served) -> httpx.Client:
-    with httpx.Client(base_url=server.base_url, timeout=30) as client:
+    with loopback.client(base_url=server.base_url, timeout=30) as client:
         yield client  # type: ignore[misc]
 
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -23,7 +22,7 @@ from accessgov.storage import events
 from accessgov.storage.ids import utcnow
 from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
-from tests.support import deliveries
+from tests.support import deliveries, loopback
 from tests.support.harness import seeded_database, serve
 
 pytestmark = pytest.mark.slow
@@ -74,7 +73,7 @@ def test_a_separate_worker_runs_what_the_server_queued(tmp_path: Path) -> None:
             for _ in range(5):
                 headers = signing.hmac_headers(DEMO_HMAC_SECRET, BODY)
                 target = f"{base}/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}"
-                response = httpx.post(target, content=BODY, headers=headers)
+                response = loopback.post(target, content=BODY, headers=headers)
                 assert response.status_code == 200, response.text
                 run_ids.append(response.json()["automationRun"]["id"])
             time.sleep(0.3)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.support import loopback
+
 ADMIN = {"Authorization": "Bearer demo-admin-token"}
 ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 STARTUP_SECONDS = 60
@@ -81,8 +83,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def wait_until_serving(served: Served) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
-    # One client for every attempt: `httpx.get` makes a client each time, and its TLS context (~0.1 CPU-s) with it.
-    with httpx.Client(timeout=2) as client:
+    with loopback.client(timeout=2) as client:  # one client for every attempt
         while time.monotonic() < deadline:
             if served.process.poll() is not None:
                 raise AssertionError(f"accessgov serve exited with {served.process.returncode}:\n{served.output()}")

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import loopback
 from tests.support.venvs import ProductVenv
 
 pytestmark = pytest.mark.slow
@@ -78,7 +79,7 @@ def test_the_tools_install_without_the_server_and_work_on_a_checkout(tools_venv:
         while True:
             assert mock.poll() is None, mock.stderr.read() if mock.stderr else mock.returncode
             try:
-                response = httpx.get(
+                response = loopback.get(
                     f"http://127.0.0.1:{port}/api/v1/apps/app-github/entitlements",
                     headers={**TOKEN, "Prefer": "code=404"},
                     timeout=5,

@@ -19,6 +19,8 @@ decoded, without its `Content-Encoding`.
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import ssl
 import time
 import zlib
@@ -208,7 +210,18 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
 
 
 def _ssl_context(verify: bool | str | ssl.SSLContext, trust_env: bool) -> ssl.SSLContext:
+    if verify is True:
+        environment = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")) if trust_env else (None, None)
+        return _trust_store(trust_env, *environment)
     return httpx.create_ssl_context(verify=verify, trust_env=trust_env)
+
+
+@functools.lru_cache(maxsize=4)
+def _trust_store(trust_env: bool, cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """The default verifying context, made once per trust store and shared by every client: loading the CA bundle
+    costs ~50 ms of CPU, and an `SSLContext` is safe to share between connections and threads. `cert_file` and
+    `cert_dir` (what httpx reads from the environment) are the cache key: a changed variable loads its store."""
+    return httpx.create_ssl_context(verify=True, trust_env=trust_env)
 
 
 class DeadlineTransport(httpx.HTTPTransport):

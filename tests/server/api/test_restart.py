@@ -13,7 +13,7 @@ from jsonpath import findall
 from accessgov.demo import tenant as demo
 from accessgov.domain.expand import EXPANSIONS
 from tests.server.conftest import Server
-from tests.support import stored_tasks
+from tests.support import loopback, stored_tasks
 from tests.support.harness import seeded_server
 from tests.support.postgres import BACKENDS, fresh_schema
 
@@ -146,7 +146,7 @@ def test_unknown_task_is_404(admin: httpx.Client, task_id: str) -> None:
 @pytest.mark.parametrize("header", [None, "Bearer not-a-token", "Basic ZGVtbzpkZW1v", "Bearer"])
 def test_missing_or_wrong_credentials_are_401(server: Server, header: str | None) -> None:
     headers = {"Authorization": header} if header else {}
-    response = httpx.post(
+    response = loopback.post(
         f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart", json={}, headers=headers
     )
     assert response.status_code == 401
@@ -158,7 +158,7 @@ def test_missing_or_wrong_credentials_are_401(server: Server, header: str | None
 def test_two_authorization_headers_are_401_whichever_is_valid(server: Server, valid_first: bool) -> None:
     """Which of two credentials counts would be a guess: neither does (issue 37's decision, bearerAuth.yaml)."""
     lines = [("Authorization", "Bearer demo-admin-token"), ("Authorization", "Bearer not-a-token")]
-    response = httpx.post(
+    response = loopback.post(
         f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart",
         json={},
         headers=lines if valid_first else lines[::-1],
@@ -170,7 +170,7 @@ def test_two_authorization_headers_are_401_whichever_is_valid(server: Server, va
 
 @pytest.mark.parametrize("scheme", ["bearer", "BEARER"])
 def test_the_bearer_scheme_is_case_insensitive(server: Server, scheme: str) -> None:
-    response = httpx.post(
+    response = loopback.post(
         f"{server.base_url}/api/v1/tasks/{task_number(9)['id']}/action/restart",
         json={},
         headers={"Authorization": f"{scheme} demo-admin-token"},

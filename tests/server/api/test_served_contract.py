@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from accessgov.api.contract_docs import ContractDocs
+from tests.support import loopback
 from tests.support.harness import seeded_server
 
 pytestmark = pytest.mark.slow
@@ -23,7 +24,7 @@ SDK = json.loads((REPO / "generated" / "variants" / "sdk.json").read_text(encodi
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     data_dir = tmp_path_factory.mktemp("served-contract")
-    with seeded_server(data_dir) as (base_url, _config, _sessions), httpx.Client(base_url=base_url) as client:
+    with seeded_server(data_dir) as (base_url, _config, _sessions), loopback.client(base_url=base_url) as client:
         yield client
 
 
@@ -60,7 +61,7 @@ def test_docs_serves_what_make_docs_built_since_the_server_started(
     one too, and the plain page again if it is removed."""
     built = tmp_path / "docs" / "index.html"
     monkeypatch.setenv("ACCESSGOV_DOCS_HTML", str(built))
-    with seeded_server(tmp_path) as (base_url, _config, _sessions), httpx.Client(base_url=base_url) as client:
+    with seeded_server(tmp_path) as (base_url, _config, _sessions), loopback.client(base_url=base_url) as client:
         assert "make docs" in client.get("/docs").text  # not built yet: the plain page says how
         built.parent.mkdir()
         built.write_text("<html>rendered</html>", encoding="utf-8")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 import sqlalchemy as sa
 from jsonschema import Draft202012Validator
@@ -21,6 +20,7 @@ from accessgov.storage.backends import create_engine
 from accessgov.storage.engine import migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
 from tests.server._tcp_forwarder import Forwarder
+from tests.support import loopback
 from tests.support.harness import NO_FAILURE_LIMITS, serve
 from tests.support.postgres import fresh_schema, postgres_url
 
@@ -53,7 +53,7 @@ def test_the_token_endpoint_and_a_delivery_answer_their_declared_503_while_the_d
                 seed_demo(session)
             engine.dispose()
             app = create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))
-            with serve(app) as base_url, httpx.Client(base_url=base_url, timeout=10) as client:
+            with serve(app) as base_url, loopback.client(base_url=base_url, timeout=10) as client:
                 signed = hmac_headers(DEMO_HMAC_SECRET, body)
                 assert client.post(WEBHOOK, content=body, headers=signed).status_code == 200
                 forwarder.stop()  # the database is gone

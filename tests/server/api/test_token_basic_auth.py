@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import base64
 
-import httpx
 import pytest
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuth2Client, OAuthError
 
 from accessgov.demo.seed import DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
 from tests.server.conftest import Server
+from tests.support import loopback
 
 
 def token_url(server: Server) -> str:
@@ -51,7 +51,7 @@ def test_authlib_with_a_wrong_secret_is_refused(server: Server) -> None:
 def test_basic_credentials_are_form_url_decoded(server: Server) -> None:
     # RFC 6749 section 2.3.1: id and secret are application/x-www-form-urlencoded before base64; decoding a
     # plain value changes nothing, and an encoded one (here "demo%2Dclient") decodes to the real id.
-    response = httpx.post(
+    response = loopback.post(
         token_url(server),
         data={"grant_type": "client_credentials"},
         headers={"Authorization": basic("demo%2Dclient", DEMO_OAUTH_CLIENT_SECRET)},
@@ -79,7 +79,7 @@ def test_basic_credentials_are_form_url_decoded(server: Server) -> None:
 def test_refused_basic_requests(
     server: Server, form: dict[str, str], authorization: str, status: int, error: str
 ) -> None:
-    response = httpx.post(
+    response = loopback.post(
         token_url(server), data={"grant_type": "client_credentials", **form}, headers={"Authorization": authorization}
     )
     assert response.status_code == status, response.text
@@ -89,7 +89,7 @@ def test_refused_basic_requests(
 
 
 def test_basic_with_the_same_client_id_in_the_body_is_accepted(server: Server) -> None:
-    response = httpx.post(
+    response = loopback.post(
         token_url(server),
         data={"grant_type": "client_credentials", "client_id": DEMO_OAUTH_CLIENT_ID},
         headers={"Authorization": basic(DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET)},

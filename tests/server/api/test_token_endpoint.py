@@ -7,10 +7,11 @@ import pytest
 
 from accessgov.demo.seed import DEMO_OAUTH_CLIENT_ID, DEMO_OAUTH_CLIENT_SECRET
 from tests.server.conftest import Server
+from tests.support import loopback
 
 
 def token_request(server: Server, **form: str) -> httpx.Response:
-    return httpx.post(f"{server.base_url}/auth/v1/token", data=form)
+    return loopback.post(f"{server.base_url}/auth/v1/token", data=form)
 
 
 def test_client_credentials_token_authenticates_api_calls(server: Server) -> None:
@@ -21,7 +22,7 @@ def test_client_credentials_token_authenticates_api_calls(server: Server) -> Non
     assert response.headers["cache-control"] == "no-store"
     body = response.json()
     assert body["token_type"] == "Bearer" and body["expires_in"] > 0
-    listing = httpx.get(
+    listing = loopback.get(
         f"{server.base_url}/api/v1/apps/app-okta/entitlements",
         headers={"Authorization": f"Bearer {body['access_token']}"},
     )
@@ -58,5 +59,5 @@ def test_no_client_authentication_is_401_invalid_client(server: Server) -> None:
 
 
 def test_token_endpoint_wants_a_form_body(server: Server) -> None:
-    response = httpx.post(f"{server.base_url}/auth/v1/token", json={"grant_type": "client_credentials"})
+    response = loopback.post(f"{server.base_url}/auth/v1/token", json={"grant_type": "client_credentials"})
     assert response.status_code == 400

@@ -25,6 +25,7 @@ from accessgov.demo.seed import (
 )
 from accessgov.storage import listeners
 from accessgov.webhooks.signing import hmac_headers, jwt_headers
+from tests.support import loopback
 from tests.support.harness import seeded_server
 from tests.support.jwks import closed_port_url
 from tests.support.keys import private_pem as pem
@@ -53,7 +54,7 @@ def limited_server(data_dir: Path, window: str) -> Iterator[tuple[httpx.Client, 
         "auth_failure_limit_per_credential": f"5/{window}",
         "trusted_proxies": ("127.0.0.0/8",),
     }
-    with seeded_server(data_dir, **config) as (base_url, _, sessions), httpx.Client(base_url=base_url) as client:
+    with seeded_server(data_dir, **config) as (base_url, _, sessions), loopback.client(base_url=base_url) as client:
         yield client, sessions
 
 
@@ -203,7 +204,7 @@ def test_an_unreachable_jwks_is_not_counted(limited: httpx.Client) -> None:
 def test_an_unreachable_limiter_store_fails_open(tmp_path: Path) -> None:
     closed = httpx.URL(f"redis://127.0.0.1:{_closed_port()}/0")
     config = {"auth_failure_limit": "1/minute", "redis_url": str(closed)}
-    with seeded_server(tmp_path, **config) as (base_url, _config, _sessions), httpx.Client(base_url=base_url) as c:
+    with seeded_server(tmp_path, **config) as (base_url, _config, _sessions), loopback.client(base_url=base_url) as c:
         for _ in range(3):
             assert c.get(ENTITLEMENTS, headers={"Authorization": "Bearer guessed"}).status_code == 401
         assert c.get(ENTITLEMENTS, headers={"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}).status_code == 200
@@ -231,7 +232,7 @@ def test_a_hung_limiter_backend_is_given_up_on_and_reported_once(
         "limiter_failure_mode": mode,
     }
     try:
-        with seeded_server(tmp_path, **config) as (base_url, _, _), httpx.Client(base_url=base_url, timeout=30) as c:
+        with seeded_server(tmp_path, **config) as (base_url, _, _), loopback.client(base_url=base_url, timeout=30) as c:
             for _ in range(6):
                 guessed = c.get(ENTITLEMENTS, headers={"Authorization": "Bearer guessed"})
                 assert guessed.status_code == failure_status, guessed.text

@@ -10,10 +10,10 @@ import secrets
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN
+from tests.support import loopback
 from tests.support.server_process import ENTITLEMENTS, accessgov_serve
 
 pytestmark = pytest.mark.slow
@@ -33,8 +33,8 @@ def test_two_servers_enforce_one_limit_through_redis(redis_url: str, tmp_path: P
     with (
         accessgov_serve(tmp_path, env=env) as first,
         accessgov_serve(tmp_path, env=env) as second,
-        httpx.Client(base_url=first.base_url) as a,
-        httpx.Client(base_url=second.base_url) as b,
+        loopback.client(base_url=first.base_url) as a,
+        loopback.client(base_url=second.base_url) as b,
     ):
         assert [a.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]
         assert [b.get(ENTITLEMENTS, headers=guess).status_code for _ in range(2)] == [401, 401]

@@ -17,6 +17,7 @@ from accessgov.demo.seed import DEMO_ADMIN_TOKEN, DEMO_HMAC_LISTENER_ID, DEMO_HM
 from accessgov.errors import MESSAGE_CHARS, QUOTED_CHARS
 from accessgov.storage import listeners
 from accessgov.webhooks.signing import hmac_headers
+from tests.support import loopback
 from tests.support.harness import seeded_server
 
 pytestmark = pytest.mark.slow  # a server in a thread, on a fresh database
@@ -48,7 +49,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def client(base_url: str) -> Iterator[httpx.Client]:
     # No kept connections: a 500 closes its connection, and the next request must not fail for that.
-    with httpx.Client(base_url=base_url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+    with loopback.client(base_url=base_url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as client:
         yield client
 
 

@@ -12,11 +12,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.webhooks import signing
+from tests.support import loopback
 from tests.support.server_process import (
     ADMIN,
     ENTITLEMENTS,
@@ -68,7 +68,7 @@ def test_partial_request_head_is_disconnected(served: Served) -> None:
                 break
             time.sleep(0.1)
         assert closed or read_until_closed(sock, DISCONNECT_WITHIN) == b""
-    assert httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
+    assert loopback.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
 
 
 def test_stalled_request_body_is_disconnected(served: Served) -> None:
@@ -80,7 +80,7 @@ def test_stalled_request_body_is_disconnected(served: Served) -> None:
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[:5])
         assert read_until_closed(sock, DISCONNECT_WITHIN) == b""
     # The same delivery, sent whole, is accepted: the stalled one was never recorded.
-    response = httpx.post(served.base_url + WEBHOOK, content=body, headers=headers, timeout=10)
+    response = loopback.post(served.base_url + WEBHOOK, content=body, headers=headers, timeout=10)
     assert response.status_code == 200, response.text
 
 
@@ -121,9 +121,9 @@ def test_workers_serve_and_exit_when_the_supervisor_is_killed(tmp_path: Path) ->
         workers = children(served.process.pid)
         assert len(workers) >= 2, workers
         for _ in range(10):
-            assert httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
+            assert loopback.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
         body = b'{"orderId":"A-7"}'
-        response = httpx.post(
+        response = loopback.post(
             served.base_url + WEBHOOK, content=body, headers=signing.hmac_headers(DEMO_HMAC_SECRET, body), timeout=10
         )
         assert response.status_code == 200, response.text

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
 import pytest
 
 from accessgov.bundle.reader import operations_from_bundle
@@ -14,6 +13,7 @@ from accessgov.domain.permissions import Principal
 from accessgov.http.context import HandlerSpec, RequestContext
 from accessgov.http.engine import build_app, load_bundle
 from accessgov.observability.access_log import AccessLogMiddleware
+from tests.support import loopback
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -44,7 +44,7 @@ def calls_per_request(authenticators: dict[str, CountingAuthenticator]) -> list[
     operations = operations_from_bundle(doc)
     app = build_app(operations, doc, every_operation_answering(operations), authenticators=authenticators)
     with serve(app) as base_url:
-        response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t"})
+        response = loopback.get(base_url + PAGE, headers={"Authorization": "Bearer t"})
     assert response.status_code == 200, response.text
     assert response.json() == {"operation": LIST}
     return [authenticator.calls for authenticator in authenticators.values()]
@@ -75,8 +75,8 @@ def test_an_unexpected_error_is_the_contracts_500_with_the_request_id() -> None:
     )
     app.add_middleware(AccessLogMiddleware, log=False)
     with serve(app) as base_url:
-        response = httpx.get(base_url + PAGE, headers={"Authorization": "Bearer t", "X-Request-Id": "req-500"})
-        unknown = httpx.get(base_url + "/api/v1/nothing-here")
+        response = loopback.get(base_url + PAGE, headers={"Authorization": "Bearer t", "X-Request-Id": "req-500"})
+        unknown = loopback.get(base_url + "/api/v1/nothing-here")
     assert response.status_code == 500
     assert response.json() == {"code": "INTERNAL", "message": "internal error"}
     assert response.headers["x-request-id"] == "req-500"

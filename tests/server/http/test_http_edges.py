@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
 from accessgov.http.edge import HeaderLimits
 from accessgov.http.engine import load_bundle
+from tests.support import loopback
 from tests.support.server_process import ADMIN, ENTITLEMENTS, Served, accessgov_serve, read_until_closed
 
 # `accessgov serve` processes; one worker runs the module, so that each parser's server (`served`) starts once.
@@ -138,10 +138,10 @@ def test_a_request_the_parser_refuses_is_400_error(served: Served, raw: bytes) -
 
 def test_the_access_log_names_the_client_the_limiter_counts(served: Served) -> None:
     forwarded = {**ADMIN, "X-Forwarded-For": f"198.51.100.1, {FORWARDED_CLIENT}", "X-Request-Id": "edges-forwarded"}
-    response = httpx.get(served.base_url + ENTITLEMENTS, headers=forwarded, timeout=30)
+    response = loopback.get(served.base_url + ENTITLEMENTS, headers=forwarded, timeout=30)
     assert response.status_code == 200
     assert log_line(served, "edges-forwarded")["client"] == FORWARDED_CLIENT
-    direct = httpx.get(served.base_url + ENTITLEMENTS, headers={**ADMIN, "X-Request-Id": "edges-direct"}, timeout=30)
+    direct = loopback.get(served.base_url + ENTITLEMENTS, headers={**ADMIN, "X-Request-Id": "edges-direct"}, timeout=30)
     assert direct.status_code == 200
     assert log_line(served, "edges-direct")["client"] == "127.0.0.1"
 
@@ -153,7 +153,7 @@ def test_the_connection_cap_answers_an_error_body(tmp_path: Path, http: str) -> 
         try:
             deadline = time.monotonic() + CLOSED_WITHIN
             while True:  # until the server has accepted the idle connections
-                response = httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10)
+                response = loopback.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10)
                 if response.status_code == 503 or time.monotonic() > deadline:
                     break
                 time.sleep(0.1)
@@ -169,6 +169,6 @@ def test_the_connection_cap_answers_an_error_body(tmp_path: Path, http: str) -> 
                 sock.close()
         # Once the idle connections are gone, requests are served again.
         deadline = time.monotonic() + CLOSED_WITHIN
-        while (status := httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code) != 200:
+        while (status := loopback.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code) != 200:
             assert time.monotonic() < deadline, status
             time.sleep(0.1)

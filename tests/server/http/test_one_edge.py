@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from accessgov.http.edge import HeaderLimits
+from tests.support import loopback
 from tests.support.server_process import ADMIN, ENTITLEMENTS, accessgov_serve, free_port, read_until_closed, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("one-edge")]
@@ -50,7 +51,7 @@ def _process(command: list[str], port: int, log: Path, env: dict[str, str]) -> I
         while True:
             assert process.poll() is None, f"{command} exited with {process.returncode}:\n{log.read_text()}"
             try:
-                httpx.get(f"http://127.0.0.1:{port}{ENTITLEMENTS}", headers=ADMIN, timeout=2)
+                loopback.get(f"http://127.0.0.1:{port}{ENTITLEMENTS}", headers=ADMIN, timeout=2)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, f"{command} did not answer:\n{log.read_text()}"
@@ -173,7 +174,7 @@ def test_one_oversized_read_of_a_head_is_refused_at_once(target: Target) -> None
 
 def test_an_error_quotes_at_most_64_characters_of_a_value(target: Target) -> None:
     value = "z" * 3000
-    response = httpx.get(f"{target.base_url}/api/v1/apps/{value}/entitlements", headers=ADMIN, timeout=30)
+    response = loopback.get(f"{target.base_url}/api/v1/apps/{value}/entitlements", headers=ADMIN, timeout=30)
     assert response.status_code == 400, response.text[:300]
     error = response.json()
     assert "z" * 65 not in response.text and len(error["message"]) <= 1024, error

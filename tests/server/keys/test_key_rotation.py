@@ -14,6 +14,7 @@ import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.webhooks.signing import hmac_headers
+from tests.support import loopback
 from tests.support.server_process import accessgov_serve
 
 pytestmark = pytest.mark.slow
@@ -43,7 +44,7 @@ def test_rotation_under_load_loses_no_delivery(tmp_path: Path) -> None:
         cli_env = {**os.environ, **env, "DATABASE_URL": served.database_url}
 
         def deliver() -> None:
-            with httpx.Client(base_url=served.base_url, timeout=30) as client:
+            with loopback.client(base_url=served.base_url, timeout=30) as client:
                 while not stop.is_set():
                     try:
                         response = client.post(WEBHOOK, content=BODY, headers=hmac_headers(DEMO_HMAC_SECRET, BODY))

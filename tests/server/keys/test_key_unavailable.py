@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 
 from accessgov.demo.seed import DEMO_HMAC_LISTENER_ID, DEMO_HMAC_SECRET
 from accessgov.keys import Keyring
 from accessgov.storage import listeners
 from accessgov.webhooks.signing import hmac_headers
+from tests.support import loopback
 from tests.support.harness import seeded_server
 
 BODY = b'{"orderId":"A-1"}'
@@ -19,7 +19,7 @@ BODY = b'{"orderId":"A-1"}'
 
 @pytest.mark.slow
 def test_a_secret_sealed_under_a_missing_key_answers_503(tmp_path: Path) -> None:
-    with seeded_server(tmp_path) as (base_url, _config, sessions), httpx.Client(base_url=base_url) as client:
+    with seeded_server(tmp_path) as (base_url, _config, sessions), loopback.client(base_url=base_url) as client:
         with sessions.begin() as session:
             listeners.create_listener(
                 session, listener_id="wh_foreign_key", auth_method="HMAC", hmac_secret="whsec_foreign",

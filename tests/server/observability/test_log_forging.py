@@ -11,10 +11,10 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
 import pytest
 
 from accessgov.observability.log_text import escape
+from tests.support import loopback
 from tests.support.server_process import Served, accessgov_serve
 
 pytestmark = pytest.mark.slow  # a server
@@ -46,7 +46,7 @@ def test_every_logged_value_is_escaped_and_no_line_is_forged(tmp_path: Path) -> 
     request_id = "forge-" + uuid.uuid4().hex
     value = HOSTILE_HEADER.encode("latin-1")
     headers = {"X-Request-Id": value, "X-Forwarded-For": value, "User-Agent": value, "Webhook-Event-Id": value}
-    with accessgov_serve(tmp_path, env=env) as served, httpx.Client(base_url=served.base_url, timeout=30) as client:
+    with accessgov_serve(tmp_path, env=env) as served, loopback.client(base_url=served.base_url, timeout=30) as client:
         for _ in range(2):  # a client_id that is not a client: invalid_client, counted for that client id
             answer = client.post(
                 "/auth/v1/token",

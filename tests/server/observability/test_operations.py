@@ -24,6 +24,7 @@ from accessgov.storage.backends import create_engine
 from accessgov.storage.engine import migrate, session_factory
 from accessgov.webhooks.signing import hmac_headers
 from tests.server._tcp_forwarder import Forwarder
+from tests.support import loopback
 from tests.support.harness import NO_FAILURE_LIMITS, serve
 from tests.support.postgres import fresh_schema, postgres_url
 from tests.support.server_process import ADMIN, ENTITLEMENTS, Served, accessgov_serve
@@ -59,7 +60,7 @@ def scrape(client: httpx.Client) -> str:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, httpx.Client]]:
-    with accessgov_serve(tmp_path_factory.mktemp("ops")) as server, httpx.Client(base_url=server.base_url) as client:
+    with accessgov_serve(tmp_path_factory.mktemp("ops")) as server, loopback.client(base_url=server.base_url) as client:
         yield server, client
 
 
@@ -165,11 +166,11 @@ def test_healthz_and_readyz(served: tuple[Served, httpx.Client]) -> None:
 
 
 def test_metrics_are_summed_over_workers(tmp_path: Path) -> None:
-    with accessgov_serve(tmp_path, "--workers", "2") as server, httpx.Client(base_url=server.base_url) as client:
+    with accessgov_serve(tmp_path, "--workers", "2") as server, loopback.client(base_url=server.base_url) as client:
         healthz = "svc.api.meta.v1.OperationsService.Healthz"
         before = metric(scrape(client), "accessgov_http_requests_total", operation=healthz, status="200")
         for _ in range(20):
-            with httpx.Client(base_url=server.base_url) as fresh:  # new connections: both workers answer
+            with loopback.client(base_url=server.base_url) as fresh:  # new connections: both workers answer
                 assert fresh.get("/healthz").status_code == 200
         totals = {
             metric(scrape(client), "accessgov_http_requests_total", operation=healthz, status="200") for _ in range(4)
@@ -184,7 +185,7 @@ def test_startup_objects_are_frozen_out_of_garbage_collection(tmp_path: Path) ->
     route_table = app.routes  # a list built at startup and kept for the process's life
     assert any(tracked is route_table for tracked in gc.get_objects())
     with serve(app) as base_url:
-        assert httpx.get(base_url + "/healthz").status_code == 200
+        assert loopback.get(base_url + "/healthz").status_code == 200
         assert not any(tracked is route_table for tracked in gc.get_objects())  # in the permanent generation
         assert gc.get_freeze_count() > 0
 
@@ -195,10 +196,10 @@ def test_readyz_fails_when_the_database_is_not_migrated(tmp_path: Path) -> None:
     migrate(engine)
     try:
         with serve(create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
-            assert httpx.get(base_url + "/readyz").status_code == 200
+            assert loopback.get(base_url + "/readyz").status_code == 200
             with engine.begin() as connection:
                 connection.execute(sa.text("UPDATE alembic_version SET version_num = '0003'"))
-            response = httpx.get(base_url + "/readyz")
+            response = loopback.get(base_url + "/readyz")
             assert response.status_code == 503 and response.json()["code"] == "NOT_READY"
             assert "0003" in response.json()["message"]
     finally:
@@ -219,12 +220,12 @@ def test_readyz_and_requests_fail_with_503_while_the_database_is_down(postgres_a
                 seed_demo(session)
             engine.dispose()
             with serve(create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))) as base_url:
-                assert httpx.get(base_url + "/readyz").status_code == 200
-                assert httpx.get(base_url + ENTITLEMENTS, headers=ADMIN).status_code == 200  # the token now cached
+                assert loopback.get(base_url + "/readyz").status_code == 200
+                assert loopback.get(base_url + ENTITLEMENTS, headers=ADMIN).status_code == 200  # the token now cached
                 forwarder.stop()  # the database is gone
-                response = httpx.get(base_url + "/readyz", timeout=10)
+                response = loopback.get(base_url + "/readyz", timeout=10)
                 assert response.status_code == 503 and response.json()["code"] == "NOT_READY"
-                assert httpx.get(base_url + "/healthz").status_code == 200  # the process is still up
+                assert loopback.get(base_url + "/healthz").status_code == 200  # the process is still up
                 # Requests that need it are 503 SERVICE_UNAVAILABLE (retry later), never 500: a page read and a
                 # restart on the loop's connections, and an unknown token's look-up on a reader thread.
                 for method, path, headers in (
@@ -232,13 +233,13 @@ def test_readyz_and_requests_fail_with_503_while_the_database_is_down(postgres_a
                     ("POST", restart, ADMIN),
                     ("GET", ENTITLEMENTS, {"Authorization": "Bearer never-seen-before"}),
                 ):
-                    response = httpx.request(method, base_url + path, headers=headers, json={}, timeout=10)
+                    response = loopback.request(method, base_url + path, headers=headers, json={}, timeout=10)
                     assert response.status_code == 503, (method, path, response.text)
                     assert response.json()["code"] == "SERVICE_UNAVAILABLE"
                 forwarder = Forwarder(forwarder.target, forwarder.port)  # and back
-                assert httpx.get(base_url + "/readyz", timeout=10).status_code == 200
-                assert httpx.get(base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
-                assert httpx.post(base_url + restart, headers=ADMIN, json={}, timeout=10).status_code == 200
+                assert loopback.get(base_url + "/readyz", timeout=10).status_code == 200
+                assert loopback.get(base_url + ENTITLEMENTS, headers=ADMIN, timeout=10).status_code == 200
+                assert loopback.post(base_url + restart, headers=ADMIN, json={}, timeout=10).status_code == 200
     finally:
         forwarder.stop()  # the schema is dropped through a direct connection
 
@@ -254,12 +255,12 @@ def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_
     with fresh_schema(postgres_admin, prefix="t_budget") as url:
         env = {"DATABASE_URL": url, "ACCESSGOV_DB_READERS": str(readers)}
         with accessgov_serve(tmp_path, env=env) as served:
-            assert httpx.get(served.base_url + "/readyz").status_code == 200  # a warning, not a refusal
+            assert loopback.get(served.base_url + "/readyz").status_code == 200  # a warning, not a refusal
             needed = 3 * readers + 2 * 2
             assert f"warning: 1 worker(s) may open up to {needed} PostgreSQL connections" in served.output()
             assert f"max_connections {allowed}" in served.output()
         with accessgov_serve(tmp_path, env={"DATABASE_URL": url}) as served:  # the defaults fit
-            assert httpx.get(served.base_url + "/readyz").status_code == 200
+            assert loopback.get(served.base_url + "/readyz").status_code == 200
             assert "warning:" not in served.output()
 
 

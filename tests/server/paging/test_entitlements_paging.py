@@ -9,6 +9,7 @@ import pytest
 
 from accessgov.demo import tenant as demo
 from tests.server.conftest import Server
+from tests.support import loopback
 
 URL = f"/api/v1/apps/{demo.PAGING_APP_ID}/entitlements"
 
@@ -173,4 +174,4 @@ def test_unknown_app_is_404(admin: httpx.Client) -> None:
 
 
 def test_listing_needs_credentials(server: Server) -> None:
-    assert httpx.get(server.base_url + URL).status_code == 401
+    assert loopback.get(server.base_url + URL).status_code == 401

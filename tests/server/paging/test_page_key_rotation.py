@@ -19,6 +19,7 @@ from accessgov.demo import tenant as demo
 from accessgov.demo.seed import DEMO_ADMIN_TOKEN
 from accessgov.storage import page_keys
 from accessgov.storage.page_key_set import PageKeys
+from tests.support import loopback
 from tests.support.clocks import ServerClock
 from tests.support.harness import NO_FAILURE_LIMITS, seeded_database, serve
 
@@ -38,7 +39,7 @@ def running(tmp_path: Path, clock: ServerClock) -> Iterator[tuple[httpx.Client, 
         app = create_app(
             Settings.load(database_url=url, **NO_FAILURE_LIMITS), page_keys_reload_seconds=RELOAD, clock=clock
         )
-        with serve(app) as base_url, httpx.Client(base_url=base_url) as client:
+        with serve(app) as base_url, loopback.client(base_url=base_url) as client:
             client.headers["Authorization"] = f"Bearer {DEMO_ADMIN_TOKEN}"
             yield client, sessions
 
@@ -100,7 +101,10 @@ def two_workers(
         slow = create_app(config, page_keys_reload_seconds=3600, clock=clock)
         with serve(fast) as fast_url, serve(slow) as slow_url:
             auth = {"Authorization": f"Bearer {DEMO_ADMIN_TOKEN}"}
-            with httpx.Client(base_url=fast_url, headers=auth) as a, httpx.Client(base_url=slow_url, headers=auth) as b:
+            with (
+                loopback.client(base_url=fast_url, headers=auth) as a,
+                loopback.client(base_url=slow_url, headers=auth) as b,
+            ):
                 yield a, b, sessions
 
 
@@ -141,7 +145,7 @@ def test_a_rotation_without_grace_reaches_a_default_server_within_seconds(tmp_pa
     seconds (it was up to 30), on every server; the deadline here is generous for a loaded machine."""
     with seeded_database(tmp_path) as (url, sessions):
         app = create_app(Settings.load(database_url=url, **NO_FAILURE_LIMITS))
-        with serve(app) as base_url, httpx.Client(base_url=base_url) as client:
+        with serve(app) as base_url, loopback.client(base_url=base_url) as client:
             client.headers["Authorization"] = f"Bearer {DEMO_ADMIN_TOKEN}"
             old_token = next_token(client).json()["nextPageToken"]
             with sessions.begin() as session:

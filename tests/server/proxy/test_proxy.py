@@ -22,6 +22,7 @@ from tests.conformance.selftest import mutants
 from tests.conformance.selftest.asgi import ASGIApp, Forward, Request, Response, intercept
 from tests.conformance.selftest.run import kit_env
 from tests.conformance.selftest.target import Fixtures, kit_config, serve_variants
+from tests.support import loopback
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -53,7 +54,7 @@ def proxied() -> Iterator[Callable[..., Any]]:
         proxy = create_proxy(upstream, errors=errors)
         served = serve(proxy)
         stack.append(served)
-        client = httpx.Client(base_url=served.__enter__(), timeout=30)
+        client = loopback.client(base_url=served.__enter__(), timeout=30)
         stack.append(client)
         return client, proxy
 
@@ -170,7 +171,7 @@ def test_the_kit_through_the_proxy_sees_no_violation(tmp_path: Path) -> None:
     with (
         serve_variants({"target": lambda app, _fixtures: app}) as (urls, fixtures),
         serve(create_proxy(urls["target"])) as base_url,
-        httpx.Client(base_url=base_url, timeout=30) as client,
+        loopback.client(base_url=base_url, timeout=30) as client,
     ):
         config.write_text(kit_config(fixtures), encoding="utf-8")
         command = [sys.executable, "-m", "accessgov_conformance", "run", "--base-url", base_url]

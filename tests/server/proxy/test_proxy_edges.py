@@ -20,6 +20,7 @@ from accessgov.proxy import create_proxy
 from accessgov.proxy.app import ValidationProxy
 from accessgov.proxy.contract import CONTRACT_MAX_BODY
 from generated.stub_server import create_app as create_mock
+from tests.support import loopback
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -56,7 +57,7 @@ def upstream() -> Iterator[tuple[str, Counting]]:
 @pytest.fixture(scope="module")
 def proxy(upstream: tuple[str, Counting]) -> Iterator[tuple[httpx.Client, ValidationProxy]]:
     app = create_proxy(upstream[0], report_token="")
-    with serve(app) as base_url, httpx.Client(base_url=base_url, timeout=60) as client:
+    with serve(app) as base_url, loopback.client(base_url=base_url, timeout=60) as client:
         yield client, app
 
 
@@ -171,7 +172,7 @@ def test_an_unreachable_upstream_is_a_generic_502(caplog: pytest.LogCaptureFixtu
         port = sock.getsockname()[1]  # closed once the block ends: nothing listens there
     app = create_proxy(f"http://127.0.0.1:{port}", report_token="")
     with serve(app) as base_url:
-        response = httpx.get(base_url + ENTITLEMENTS, headers=TOKEN, timeout=30)
+        response = loopback.get(base_url + ENTITLEMENTS, headers=TOKEN, timeout=30)
     body = expect_error(response, 502, "UPSTREAM_UNREACHABLE")
     assert "Error" not in response.text and "errno" not in response.text.lower()
     assert body["details"] == []

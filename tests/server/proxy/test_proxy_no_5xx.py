@@ -17,6 +17,7 @@ from accessgov.proxy.contract import CONTRACT_MAX_BODY
 from generated.stub_server import create_app as create_mock
 from tests.server.test_no_5xx import SETTINGS as NO_5XX_SETTINGS
 from tests.server.test_no_5xx import check
+from tests.support import loopback
 from tests.support.harness import serve
 from tests.support.json_texts import header_sets, json_texts, prefer_headers, restart_texts
 from tests.tools.mock.test_mock_no_5xx import ENTITLEMENTS, RESTART, TOKEN, WEBHOOK
@@ -31,7 +32,7 @@ def proxy() -> Iterator[httpx.Client]:
     with (
         serve(create_mock(seed=3)) as upstream,
         serve(create_proxy(upstream, report_token="")) as base_url,
-        httpx.Client(base_url=base_url, timeout=60) as client,
+        loopback.client(base_url=base_url, timeout=60) as client,
     ):
         yield client
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support import jwks
+from tests.support import jwks, loopback
 from tests.support.clocks import FakeClock
 from tests.support.jwks import JwksServer
 from tests.support.keys import Keys, make_keys
@@ -36,7 +36,7 @@ def jwks_server(_jwks_server_session: JwksServer) -> JwksServer:
 @pytest.fixture(scope="session")
 def http_client() -> Iterator[httpx.Client]:
     """One client for the session: building an httpx.Client (its TLS context) costs ~0.1 s each time."""
-    with httpx.Client(follow_redirects=False) as client:
+    with loopback.client(follow_redirects=False) as client:
         yield client
 
 

@@ -39,7 +39,7 @@ from accessgov.storage.engine import migrate, session_factory
 from accessgov.storage.schema import AutomationRun
 from accessgov.webhooks import signing
 from accessgov.webhooks.jwks import JwksCache
-from tests.support import deliveries
+from tests.support import deliveries, loopback
 from tests.support.clocks import ServerClock
 from tests.support.harness import NO_FAILURE_LIMITS, serve
 from tests.support.jwks import JwksServer, closed_port_url
@@ -173,8 +173,8 @@ def hmac_headers(body: bytes = BODY, secret: str = SECRET, **overrides: Any) -> 
     return headers
 
 
-# One client for the module (plain HTTP on loopback: no certificate store to load per request).
-CLIENT = httpx.Client(timeout=30, verify=False)
+# One client for the module.
+CLIENT = loopback.client(timeout=30)
 
 
 def post(url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
@@ -670,7 +670,7 @@ def parallel_duplicates(url: str, secret: str, count: int = 40) -> list[int]:
     barrier = threading.Barrier(count)
     statuses: list[int] = []
     lock = threading.Lock()
-    clients = [httpx.Client(timeout=60, verify=False) for _ in range(count)]
+    clients = [loopback.client(timeout=60) for _ in range(count)]
 
     def worker(client: httpx.Client) -> None:
         barrier.wait(timeout=30)
@@ -809,7 +809,7 @@ def serve_workers(db_url: str, workers: int = 2) -> Iterator[str]:
         while True:
             assert process.poll() is None, "accessgov serve exited"
             try:
-                httpx.get(f"{base}/api/v1/apps/none/entitlements", timeout=1)
+                CLIENT.get(f"{base}/api/v1/apps/none/entitlements", timeout=1)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "accessgov serve did not start"
@@ -857,7 +857,9 @@ def test_worker_processes_share_one_sqlite_file(tmp_path: Path) -> None:
         assert parallel_duplicates(base + url, SECRET) == [200] + [409] * 39
 
         def deliver(_: int) -> int:
-            return httpx.post(base + url, content=BODY, headers=hmac_headers(), timeout=60).status_code
+            # A connection each, as separate senders open them: the two workers share the accepts.
+            headers = {**hmac_headers(), "Connection": "close"}
+            return CLIENT.post(base + url, content=BODY, headers=headers, timeout=60).status_code
 
         with ThreadPoolExecutor(16) as pool:
             assert list(pool.map(deliver, range(120))) == [200] * 120

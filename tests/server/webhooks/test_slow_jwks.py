@@ -21,6 +21,7 @@ from accessgov.storage import listeners
 from accessgov.storage.backends import create_engine
 from accessgov.storage.engine import session_factory
 from accessgov.webhooks import signing
+from tests.support import loopback
 from tests.support.keys import private_pem as pem
 from tests.support.server_process import ADMIN, ENTITLEMENTS, accessgov_serve
 
@@ -102,7 +103,7 @@ def test_a_dripping_jwks_does_not_hold_up_other_requests(tmp_path: Path, drip: D
             headers = signing.jwt_headers(
                 key, kid="k-1", url=DEFAULT_TENANT_BASE_URL + path, tenant_base_url=DEFAULT_TENANT_BASE_URL, body=body
             )
-            return httpx.post(served.base_url + path, content=body, headers=headers, timeout=60)
+            return loopback.post(served.base_url + path, content=body, headers=headers, timeout=60)
 
         with ThreadPoolExecutor(DELIVERIES) as pool:
             pending = [pool.submit(deliver, index) for index in range(DELIVERIES)]
@@ -112,10 +113,10 @@ def test_a_dripping_jwks_does_not_hold_up_other_requests(tmp_path: Path, drip: D
                 time.sleep(0.05)
             assert not any(future.done() for future in pending)
 
-            listing = httpx.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=ANSWER_WITHIN)
+            listing = loopback.get(served.base_url + ENTITLEMENTS, headers=ADMIN, timeout=ANSWER_WITHIN)
             assert listing.status_code == 200, listing.text
             body = b'{"orderId":"while-jwks-drips"}'
-            hmac = httpx.post(
+            hmac = loopback.post(
                 served.base_url + f"/api/v1/webhooks/incoming/{DEMO_HMAC_LISTENER_ID}",
                 content=body,
                 headers=signing.hmac_headers(DEMO_HMAC_SECRET, body),

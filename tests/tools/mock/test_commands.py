@@ -13,6 +13,7 @@ import pytest
 
 from tests.conformance.selftest import mutants
 from tests.conformance.selftest.target import serve_variants
+from tests.support import loopback
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +37,7 @@ def _started(command: list[str], url: str) -> subprocess.Popen[str]:
         if process.poll() is not None:
             raise AssertionError(f"{command} exited: {process.communicate()}")
         try:
-            httpx.get(url, timeout=1)
+            loopback.get(url, timeout=1)
             return process
         except httpx.TransportError:
             if time.monotonic() > deadline:
@@ -58,9 +59,9 @@ def test_accessgov_proxy_logs_one_json_line_per_violation() -> None:
         process = _started([str(ACCESSGOV), "proxy", "--upstream", teapot, "--port", str(port)], base + "/__proxy/x")
         try:
             headers = {"Authorization": "Bearer demo-admin-token"}
-            assert httpx.get(base + ENTITLEMENTS, headers=headers).status_code == 200
-            assert httpx.post(base + "/api/v1/tasks/t/action/restart", json={}, headers=headers).status_code == 418
-            report = httpx.get(base + "/__proxy/violations").json()
+            assert loopback.get(base + ENTITLEMENTS, headers=headers).status_code == 200
+            assert loopback.post(base + "/api/v1/tasks/t/action/restart", json={}, headers=headers).status_code == 418
+            report = loopback.get(base + "/__proxy/violations").json()
         finally:
             _out, err = _stop(process)
     assert report["violations"] == 1
@@ -74,7 +75,9 @@ def test_stub_module_serves_examples() -> None:
     command = [sys.executable, "-m", "generated.stub_server", "--port", str(port), "--seed", "3"]
     process = _started(command, base + "/")
     try:
-        response = httpx.get(base + ENTITLEMENTS, headers={"Authorization": "Bearer x", "Prefer": "example=lastPage"})
+        response = loopback.get(
+            base + ENTITLEMENTS, headers={"Authorization": "Bearer x", "Prefer": "example=lastPage"}
+        )
     finally:
         _stop(process)
     assert (response.status_code, response.json()["nextPageToken"]) == (200, "")

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from generated.stub_server import create_app
+from tests.support import loopback
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -20,7 +21,7 @@ ENTITLEMENTS = "/api/v1/apps/app-github/entitlements"
 
 @pytest.fixture(scope="module")
 def mock() -> Iterator[httpx.Client]:
-    with serve(create_app()) as base_url, httpx.Client(base_url=base_url, timeout=10) as client:
+    with serve(create_app()) as base_url, loopback.client(base_url=base_url, timeout=10) as client:
         yield client
 
 

@@ -15,6 +15,7 @@ from generated.stub_server import create_app
 from generated.stub_server.mock import MockError, parse_prefer
 from tests.server.test_no_5xx import ERROR, check
 from tests.server.test_no_5xx import SETTINGS as NO_5XX_SETTINGS
+from tests.support import loopback
 from tests.support.harness import serve
 from tests.support.json_texts import header_sets, json_texts, prefer_headers, restart_texts
 
@@ -31,7 +32,7 @@ ISSUE_PREFERS = ["dynamic=true, seed=--1", "dynamic=true, seed=" + "9" * 5000, "
 
 @pytest.fixture(scope="module")
 def mock() -> Iterator[httpx.Client]:
-    with serve(create_app(seed=7)) as base_url, httpx.Client(base_url=base_url, timeout=30) as client:
+    with serve(create_app(seed=7)) as base_url, loopback.client(base_url=base_url, timeout=30) as client:
         yield client
 
 

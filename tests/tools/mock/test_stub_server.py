@@ -18,6 +18,7 @@ from generated.stub_server import create_app
 from generated.stub_server.dynamic import generate
 from generated.stub_server.mock import _pointer, _resolver
 from generated.stub_server.operations import OPERATIONS
+from tests.support import loopback
 from tests.support.harness import serve
 
 pytestmark = pytest.mark.slow
@@ -33,7 +34,7 @@ STUB_APP = create_app()
 
 @pytest.fixture(scope="module")
 def stub() -> Iterator[httpx.Client]:
-    with serve(create_app(seed=7)) as base_url, httpx.Client(base_url=base_url, timeout=10) as client:
+    with serve(create_app(seed=7)) as base_url, loopback.client(base_url=base_url, timeout=10) as client:
         yield client
 
 
