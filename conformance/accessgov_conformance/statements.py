@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from . import yaml_tables
+
 TEXT_KEYS = ("description", "summary")
 # The keywords that constrain a value; `type` only in its nullable form (a list naming "null").
 CONSTRAINT_KEYWORDS = (
@@ -327,7 +329,7 @@ class TableError(ValueError):
 
 def parse_rows(text: str) -> list[Row]:
     try:
-        document = yaml.safe_load(text)
+        document = yaml_tables.load(text)
     except yaml.YAMLError as error:
         raise TableError(f"not valid YAML: {error}") from error
     if not isinstance(document, dict) or set(document) - set(PARTS):

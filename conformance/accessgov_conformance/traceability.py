@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from . import yaml_tables
 from .spec import contract_pointers
 
 RESOURCE = "traceability.yaml"
@@ -137,7 +138,7 @@ def parse(text: str) -> list[Requirement]:
     """The requirements of a traceability document, in file order; a `TraceabilityError` for a malformed one
     (duplicate requirement ids included)."""
     try:
-        document = yaml.safe_load(text)
+        document = yaml_tables.load(text)
     except yaml.YAMLError as error:
         raise TraceabilityError(f"not valid YAML: {error}") from error
     if not isinstance(document, dict):
