@@ -3,8 +3,6 @@ shared by its clients: a client made after the variable changed trusts the new s
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import ssl
 import threading
@@ -16,44 +14,22 @@ import httpx
 import pytest
 from accessgov_client import AccessGov
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+
+from tests.support.keys import certificate, private_pem
 
 pytestmark = pytest.mark.slow
 
 PAGE = {"list": [{"appEntitlement": {"id": "ent-1", "appId": "app-1"}}], "nextPageToken": ""}
 
 
-def _certificate(
-    subject: str, key: ec.EllipticCurvePrivateKey, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None
-) -> x509.Certificate:
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    issuer_name, signer = issuer or (name, key)
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-    )
-    if issuer is None:
-        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-    else:
-        san = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
-        builder = builder.add_extension(san, critical=False)
-    return builder.sign(signer, hashes.SHA256())
-
-
 def _authority(directory: Path, name: str) -> tuple[Path, x509.Name, ec.EllipticCurvePrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
-    certificate = _certificate(name, key, None)
+    authority = certificate(name, key, ca=True)
     path = directory / f"{name}.pem"
-    path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    return path, certificate.subject, key
+    path.write_bytes(authority.public_bytes(serialization.Encoding.PEM))
+    return path, authority.subject, key
 
 
 class _Page(BaseHTTPRequestHandler):
@@ -75,10 +51,8 @@ def tls(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     trusted, issuer, issuer_key = _authority(tmp_path, "trusted")
     other, _, _ = _authority(tmp_path, "other")
     key = ec.generate_private_key(ec.SECP256R1())
-    (tmp_path / "server.pem").write_bytes(
-        _certificate("127.0.0.1", key, (issuer, issuer_key)).public_bytes(serialization.Encoding.PEM)
-        + key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
+    served = certificate("127.0.0.1", key, issuer=(issuer, issuer_key), ip="127.0.0.1")
+    (tmp_path / "server.pem").write_bytes(served.public_bytes(serialization.Encoding.PEM) + private_pem(key))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp_path / "server.pem")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)

@@ -1,12 +1,17 @@
-"""Real signing keys: one per algorithm a JWT listener accepts, plus an RSA key that no JWKS publishes."""
+"""Real signing keys: one per algorithm a JWT listener accepts, plus an RSA key that no JWKS publishes; X.509
+certificates for keys."""
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+from cryptography.x509.oid import NameOID
 
 from accessgov.webhooks import signing
 
@@ -19,6 +24,32 @@ def private_pem(key: Any) -> bytes:
 
 def public_pem(key: Any) -> bytes:
     return key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def certificate(
+    subject: str, key: Any, *, issuer: tuple[x509.Name, Any] | None = None, ca: bool = False, ip: str | None = None
+) -> x509.Certificate:
+    """A certificate of `key`'s public half named `subject`, valid from a day ago to a day ahead: self-signed, or
+    signed by `issuer` (its name and private key); an authority's when `ca`; for the address `ip` when given."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+    issuer_name, signer = issuer or (name, key)
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+    )
+    if ca:
+        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+    if ip:
+        builder = builder.add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ip))]), False)
+    # Ed25519 and Ed448 sign the whole message: they take no hash.
+    algorithm = None if isinstance(signer, ed25519.Ed25519PrivateKey | ed448.Ed448PrivateKey) else hashes.SHA256()
+    return builder.sign(signer, algorithm)
 
 
 @dataclass(frozen=True)

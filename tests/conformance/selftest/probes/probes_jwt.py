@@ -5,7 +5,6 @@ built byte by byte here, as the attacks need."""
 from __future__ import annotations
 
 import base64
-import datetime
 import hashlib
 import hmac
 import json
@@ -14,14 +13,13 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
-from cryptography.x509.oid import NameOID
 
 from tests.conformance.selftest.mutants.webhook_jwt import HMAC_SECRETS
 from tests.conformance.selftest.probes.probing import Probe, Target
 from tests.conformance.selftest.target import JWT_KID, JWT_LISTENER_ID
+from tests.support.keys import certificate
 
 BODY = b'{"orderId":"A-1"}'
 PATH = f"/api/v1/webhooks/incoming/{JWT_LISTENER_ID}"
@@ -95,19 +93,7 @@ def _other() -> ed25519.Ed25519PrivateKey:
 
 
 def _x5c(key: ed25519.Ed25519PrivateKey) -> str:
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "probe")])
-    when = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(1)
-        .not_valid_before(when - datetime.timedelta(days=1))
-        .not_valid_after(when + datetime.timedelta(days=1))
-        .sign(key, None)
-    )
-    return base64.b64encode(certificate.public_bytes(serialization.Encoding.DER)).decode()
+    return base64.b64encode(certificate("probe", key).public_bytes(serialization.Encoding.DER)).decode()
 
 
 def _foreign(t: Target, **header: Any) -> int:
