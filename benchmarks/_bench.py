@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import httpx
@@ -48,6 +48,36 @@ def free_port() -> int:
         return port
 
 
+def wait_until_answers(
+    url: str,
+    process: subprocess.Popen[bytes],
+    *,
+    name: str,
+    headers: Mapping[str, str] | None = None,
+    ok_only: bool = False,
+    timeout: float = 60,
+    attempt_timeout: float = 1,
+    interval: float = 0.1,
+    output: Callable[[], str] = lambda: "",
+) -> None:
+    """Until `url` answers (200 when `ok_only`) while `process` runs; a RuntimeError naming `name`, with what
+    `output` gives, when the process exits or `timeout` seconds pass. One client serves every attempt: a client
+    costs ~50 ms of CPU (its TLS store)."""
+    deadline = time.monotonic() + timeout
+    with httpx.Client(timeout=attempt_timeout) as client:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited with {process.returncode}{output()}")
+            try:
+                if client.get(url, headers=dict(headers or {})).status_code == 200 or not ok_only:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{name} did not start{output()}")
+            time.sleep(interval)
+
+
 @contextlib.contextmanager
 def uvicorn_process(
     target: str, *, env: Mapping[str, str] | None = None, factory: bool = False, ready_path: str = "/"
@@ -60,18 +90,7 @@ def uvicorn_process(
     process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **(env or {})})
     base_url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        with httpx.Client(timeout=1) as client:  # one for every attempt: a client costs ~50 ms of CPU (its TLS store)
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(f"{target} exited with {process.returncode}")
-                try:
-                    client.get(base_url + ready_path)
-                    break
-                except httpx.TransportError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"{target} did not start") from None
-                    time.sleep(0.1)
+        wait_until_answers(base_url + ready_path, process, name=target)
         yield base_url
     finally:
         process.terminate()

@@ -22,14 +22,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from benchmarks._bench import REPO, free_port, uvicorn_process
+from benchmarks._bench import REPO, free_port, uvicorn_process, wait_until_answers
 
 PRISM = REPO / "benchmarks" / "mock-bench" / "node_modules" / ".bin" / "prism"
 BUNDLE = REPO / "generated" / "openapi.json"
@@ -65,21 +64,6 @@ def wrk(name: str, url: str, seconds: int, connections: int) -> Load:
     return Load(name, rate, p50, p99)
 
 
-def _wait(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    with httpx.Client(timeout=1) as client:  # one for every attempt: a client costs ~50 ms of CPU (its TLS store)
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"{url}: the server exited with {process.returncode}")
-            try:
-                client.get(url)
-                return
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{url} did not start") from None
-                time.sleep(0.2)
-
-
 @contextlib.contextmanager
 def prism() -> Iterator[str]:
     if not PRISM.exists():
@@ -89,7 +73,7 @@ def prism() -> Iterator[str]:
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait(base + PATH, process)
+        wait_until_answers(base + PATH, process, name=base + PATH, interval=0.2)
         yield base
     finally:
         process.terminate()

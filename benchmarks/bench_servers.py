@@ -19,8 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
+from benchmarks._bench import wait_until_answers
 from benchmarks.bench_deliveries import DEMO_TOKEN, PAGE_PATH, free_port
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,23 +53,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
-
-
-def _wait_ready(server: Server, path: str, headers: Mapping[str, str], timeout: float = 180) -> None:
-    """Until `path` answers 200 (the demo seed takes a while on a fresh database)."""
-    deadline = time.monotonic() + timeout
-    with httpx.Client(timeout=2) as client:  # one for every attempt: a client costs ~50 ms of CPU (its TLS store)
-        while True:
-            if server.process.poll() is not None:
-                raise RuntimeError(f"server exited with {server.process.returncode}:\n{server.output()[-3000:]}")
-            try:
-                if client.get(server.base_url + path, headers=dict(headers)).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server did not become ready:\n{server.output()[-3000:]}")
-            time.sleep(0.2)
 
 
 def server_env(database_url: str) -> dict[str, str]:
@@ -108,7 +90,18 @@ def _process(
         )
     server = Server(f"http://127.0.0.1:{port}", process, log, env)
     try:
-        _wait_ready(server, ready_path, headers)
+        # Until the page answers 200: the demo seed takes a while on a fresh database.
+        wait_until_answers(
+            server.base_url + ready_path,
+            process,
+            name="server",
+            headers=headers,
+            ok_only=True,
+            timeout=180,
+            attempt_timeout=2,
+            interval=0.2,
+            output=lambda: f":\n{server.output()[-3000:]}",
+        )
         yield server
     finally:
         _stop(process)
